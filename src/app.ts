@@ -1,0 +1,95 @@
+import helmet from '@fastify/helmet';
+import { LogController } from 'fastify';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Logger } from 'pino';
+import { AppModule } from './app.module';
+import { AuthGuard } from './auth/auth.guard';
+import { ErrorFilter } from './common/error.filter';
+import { NestPinoLogger } from './common/logger';
+import { RequestValidationPipe } from './common/validation.pipe';
+import { AppConfig } from './config/app-config';
+import { RateLimitGuard } from './rate-limit/rate-limit.guard';
+
+const API_BODY_LIMIT = 1024 * 1024;
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/**
+ * Builds the whole HTTP application, ready to `listen` (main.ts) or to `inject` (tests): one
+ * composition for both, so the tests exercise exactly what runs in production.
+ */
+export async function createApp(config: AppConfig, logger: Logger): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    loggerInstance: logger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: API_BODY_LIMIT,
+    trustProxy: config.trustProxy,
+    requestIdHeader: false,
+    genReqId: (request: IncomingMessage) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+  });
+  // Nest's parsers would also accept form bodies; the API takes JSON only, with Fastify's own parser.
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
+    logger: new NestPinoLogger(logger),
+    abortOnError: false,
+    bodyParser: false,
+  });
+
+  const fastify = app.getHttpAdapter().getInstance();
+  // Anything but JSON is a 415, not a string the validators would see.
+  fastify.removeContentTypeParser(['text/plain']);
+  fastify.addHook('onRequest', (request, reply, done) => {
+    void reply.header('x-request-id', request.id);
+    done();
+  });
+  fastify.addHook('onResponse', (request, reply, done) => {
+    request.log.info({ req: request, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request completed');
+    done();
+  });
+
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: { 'default-src': ["'self'"], 'img-src': ["'self'", 'data:'], 'style-src': ["'self'", "'unsafe-inline'"], 'script-src': ["'self'"] },
+    },
+  });
+  if (config.corsOrigins.length > 0) {
+    app.enableCors({ origin: config.corsOrigins, exposedHeaders: ['x-request-id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'] });
+  }
+
+  app.setGlobalPrefix('api');
+  app.useGlobalFilters(new ErrorFilter());
+  app.useGlobalPipes(new RequestValidationPipe());
+  // Order matters: the rate limit counts every request, including those the auth guard refuses.
+  app.useGlobalGuards(app.get(RateLimitGuard), app.get(AuthGuard));
+  app.enableShutdownHooks();
+
+  const document = SwaggerModule.createDocument(app, openApiDescription());
+  SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json' });
+
+  await app.init();
+  return app;
+}
+
+function openApiDescription() {
+  return new DocumentBuilder()
+    .setTitle('Team Inbox API')
+    .setVersion('1')
+    .setDescription(
+      [
+        'A shared inbox for support teams on the WhatsApp Business Cloud API.',
+        '',
+        '- JSON in and out; timestamps are ISO 8601 UTC. Ids are opaque strings with a type prefix (`user_`, `conv_`, …); an unknown id or one with the wrong prefix is a 404.',
+        '- Authenticate with `POST /api/v1/auth/login`, then send `Authorization: Bearer <token>`.',
+        '- Lists answer `{"data": [...], "next_cursor": "…" | null}` and take `limit` (1-100, default 25) and `cursor`.',
+        '- Every refusal answers `{"error": "<sentence>"}` with the status of its cause.',
+        '- Rate limit: RATE_LIMIT_MAX_REQUESTS per RATE_LIMIT_WINDOW_MS per user (per IP without a token); every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset, a 429 also Retry-After (seconds).',
+      ].join('\n'),
+    )
+    .addBearerAuth()
+    .build();
+}

@@ -1,0 +1,40 @@
+import { CanActivate, ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AppConfig } from '../config/app-config';
+import type { UserRole } from '../users/user.entity';
+import { UsersService } from '../users/users.service';
+import { AuthenticatedRequest, PUBLIC_ROUTE, REQUIRED_ROLES } from './auth.decorators';
+import { AuthTokenService } from './auth-token.service';
+
+/**
+ * The one guard for who may call what: a valid bearer token of an existing user (401 otherwise),
+ * the route's roles and the beta-access restriction (403 otherwise). Routes marked @Public skip it.
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly tokens: AuthTokenService,
+    private readonly users: UsersService,
+    private readonly config: AppConfig,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
+
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    if (!this.tokens.hasBearer(request)) throw new UnauthorizedException('Authentication required: send Authorization: Bearer <token>');
+    const claims = this.tokens.claimsOf(request);
+    if (!claims) throw new UnauthorizedException('Token is invalid or has expired');
+    const user = await this.users.findForAuth(claims.sub);
+    if (!user || user.tokenVersion !== claims.ver) throw new UnauthorizedException('Token has been revoked');
+
+    if (this.config.betaAccessOnly && user.role !== 'admin' && !user.betaAccess) throw new ForbiddenException('Beta access required');
+    const roles = this.reflector.getAllAndOverride<UserRole[] | undefined>(REQUIRED_ROLES, targets);
+    if (roles && !roles.includes(user.role)) throw new ForbiddenException(`This action requires the ${roles.join(' or ')} role`);
+
+    request.user = user;
+    return true;
+  }
+}

@@ -1,0 +1,78 @@
+import { LoggerService } from '@nestjs/common';
+import pino, { DestinationStream, Logger } from 'pino';
+import type { LogLevel } from '../config/app-config';
+
+/** Query parameters that carry credentials and must never reach a log line. */
+const SECRET_QUERY_PARAMS = /([?&](?:access_token|token|hub\.verify_token)=)[^&]*/gi;
+
+export function redactUrl(url: string): string {
+  return url.replace(SECRET_QUERY_PARAMS, '$1[redacted]');
+}
+
+/** The process's one pino logger: JSON lines, credentials redacted wherever they could appear. */
+export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
+  return pino(
+  {
+    level,
+    base: undefined,
+    timestamp: pino.stdTimeFunctions.isoTime,
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'req.headers["x-hub-signature-256"]',
+        'password',
+        '*.password',
+        'secret',
+        '*.secret',
+        'token',
+        '*.token',
+      ],
+      censor: '[redacted]',
+    },
+    serializers: {
+      req: (req: { method: string; url: string; id: string }) => ({ method: req.method, url: redactUrl(req.url), id: req.id }),
+      err: pino.stdSerializers.err,
+    },
+  },
+  destination,
+  );
+}
+
+/** Routes Nest's own log calls (start-up, modules, `new Logger(...)`) into the same pino logger. */
+export class NestPinoLogger implements LoggerService {
+  constructor(private readonly logger: Logger) {}
+
+  log(message: unknown, context?: string): void {
+    this.write('info', message, context);
+  }
+  error(message: unknown, stackOrContext?: string, context?: string): void {
+    const ctx = context ?? (stackOrContext && !stackOrContext.includes('\n') ? stackOrContext : undefined);
+    const stack = stackOrContext?.includes('\n') ? stackOrContext : undefined;
+    this.logger.error({ context: ctx, stack }, stringify(message));
+  }
+  warn(message: unknown, context?: string): void {
+    this.write('warn', message, context);
+  }
+  debug(message: unknown, context?: string): void {
+    this.write('debug', message, context);
+  }
+  verbose(message: unknown, context?: string): void {
+    this.write('trace', message, context);
+  }
+  fatal(message: unknown, context?: string): void {
+    this.write('fatal', message, context);
+  }
+
+  private write(level: 'info' | 'warn' | 'debug' | 'trace' | 'fatal', message: unknown, context?: string): void {
+    if (message instanceof Error) {
+      this.logger[level]({ context, err: message }, message.message);
+    } else {
+      this.logger[level]({ context }, stringify(message));
+    }
+  }
+}
+
+function stringify(message: unknown): string {
+  return typeof message === 'string' ? message : JSON.stringify(message);
+}

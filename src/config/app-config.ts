@@ -1,0 +1,232 @@
+import { parseDuration } from './duration';
+
+export type NodeEnv = 'development' | 'production' | 'test';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/**
+ * Every setting of the service, parsed and validated once at start-up by `loadConfig`.
+ * Injected by its class: `constructor(private readonly config: AppConfig)`.
+ */
+export class AppConfig {
+  readonly nodeEnv!: NodeEnv;
+  readonly host!: string;
+  readonly port!: number;
+  readonly appUrl!: string | null;
+  readonly trustProxy!: boolean | string[];
+  readonly logLevel!: LogLevel;
+  readonly corsOrigins!: string[];
+
+  /** HS256 key for access tokens; generated per process outside production when unset. */
+  readonly sessionSecret!: string;
+  readonly sessionSecretGenerated!: boolean;
+  readonly authTokenTtlMs!: number;
+  readonly adminEmail!: string | null;
+  readonly adminPassword!: string | null;
+  readonly betaAccessOnly!: boolean;
+
+  /** PostgreSQL connection string; null selects the embedded PGlite database in `dataDir`. */
+  readonly databaseUrl!: string | null;
+  readonly databasePoolMax!: number;
+  readonly dataDir!: string;
+
+  /** Redis connection string; null keeps queues, rate-limit counts and fan-out in-process. */
+  readonly redisUrl!: string | null;
+  readonly redisPrefix!: string;
+
+  readonly rateLimitWindowMs!: number;
+  readonly rateLimitMaxRequests!: number;
+  readonly loginRateLimitWindowMs!: number;
+  readonly loginRateLimitMaxRequests!: number;
+
+  readonly messagingAccessToken!: string | null;
+  readonly messagingPhoneNumberId!: string | null;
+  readonly messagingBusinessAccountId!: string | null;
+  readonly messagingWebhookVerifyToken!: string | null;
+  readonly messagingAppSecret!: string | null;
+  readonly messagingApiBaseUrl!: string;
+
+  readonly webhookAllowPrivateUrls!: boolean;
+  readonly webhookRetryScheduleMs!: number[];
+  readonly webhookTimeoutMs!: number;
+
+  readonly emailProvider!: string | null;
+  readonly emailApiKey!: string | null;
+  readonly emailFrom!: string | null;
+
+  get isProduction(): boolean {
+    return this.nodeEnv === 'production';
+  }
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Reads and validates every setting from `env`. Collects all problems before failing, so one
+ * start-up tells the operator everything that is wrong, each problem naming its setting.
+ */
+export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
+  const problems: string[] = [];
+  const read = new SettingReader(env, problems);
+
+  const nodeEnv = read.oneOf('NODE_ENV', ['development', 'production', 'test'] as const, 'development');
+  const production = nodeEnv === 'production';
+
+  const sessionSecretSetting = read.string('SESSION_SECRET');
+  if (production && (sessionSecretSetting === null || sessionSecretSetting.length < 32)) {
+    problems.push('SESSION_SECRET: must be set to a random string of at least 32 characters in production');
+  }
+
+  const databaseUrl = read.url('DATABASE_URL', ['postgres:', 'postgresql:']);
+  if (production && databaseUrl === null) {
+    problems.push('DATABASE_URL: must be set in production (the embedded database is for one process only)');
+  }
+
+  const messagingAccessToken = read.string('MESSAGING_ACCESS_TOKEN');
+  const messagingAppSecret = read.string('MESSAGING_APP_SECRET');
+  if (production && messagingAccessToken !== null && messagingAppSecret === null) {
+    problems.push('MESSAGING_APP_SECRET: must be set in production when MESSAGING_ACCESS_TOKEN is set, so inbound webhooks are verified');
+  }
+  const messagingPhoneNumberId = read.string('MESSAGING_PHONE_NUMBER_ID');
+  if (messagingAccessToken !== null && messagingPhoneNumberId === null) {
+    problems.push('MESSAGING_PHONE_NUMBER_ID: must be set when MESSAGING_ACCESS_TOKEN is set');
+  }
+
+  const adminEmail = read.string('ADMIN_EMAIL');
+  const adminPassword = read.string('ADMIN_PASSWORD');
+  if ((adminEmail === null) !== (adminPassword === null)) {
+    problems.push('ADMIN_EMAIL: ADMIN_EMAIL and ADMIN_PASSWORD must be set together');
+  }
+  if (adminPassword !== null && adminPassword.length < 8) {
+    problems.push('ADMIN_PASSWORD: must have at least 8 characters');
+  }
+
+  const retrySchedule = read.string('WEBHOOK_RETRY_SCHEDULE') ?? '5s,5m,30m,2h,5h,10h,10h';
+  const webhookRetryScheduleMs = retrySchedule.split(',').map((part) => parseDuration(part));
+  if (webhookRetryScheduleMs.some((ms) => ms === null)) {
+    problems.push(`WEBHOOK_RETRY_SCHEDULE: expected comma-separated durations such as 5s,5m,2h, got "${retrySchedule}"`);
+  }
+
+  const config: Omit<AppConfig, 'isProduction'> = {
+    nodeEnv,
+    host: read.string('HOST') ?? '0.0.0.0',
+    port: read.integer('PORT', 3000, 0, 65535),
+    appUrl: read.url('APP_URL', ['http:', 'https:']),
+    trustProxy: read.trustProxy('TRUST_PROXY'),
+    logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    corsOrigins: read.list('CORS_ORIGIN'),
+    sessionSecret: sessionSecretSetting ?? generateSecret(),
+    sessionSecretGenerated: sessionSecretSetting === null,
+    authTokenTtlMs: read.duration('AUTH_TOKEN_TTL', '12h'),
+    adminEmail: adminEmail?.toLowerCase() ?? null,
+    adminPassword,
+    betaAccessOnly: read.boolean('BETA_ACCESS_ONLY', false),
+    databaseUrl,
+    databasePoolMax: read.integer('DATABASE_POOL_MAX', 10, 1, 500),
+    dataDir: read.string('DATA_DIR') ?? './data',
+    redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),
+    redisPrefix: read.string('REDIS_PREFIX') ?? 'team-inbox:',
+    rateLimitWindowMs: read.integer('RATE_LIMIT_WINDOW_MS', 900_000, 1),
+    rateLimitMaxRequests: read.integer('RATE_LIMIT_MAX_REQUESTS', 100, 1),
+    loginRateLimitWindowMs: read.integer('LOGIN_RATE_LIMIT_WINDOW_MS', 60_000, 1),
+    loginRateLimitMaxRequests: read.integer('LOGIN_RATE_LIMIT_MAX_REQUESTS', 10, 1),
+    messagingAccessToken,
+    messagingPhoneNumberId,
+    messagingBusinessAccountId: read.string('MESSAGING_BUSINESS_ACCOUNT_ID'),
+    messagingWebhookVerifyToken: read.string('MESSAGING_WEBHOOK_VERIFY_TOKEN'),
+    messagingAppSecret,
+    messagingApiBaseUrl: (read.url('MESSAGING_API_BASE_URL', ['http:', 'https:']) ?? 'https://graph.facebook.com/v21.0').replace(/\/+$/, ''),
+    webhookAllowPrivateUrls: read.boolean('WEBHOOK_ALLOW_PRIVATE_URLS', false),
+    webhookRetryScheduleMs: webhookRetryScheduleMs.filter((ms): ms is number => ms !== null),
+    webhookTimeoutMs: read.integer('WEBHOOK_TIMEOUT_MS', 10_000, 1),
+    emailProvider: read.string('EMAIL_PROVIDER'),
+    emailApiKey: read.string('EMAIL_API_KEY'),
+    emailFrom: read.email('EMAIL_FROM'),
+  };
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(Object.assign(new AppConfig(), config));
+}
+
+class SettingReader {
+  constructor(
+    private readonly env: Env,
+    private readonly problems: string[],
+  ) {}
+
+  /** The trimmed value, or null when unset or empty (an empty line in .env means "unset"). */
+  string(name: string): string | null {
+    const value = this.env[name]?.trim();
+    return value ? value : null;
+  }
+
+  integer(name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+    const value = this.string(name);
+    if (value === null) return fallback;
+    const parsed = /^-?\d+$/.test(value) ? Number(value) : NaN;
+    if (!Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
+      return this.fail(name, `expected an integer from ${min} to ${max}, got "${value}"`, fallback);
+    }
+    return parsed;
+  }
+
+  boolean(name: string, fallback: boolean): boolean {
+    const value = this.string(name)?.toLowerCase();
+    if (value === undefined) return fallback;
+    if (value === 'true' || value === '1') return true;
+    if (value === 'false' || value === '0') return false;
+    return this.fail(name, `expected true or false, got "${value}"`, fallback);
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const value = this.string(name);
+    if (value === null) return fallback;
+    if ((allowed as readonly string[]).includes(value)) return value as T;
+    return this.fail(name, `expected one of ${allowed.join(', ')}, got "${value}"`, fallback);
+  }
+
+  url(name: string, protocols: string[]): string | null {
+    const value = this.string(name);
+    if (value === null) return null;
+    try {
+      if (protocols.includes(new URL(value).protocol)) return value;
+    } catch {
+      // reported below with the accepted schemes
+    }
+    return this.fail(name, `expected a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`, null);
+  }
+
+  email(name: string): string | null {
+    const value = this.string(name);
+    if (value === null || /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value)) return value;
+    return this.fail(name, `expected an e-mail address, got "${value}"`, null);
+  }
+
+  duration(name: string, fallback: string): number {
+    const value = this.string(name) ?? fallback;
+    return parseDuration(value) ?? this.fail(name, `expected a duration such as 30m or 12h, got "${value}"`, 0);
+  }
+
+  list(name: string): string[] {
+    return (this.string(name) ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+  }
+
+  /** Which proxies' X-Forwarded-For to believe: true (all), false, or a comma-separated list of addresses/CIDRs. */
+  trustProxy(name: string): boolean | string[] {
+    const value = this.string(name);
+    if (value === null || value === 'false') return false;
+    if (value === 'true') return true;
+    return this.list(name);
+  }
+
+  private fail<T>(name: string, problem: string, fallback: T): T {
+    this.problems.push(`${name}: ${problem}`);
+    return fallback;
+  }
+}

@@ -1,0 +1,74 @@
+import { DynamicModule, Logger, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { EmbeddedPostgres } from './embedded-postgres';
+import { runMigrationsLocked } from './migrate';
+import { MIGRATIONS } from './migrations';
+
+/** A DataSource that also stops the embedded server it runs on, after its own pool has closed. */
+class EmbeddedDataSource extends DataSource {
+  constructor(
+    options: DataSourceOptions,
+    private readonly embedded: EmbeddedPostgres,
+  ) {
+    super(options);
+  }
+
+  override async destroy(): Promise<void> {
+    try {
+      await super.destroy();
+    } finally {
+      await this.embedded.stop();
+    }
+  }
+}
+
+/**
+ * The only place that knows which engine is in use: PostgreSQL when DATABASE_URL is set,
+ * otherwise embedded PGlite in DATA_DIR. Same entities, same migrations, never `synchronize`.
+ */
+@Module({})
+export class DatabaseModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: DatabaseModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: () => ({
+            type: 'postgres' as const,
+            url: config.databaseUrl ?? undefined,
+            extra: { max: config.databasePoolMax },
+            autoLoadEntities: true,
+            migrations: MIGRATIONS,
+            migrationsRun: false,
+            synchronize: false,
+            logging: false,
+          }),
+          dataSourceFactory: (options) => openDataSource(config, options as DataSourceOptions),
+        }),
+      ],
+    };
+  }
+}
+
+async function openDataSource(config: AppConfig, options: DataSourceOptions): Promise<DataSource> {
+  const logger = new Logger('Database');
+  let dataSource: DataSource;
+  if (config.databaseUrl) {
+    dataSource = new DataSource(options);
+  } else {
+    const embedded = await EmbeddedPostgres.start(config.dataDir, config.databasePoolMax);
+    logger.log(`Embedded PostgreSQL (PGlite) in ${config.dataDir}`);
+    dataSource = new EmbeddedDataSource({ ...options, ...embedded.connectionOptions } as DataSourceOptions, embedded);
+  }
+  try {
+    await dataSource.initialize();
+    const applied = await runMigrationsLocked(dataSource);
+    if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
+    return dataSource;
+  } catch (error) {
+    if (dataSource.isInitialized) await dataSource.destroy();
+    throw error;
+  }
+}

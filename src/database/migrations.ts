@@ -1,0 +1,4 @@
+import { Users1763830000000 } from './migrations/1763830000000-users';
+
+/** Every migration, in order. Listed explicitly so the build needs no file globbing. */
+export const MIGRATIONS = [Users1763830000000];

@@ -1,0 +1,33 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { createApp } from './app';
+import { createLogger } from './common/logger';
+import { AppConfig, ConfigError, loadConfig } from './config/app-config';
+
+async function main(): Promise<void> {
+  let config: AppConfig;
+  try {
+    config = loadConfig(process.env, () => randomBytes(32).toString('base64url'));
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+  const logger = createLogger(config.logLevel);
+  if (config.sessionSecretGenerated) {
+    logger.warn('SESSION_SECRET is not set: a random one was generated, so tokens stop working when the process restarts');
+  }
+  try {
+    const app = await createApp(config, logger);
+    await app.listen({ port: config.port, host: config.host });
+    logger.info(
+      { database: config.databaseUrl ? 'postgresql' : `embedded (${config.dataDir})`, redis: config.redisUrl ? 'on' : 'off (in-process)' },
+      `Team Inbox listening on http://${config.host}:${config.port} (API docs at /api/docs)`,
+    );
+  } catch (error) {
+    logger.fatal({ err: error }, 'start-up failed');
+    process.exit(1);
+  }
+}
+
+void main();

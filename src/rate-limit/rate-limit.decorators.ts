@@ -1,0 +1,12 @@
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { SkipThrottle } from '@nestjs/throttler';
+
+export const LOGIN_THROTTLER = 'login';
+export const LOGIN_RATE_LIMITED = 'rate-limit:login';
+
+/** The stricter per-IP login limit replaces the per-user limit on this route. */
+export const LoginRateLimit = (): MethodDecorator & ClassDecorator =>
+  applyDecorators(SkipThrottle({ default: true }), SetMetadata(LOGIN_RATE_LIMITED, true));
+
+/** Not rate limited at all: health probes and the channel webhook. */
+export const NoRateLimit = (): MethodDecorator & ClassDecorator => SkipThrottle({ default: true, [LOGIN_THROTTLER]: true });

@@ -1,0 +1,100 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsEmail, IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { toPublicId } from '../common/ids';
+import { User, USER_ROLES, type UserRole } from './user.entity';
+
+const lowerCase = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim().toLowerCase() : value);
+const trimmed = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
+
+export class CreateUserDto {
+  @ApiProperty({ example: 'ana@example.com' })
+  @Transform(lowerCase)
+  @IsEmail()
+  @MaxLength(254)
+  email!: string;
+
+  @ApiProperty({ minLength: 8, maxLength: 256, writeOnly: true })
+  @IsString()
+  @Length(8, 256)
+  password!: string;
+
+  @ApiProperty({ example: 'Ana Silva' })
+  @Transform(trimmed)
+  @IsString()
+  @Length(1, 200)
+  name!: string;
+
+  @ApiProperty({ enum: USER_ROLES })
+  @IsIn(USER_ROLES)
+  role!: UserRole;
+
+  @ApiPropertyOptional({ default: false, description: 'Lets an agent in while BETA_ACCESS_ONLY=true' })
+  @IsOptional()
+  @IsBoolean()
+  beta_access?: boolean;
+}
+
+/** Any subset of the creation fields; a new password revokes the user's existing tokens. */
+export class UpdateUserDto {
+  @ApiPropertyOptional()
+  @IsOptional()
+  @Transform(lowerCase)
+  @IsEmail()
+  @MaxLength(254)
+  email?: string;
+
+  @ApiPropertyOptional({ minLength: 8, maxLength: 256, writeOnly: true })
+  @IsOptional()
+  @IsString()
+  @Length(8, 256)
+  password?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @Transform(trimmed)
+  @IsString()
+  @Length(1, 200)
+  name?: string;
+
+  @ApiPropertyOptional({ enum: USER_ROLES })
+  @IsOptional()
+  @IsIn(USER_ROLES)
+  role?: UserRole;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsBoolean()
+  beta_access?: boolean;
+}
+
+export class UserResponse {
+  @ApiProperty({ example: 'user_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d' })
+  id!: string;
+
+  @ApiProperty()
+  email!: string;
+
+  @ApiProperty()
+  name!: string;
+
+  @ApiProperty({ enum: USER_ROLES })
+  role!: UserRole;
+
+  @ApiProperty()
+  beta_access!: boolean;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+
+  static of(user: User): UserResponse {
+    return {
+      id: toPublicId('user', user.id),
+      email: user.email,
+      name: user.name,
+      role: user.role,
+      beta_access: user.betaAccess,
+      created_at: user.createdAt.toISOString(),
+    };
+  }
+}

@@ -1,0 +1,62 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Roles } from '../auth/auth.decorators';
+import { ApiErrors } from '../common/api-errors';
+import { PageOf, PageQuery, type Page } from '../common/pagination';
+import { PublicIdPipe } from '../common/public-id.pipe';
+import { CreateUserDto, UpdateUserDto, UserResponse } from './user.dto';
+import { UsersService } from './users.service';
+
+const UserId = new PublicIdPipe('user', 'User');
+
+@ApiTags('Users')
+@ApiBearerAuth()
+@ApiErrors(401, 403, 429)
+@Controller('v1/users')
+export class UsersController {
+  constructor(private readonly users: UsersService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List the team, oldest first (any user: agents need it to assign conversations)' })
+  @ApiOkResponse({ type: PageOf(UserResponse, 'UserPage') })
+  @ApiErrors(400)
+  list(@Query() query: PageQuery): Promise<Page<UserResponse>> {
+    return this.users.list(query);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get one user' })
+  @ApiOkResponse({ type: UserResponse })
+  @ApiErrors(404)
+  async get(@Param('id', UserId) id: string): Promise<UserResponse> {
+    return UserResponse.of(await this.users.get(id));
+  }
+
+  @Post()
+  @Roles('admin')
+  @ApiOperation({ summary: 'Create a user (admin)' })
+  @ApiCreatedResponse({ type: UserResponse })
+  @ApiErrors(400, 409)
+  async create(@Body() dto: CreateUserDto): Promise<UserResponse> {
+    return UserResponse.of(await this.users.create(dto));
+  }
+
+  @Patch(':id')
+  @Roles('admin')
+  @ApiOperation({ summary: 'Change a user (admin); a new password revokes their tokens' })
+  @ApiOkResponse({ type: UserResponse })
+  @ApiErrors(400, 404, 409, 422)
+  async update(@Param('id', UserId) id: string, @Body() dto: UpdateUserDto): Promise<UserResponse> {
+    return UserResponse.of(await this.users.update(id, dto));
+  }
+
+  @Delete(':id')
+  @Roles('admin')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a user (admin); their tokens stop working at once' })
+  @ApiNoContentResponse()
+  @ApiErrors(404, 422)
+  remove(@Param('id', UserId) id: string): Promise<void> {
+    return this.users.remove(id);
+  }
+}

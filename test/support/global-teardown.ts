@@ -1,0 +1,26 @@
+import { rmSync } from 'node:fs';
+import Redis from 'ioredis';
+import { Client } from 'pg';
+
+/** Removes whatever a crashed test file left behind: databases and keys named after this run. */
+export default async function globalTeardown(): Promise<void> {
+  const runPrefix = `ti_test_${process.env.TEST_RUN_ID}`;
+  if (process.env.TEST_PGLITE_TEMPLATE_DIR) rmSync(process.env.TEST_PGLITE_TEMPLATE_DIR, { recursive: true, force: true });
+  if (process.env.TEST_DATABASE_URL) {
+    const client = new Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await client.connect();
+    const { rows } = await client.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${runPrefix}%`]);
+    for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    await client.end();
+  }
+  if (process.env.TEST_REDIS_URL) {
+    const redis = new Redis(process.env.TEST_REDIS_URL);
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${runPrefix}*`, 'COUNT', 1000);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+    await redis.quit();
+  }
+}

@@ -1,0 +1,132 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { createApp } from '../../src/app';
+import { createLogger } from '../../src/common/logger';
+import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { RUN_PREFIX, TEST_REDIS_URL } from './environment';
+import { createTestDatabase, TestDatabase } from './test-database';
+
+export const ADMIN = { email: 'admin@example.com', password: 'admin-password-123' };
+
+export interface Answer {
+  status: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read whatever the API answered
+  body: any;
+  headers: Record<string, string | string[] | number | undefined>;
+  text: string;
+}
+
+export interface RequestOptions {
+  token?: string;
+  body?: unknown;
+  /** A raw payload instead of `body`, sent as is. */
+  payload?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface StartOptions {
+  /** Settings on top of the test defaults. */
+  env?: Record<string, string>;
+  /** A database shared with other instances; by default each app gets a fresh one, dropped on close. */
+  database?: TestDatabase;
+}
+
+/** A full application on a real database, driven through HTTP with Fastify's `inject`. */
+export class TestApp {
+  private adminTokenPromise?: Promise<string>;
+
+  constructor(
+    readonly app: NestFastifyApplication,
+    readonly config: AppConfig,
+    readonly database: TestDatabase,
+    private readonly ownsDatabase: boolean,
+    /** Every JSON log line the app wrote. */
+    readonly logs: Record<string, unknown>[],
+  ) {}
+
+  async request(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'OPTIONS', url: string, options: RequestOptions = {}): Promise<Answer> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let payload = options.payload;
+    if (options.body !== undefined) {
+      payload = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await this.app.inject({ method, url, headers, payload });
+    let body: unknown = undefined;
+    try {
+      body = response.body ? JSON.parse(response.body) : undefined;
+    } catch {
+      body = undefined;
+    }
+    return { status: response.statusCode, body, headers: response.headers, text: response.body };
+  }
+
+  async login(email: string, password: string): Promise<string> {
+    const answer = await this.request('POST', '/api/v1/auth/login', { body: { email, password } });
+    if (answer.status !== 200) throw new Error(`login of ${email} answered ${answer.status}: ${answer.text}`);
+    return answer.body.token as string;
+  }
+
+  adminToken(): Promise<string> {
+    this.adminTokenPromise ??= this.login(ADMIN.email, ADMIN.password);
+    return this.adminTokenPromise;
+  }
+
+  /** Creates a user through the API and logs them in. */
+  async createUser(fields: { role?: 'admin' | 'agent'; beta_access?: boolean; email?: string; name?: string } = {}): Promise<{ id: string; email: string; password: string; token: string }> {
+    const email = fields.email ?? `agent-${randomBytes(4).toString('hex')}@example.com`;
+    const password = 'a-long-password-1';
+    const created = await this.request('POST', '/api/v1/users', {
+      token: await this.adminToken(),
+      body: { email, password, name: fields.name ?? 'Test Agent', role: fields.role ?? 'agent', beta_access: fields.beta_access ?? false },
+    });
+    if (created.status !== 201) throw new Error(`creating ${email} answered ${created.status}: ${created.text}`);
+    return { id: created.body.id as string, email, password, token: await this.login(email, password) };
+  }
+
+  async close(): Promise<void> {
+    await this.app.close();
+    if (this.ownsDatabase) await this.database.drop();
+  }
+}
+
+export async function startTestApp(options: StartOptions = {}): Promise<TestApp> {
+  const database = options.database ?? (await createTestDatabase());
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    SESSION_SECRET: 'test-session-secret-that-is-long-enough',
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    RATE_LIMIT_MAX_REQUESTS: '100000',
+    LOGIN_RATE_LIMIT_MAX_REQUESTS: '100000',
+    DATABASE_POOL_MAX: '5',
+    ...(TEST_REDIS_URL ? { REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: freshRedisPrefix() } : {}),
+    ...database.env,
+    ...options.env,
+  };
+  const config = loadConfig(env, () => 'unused-because-session-secret-is-set');
+  const logs: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line) logs.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  try {
+    const app = await createApp(config, createLogger(config.logLevel, sink));
+    return new TestApp(app, config, database, options.database === undefined, logs);
+  } catch (error) {
+    if (options.database === undefined) await database.drop();
+    throw error;
+  }
+}
+
+/** A Redis key prefix no other test file uses; removed by the global teardown. */
+export function freshRedisPrefix(): string {
+  return `${RUN_PREFIX}:${randomBytes(4).toString('hex')}:`;
+}

@@ -1,0 +1,51 @@
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { PGLITE_TEMPLATE_DIR, RUN_PREFIX, TEST_DATABASE_URL } from './environment';
+
+/** A fresh, empty database for one test file (or one group of app instances), dropped after. */
+export interface TestDatabase {
+  /** The settings that point an app at this database. */
+  env: Record<string, string>;
+  /** Runs SQL as an outside client (PostgreSQL only; PGlite has one owner, the app). */
+  query<T extends object = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  return TEST_DATABASE_URL ? createPostgresDatabase(TEST_DATABASE_URL) : createPgliteDirectory();
+}
+
+async function createPostgresDatabase(serverUrl: string): Promise<TestDatabase> {
+  const name = `${RUN_PREFIX}_${randomBytes(4).toString('hex')}`;
+  await withClient(serverUrl, (client) => client.query(`CREATE DATABASE "${name}"`));
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    env: { DATABASE_URL: url.toString() },
+    query: <T extends object>(sql: string, params?: unknown[]) => withClient(url.toString(), async (client) => (await client.query(sql, params)).rows as T[]),
+    drop: () => withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+function createPgliteDirectory(): Promise<TestDatabase> {
+  const dir = mkdtempSync(join(tmpdir(), 'team-inbox-test-'));
+  cpSync(PGLITE_TEMPLATE_DIR, dir, { recursive: true });
+  return Promise.resolve({
+    env: { DATA_DIR: dir },
+    query: () => Promise.reject(new Error('PGlite is only reachable through the app (use app.get(DataSource))')),
+    drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
+  });
+}
+
+async function withClient<T>(connectionString: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
