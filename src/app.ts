@@ -47,6 +47,17 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
     void reply.header('x-request-id', request.id);
     done();
   });
+  // Answers finished while closing end their keep-alive connection: the server only closes
+  // connections idle when close() starts, and would otherwise wait out the keep-alive timeout.
+  let closing = false;
+  fastify.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) void reply.header('connection', 'close');
+    done(null, payload);
+  });
   fastify.addHook('onResponse', (request, reply, done) => {
     request.log.info({ req: request, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request completed');
     done();

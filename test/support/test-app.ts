@@ -23,6 +23,8 @@ export interface RequestOptions {
   /** A raw payload instead of `body`, sent as is. */
   payload?: string | Buffer;
   headers?: Record<string, string>;
+  /** The client address the request comes from (default 127.0.0.1). */
+  ip?: string;
 }
 
 export interface StartOptions {
@@ -53,7 +55,7 @@ export class TestApp {
       payload = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await this.app.inject({ method, url, headers, payload });
+    const response = await this.app.inject({ method, url, headers, payload, remoteAddress: options.ip });
     let body: unknown = undefined;
     try {
       body = response.body ? JSON.parse(response.body) : undefined;

@@ -1,0 +1,50 @@
+import { describeWithPglite, describeWithPostgres } from './support/environment';
+import { ADMIN, startTestApp } from './support/test-app';
+import { createTestDatabase } from './support/test-database';
+
+describeWithPostgres('migrations on PostgreSQL (needs TEST_DATABASE_URL)', () => {
+  it('lets three replicas start at once on an empty database, each migration applied once', async () => {
+    const database = await createTestDatabase();
+    try {
+      const apps = await Promise.all([1, 2, 3].map(() => startTestApp({ database })));
+      const migrations = await database.query<{ name: string }>('SELECT name FROM migrations ORDER BY id');
+      expect(migrations.map((m) => m.name)).toEqual(['Users1763830000000']);
+      const admins = await database.query<{ count: string }>("SELECT count(*) FROM users WHERE role = 'admin'");
+      expect(admins[0].count).toBe('1');
+      await Promise.all(apps.map((app) => app.close()));
+    } finally {
+      await database.drop();
+    }
+  });
+});
+
+describeWithPglite('embedded database (PGlite)', () => {
+  it('keeps its data in DATA_DIR across a restart', async () => {
+    const database = await createTestDatabase();
+    try {
+      const first = await startTestApp({ database });
+      const created = await first.createUser({ email: 'persisted@example.com' });
+      await first.close();
+
+      const second = await startTestApp({ database });
+      const answer = await second.request('GET', `/api/v1/users/${created.id}`, { token: await second.adminToken() });
+      expect(answer.status).toBe(200);
+      expect(answer.body.email).toBe('persisted@example.com');
+      await second.close();
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('refuses a second process on the same DATA_DIR with a message naming it', async () => {
+    const database = await createTestDatabase();
+    try {
+      const first = await startTestApp({ database });
+      await expect(startTestApp({ database })).rejects.toThrow(new RegExp(`DATA_DIR ${database.env.DATA_DIR} is in use by process`));
+      expect((await first.request('POST', '/api/v1/auth/login', { body: ADMIN })).status).toBe(200);
+      await first.close();
+    } finally {
+      await database.drop();
+    }
+  });
+});

@@ -1,0 +1,58 @@
+import { describeWithPostgres } from './support/environment';
+import { startTestApp, TestApp } from './support/test-app';
+
+describe('health', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('answers /api/health with 200 without credentials', async () => {
+    const answer = await t.request('GET', '/api/health');
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ status: 'ok' });
+  });
+
+  it('answers /api/health/db with 200 after a real query', async () => {
+    const answer = await t.request('GET', '/api/health/db');
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ status: 'ok' });
+  });
+});
+
+describeWithPostgres('database health when PostgreSQL refuses connections (needs TEST_DATABASE_URL)', () => {
+  let t: TestApp;
+  let name: string;
+  beforeAll(async () => {
+    t = await startTestApp();
+    name = new URL(t.config.databaseUrl!).pathname.slice(1);
+  });
+  afterAll(async () => {
+    await withAdminConnection(t, `ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
+    await t.close();
+  });
+
+  it('answers /api/health/db with 503 and {error} while the database is unreachable, and 200 again after', async () => {
+    await withAdminConnection(t, `ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
+    await withAdminConnection(t, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}'`);
+    const down = await t.request('GET', '/api/health/db');
+    expect(down.status).toBe(503);
+    expect(down.body).toEqual({ error: 'Database is unreachable' });
+    expect((await t.request('GET', '/api/health')).status).toBe(200);
+
+    await withAdminConnection(t, `ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
+    expect((await t.request('GET', '/api/health/db')).status).toBe(200);
+  });
+});
+
+/** Runs a statement from the server's maintenance database, since the test database may be refusing connections. */
+async function withAdminConnection(t: TestApp, sql: string): Promise<void> {
+  const { Client } = await import('pg');
+  const url = new URL(t.config.databaseUrl!);
+  url.pathname = '/postgres';
+  const client = new Client({ connectionString: url.toString() });
+  await client.connect();
+  await client.query(sql);
+  await client.end();
+}

@@ -1,0 +1,135 @@
+import { ADMIN, startTestApp, TestApp } from './support/test-app';
+
+describe('request ids and logs', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('answers with the caller’s x-request-id, or a new one, and logs each request with it', async () => {
+    const given = await t.request('GET', '/api/health', { headers: { 'x-request-id': 'abc-123' } });
+    expect(given.headers['x-request-id']).toBe('abc-123');
+    const fresh = await t.request('GET', '/api/health');
+    expect(fresh.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const line = t.logs.find((l) => l.msg === 'request completed' && l.reqId === 'abc-123');
+    expect(line).toMatchObject({ level: 30, status: 200, req: { method: 'GET', url: '/api/health' } });
+  });
+
+  it('replaces an x-request-id that could forge log lines', async () => {
+    const answer = await t.request('GET', '/api/health', { headers: { 'x-request-id': 'a b\nlevel:60' } });
+    expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('writes no password, token or secret in any log line', async () => {
+    const token = await t.login(ADMIN.email, ADMIN.password);
+    await t.request('GET', '/api/v1/me', { token });
+    await t.request('GET', `/api/v1/me?access_token=${token}`);
+    await t.request('POST', '/api/v1/auth/login', { body: { email: ADMIN.email, password: 'a-wrong-password-xyz' } });
+    const everything = JSON.stringify(t.logs);
+    expect(t.logs.length).toBeGreaterThan(3);
+    expect(everything).not.toContain(token);
+    expect(everything).not.toContain(ADMIN.password);
+    expect(everything).not.toContain('a-wrong-password-xyz');
+    expect(everything).not.toContain(t.config.sessionSecret);
+  });
+
+  it('sends security headers', async () => {
+    const answer = await t.request('GET', '/api/health');
+    expect(answer.headers['x-content-type-options']).toBe('nosniff');
+    expect(answer.headers['strict-transport-security']).toMatch(/max-age=/);
+    expect(answer.headers['x-frame-options']).toBe('SAMEORIGIN');
+    expect(answer.headers['content-security-policy']).toBeDefined();
+  });
+
+  it('sends no CORS headers when CORS_ORIGIN is unset', async () => {
+    const answer = await t.request('GET', '/api/health', { headers: { origin: 'https://app.example.com' } });
+    expect(answer.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('CORS (CORS_ORIGIN set)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { CORS_ORIGIN: 'https://app.example.com' } });
+  });
+  afterAll(() => t.close());
+
+  it('allows the configured origin, preflight included', async () => {
+    const preflight = await t.request('OPTIONS', '/api/v1/me', {
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe('https://app.example.com');
+    const actual = await t.request('GET', '/api/health', { headers: { origin: 'https://app.example.com' } });
+    expect(actual.headers['access-control-allow-origin']).toBe('https://app.example.com');
+  });
+
+  it('does not allow another origin', async () => {
+    const answer = await t.request('GET', '/api/health', { headers: { origin: 'https://evil.example.net' } });
+    expect(answer.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('OpenAPI document', () => {
+  let t: TestApp;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an OpenAPI document read as data
+  let doc: any;
+  beforeAll(async () => {
+    t = await startTestApp();
+    doc = (await t.request('GET', '/api/docs-json')).body;
+  });
+  afterAll(() => t.close());
+
+  it('serves the Swagger UI at /api/docs', async () => {
+    const answer = await t.request('GET', '/api/docs');
+    expect(answer.status).toBe(200);
+    expect(answer.text).toContain('swagger');
+  });
+
+  it('lists every endpoint', () => {
+    const operations = Object.entries(doc.paths as Record<string, object>).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
+    expect(operations.sort()).toEqual(
+      [
+        'POST /api/v1/auth/login',
+        'POST /api/v1/auth/logout',
+        'GET /api/v1/me',
+        'GET /api/v1/users',
+        'POST /api/v1/users',
+        'GET /api/v1/users/{id}',
+        'PATCH /api/v1/users/{id}',
+        'DELETE /api/v1/users/{id}',
+        'GET /api/health',
+        'GET /api/health/db',
+      ].sort(),
+    );
+  });
+
+  it('documents a success answer and the {error} answers of every operation', () => {
+    for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, { content?: unknown }> }>>)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        const codes = Object.keys(operation.responses);
+        expect({ op: `${method} ${path}`, success: codes.some((c) => c.startsWith('2')) }).toEqual({ op: `${method} ${path}`, success: true });
+        for (const code of codes.filter((c) => Number(c) >= 400)) {
+          expect(JSON.stringify(operation.responses[code].content)).toContain('#/components/schemas/ErrorBody');
+        }
+        if (!path.startsWith('/api/health') && path !== '/api/v1/auth/login') expect({ op: `${method} ${path}`, codes }).toEqual({ op: `${method} ${path}`, codes: expect.arrayContaining(['401', '429']) });
+      }
+    }
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('lets a request in flight finish when the app closes', async () => {
+    const t = await startTestApp();
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const url = `${await t.app.getUrl()}/api/v1/auth/login`.replace('[::1]', '127.0.0.1');
+    const inFlight = fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const closing = t.close();
+    const answer = await inFlight;
+    await closing;
+    expect(answer.status).toBe(200);
+    expect(((await answer.json()) as { token?: string }).token).toEqual(expect.any(String));
+  });
+});

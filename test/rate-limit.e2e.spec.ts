@@ -1,0 +1,105 @@
+import { createTestDatabase, TestDatabase } from './support/test-database';
+import { describeWithPostgresAndRedis } from './support/environment';
+import { freshRedisPrefix, startTestApp, TestApp } from './support/test-app';
+
+describe('rate limiting per user', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { RATE_LIMIT_MAX_REQUESTS: '5', RATE_LIMIT_WINDOW_MS: '60000' } });
+  });
+  afterAll(() => t.close());
+
+  it('counts every route together and answers the sixth request in the window with 429 and Retry-After', async () => {
+    const agent = await t.createUser();
+    const remaining: unknown[] = [];
+    for (const url of ['/api/v1/me', '/api/v1/users', '/api/v1/me', '/api/v1/users', '/api/v1/me']) {
+      const answer = await t.request('GET', url, { token: agent.token });
+      expect(answer.status).toBe(200);
+      expect(answer.headers['ratelimit-limit']).toBe('5');
+      remaining.push(answer.headers['ratelimit-remaining']);
+    }
+    expect(remaining).toEqual(['4', '3', '2', '1', '0']);
+    const refused = await t.request('GET', '/api/v1/me', { token: agent.token });
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({ error: 'Too many requests; retry after the time given in Retry-After' });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(refused.headers['ratelimit-remaining']).toBe('0');
+  });
+
+  it('keeps separate counts for separate users', async () => {
+    const busy = await t.createUser();
+    const quiet = await t.createUser();
+    for (let i = 0; i < 6; i++) await t.request('GET', '/api/v1/me', { token: busy.token });
+    expect((await t.request('GET', '/api/v1/me', { token: busy.token })).status).toBe(429);
+    const answer = await t.request('GET', '/api/v1/me', { token: quiet.token });
+    expect(answer.status).toBe(200);
+    expect(answer.headers['ratelimit-remaining']).toBe('4');
+  });
+
+  it('counts requests without a valid token per IP, refused ones included', async () => {
+    for (let i = 0; i < 5; i++) expect((await t.request('GET', '/api/v1/me', { ip: '203.0.113.7' })).status).toBe(401);
+    expect((await t.request('GET', '/api/v1/me', { ip: '203.0.113.7' })).status).toBe(429);
+    expect((await t.request('GET', '/api/v1/me', { ip: '203.0.113.8' })).status).toBe(401);
+  });
+
+  it('never limits the health endpoints', async () => {
+    for (let i = 0; i < 12; i++) {
+      const answer = await t.request('GET', i % 2 ? '/api/health' : '/api/health/db', { ip: '192.0.2.9' });
+      expect(answer.status).toBe(200);
+      expect(answer.headers['ratelimit-limit']).toBeUndefined();
+    }
+  });
+});
+
+describe('rate limiting of login', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { RATE_LIMIT_MAX_REQUESTS: '5', LOGIN_RATE_LIMIT_MAX_REQUESTS: '3', LOGIN_RATE_LIMIT_WINDOW_MS: '60000' } });
+  });
+  afterAll(() => t.close());
+
+  it('limits login attempts per IP, separately from the per-user limit', async () => {
+    const agent = await t.createUser();
+    const ip = '198.51.100.20';
+    for (let i = 0; i < 3; i++) {
+      expect((await t.request('POST', '/api/v1/auth/login', { ip, body: { email: agent.email, password: 'wrong-password' } })).status).toBe(401);
+    }
+    const refused = await t.request('POST', '/api/v1/auth/login', { ip, body: { email: agent.email, password: agent.password } });
+    expect(refused.status).toBe(429);
+    expect(refused.headers['ratelimit-limit']).toBe('3');
+    expect(refused.headers['retry-after']).toBeDefined();
+    expect((await t.request('POST', '/api/v1/auth/login', { ip: '198.51.100.21', body: { email: agent.email, password: agent.password } })).status).toBe(200);
+    expect((await t.request('GET', '/api/v1/me', { token: agent.token })).headers['ratelimit-remaining']).toBe('4');
+  });
+
+});
+
+describeWithPostgresAndRedis('rate limiting across instances (needs TEST_DATABASE_URL and TEST_REDIS_URL)', () => {
+  let database: TestDatabase;
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const env = { RATE_LIMIT_MAX_REQUESTS: '4', RATE_LIMIT_WINDOW_MS: '60000', REDIS_PREFIX: freshRedisPrefix() };
+    a = await startTestApp({ database, env });
+    b = await startTestApp({ database, env });
+  });
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+    await database.drop();
+  });
+
+  it('shares one count between two instances on one Redis', async () => {
+    const agent = await a.createUser();
+    expect((await a.request('GET', '/api/v1/me', { token: agent.token })).status).toBe(200);
+    expect((await b.request('GET', '/api/v1/me', { token: agent.token })).status).toBe(200);
+    expect((await a.request('GET', '/api/v1/me', { token: agent.token })).status).toBe(200);
+    const last = await b.request('GET', '/api/v1/me', { token: agent.token });
+    expect(last.status).toBe(200);
+    expect(last.headers['ratelimit-remaining']).toBe('0');
+    expect((await a.request('GET', '/api/v1/me', { token: agent.token })).status).toBe(429);
+    expect((await b.request('GET', '/api/v1/me', { token: agent.token })).status).toBe(429);
+  });
+});

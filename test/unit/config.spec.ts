@@ -1,0 +1,105 @@
+import { ConfigError, loadConfig } from '../../src/config/app-config';
+import { parseDuration } from '../../src/config/duration';
+
+const generated = () => 'generated-secret';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env, generated);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('loadConfig', () => {
+  it('runs on the embedded default with nothing set', () => {
+    const config = loadConfig({}, generated);
+    expect(config).toMatchObject({
+      nodeEnv: 'development',
+      port: 3000,
+      databaseUrl: null,
+      dataDir: './data',
+      redisUrl: null,
+      rateLimitWindowMs: 900_000,
+      rateLimitMaxRequests: 100,
+      messagingApiBaseUrl: 'https://graph.facebook.com/v21.0',
+      webhookRetryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+      webhookTimeoutMs: 10_000,
+      betaAccessOnly: false,
+      webhookAllowPrivateUrls: false,
+      sessionSecret: 'generated-secret',
+      sessionSecretGenerated: true,
+    });
+  });
+
+  it('reads the seed’s deployment settings', () => {
+    const config = loadConfig(
+      { NODE_ENV: 'production', PORT: '8080', SESSION_SECRET: 'x'.repeat(32), DATABASE_URL: 'postgresql://u@db:5432/inbox', DATABASE_POOL_MAX: '20', REDIS_URL: 'redis://cache:6379', RATE_LIMIT_WINDOW_MS: '60000', RATE_LIMIT_MAX_REQUESTS: '7', CORS_ORIGIN: 'https://a.example.com, https://b.example.com', BETA_ACCESS_ONLY: 'true', ADMIN_EMAIL: 'Boss@Example.com', ADMIN_PASSWORD: 'long-enough' },
+      generated,
+    );
+    expect(config).toMatchObject({ port: 8080, databasePoolMax: 20, redisUrl: 'redis://cache:6379', rateLimitMaxRequests: 7, corsOrigins: ['https://a.example.com', 'https://b.example.com'], betaAccessOnly: true, adminEmail: 'boss@example.com', sessionSecretGenerated: false, isProduction: true });
+  });
+
+  it.each([
+    ['PORT', 'abc', /^PORT: expected an integer/],
+    ['PORT', '70000', /^PORT: expected an integer from 0 to 65535/],
+    ['DATABASE_URL', 'mysql://x', /^DATABASE_URL: expected a URL starting with postgres:\/\/ or postgresql:\/\//],
+    ['REDIS_URL', 'localhost:6379', /^REDIS_URL: /],
+    ['BETA_ACCESS_ONLY', 'yes', /^BETA_ACCESS_ONLY: expected true or false/],
+    ['LOG_LEVEL', 'loud', /^LOG_LEVEL: expected one of/],
+    ['NODE_ENV', 'staging', /^NODE_ENV: expected one of development, production, test/],
+    ['WEBHOOK_RETRY_SCHEDULE', '5s,soon', /^WEBHOOK_RETRY_SCHEDULE: /],
+    ['RATE_LIMIT_MAX_REQUESTS', '0', /^RATE_LIMIT_MAX_REQUESTS: /],
+    ['EMAIL_FROM', 'nobody', /^EMAIL_FROM: /],
+    ['AUTH_TOKEN_TTL', '12 hours', /^AUTH_TOKEN_TTL: /],
+  ])('refuses %s=%s with a message naming the setting', (name, value, message) => {
+    expect(problemsOf({ [name]: value })).toEqual([expect.stringMatching(message)]);
+  });
+
+  it('reports every problem at once', () => {
+    expect(problemsOf({ PORT: 'x', LOG_LEVEL: 'y', DATABASE_POOL_MAX: '-1' })).toHaveLength(3);
+  });
+
+  it.each([
+    ['a missing SESSION_SECRET', {}],
+    ['a SESSION_SECRET under 32 characters', { SESSION_SECRET: 'short' }],
+  ])('refuses %s in production', (_, env) => {
+    expect(problemsOf({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x', ...env })).toEqual([expect.stringMatching(/^SESSION_SECRET: /)]);
+  });
+
+  it('refuses a missing DATABASE_URL in production', () => {
+    expect(problemsOf({ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32) })).toEqual([expect.stringMatching(/^DATABASE_URL: must be set in production/)]);
+  });
+
+  it('refuses a channel token without MESSAGING_APP_SECRET in production, and allows it outside', () => {
+    const channel = { MESSAGING_ACCESS_TOKEN: 'token', MESSAGING_PHONE_NUMBER_ID: '123' };
+    expect(problemsOf({ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32), DATABASE_URL: 'postgres://db/x', ...channel })).toEqual([expect.stringMatching(/^MESSAGING_APP_SECRET: /)]);
+    expect(problemsOf(channel)).toEqual([]);
+  });
+
+  it('refuses ADMIN_EMAIL without ADMIN_PASSWORD', () => {
+    expect(problemsOf({ ADMIN_EMAIL: 'a@example.com' })).toEqual([expect.stringMatching(/^ADMIN_EMAIL: /)]);
+  });
+
+  it('treats an empty setting as unset', () => {
+    expect(loadConfig({ DATABASE_URL: '', PORT: ' ' }, generated)).toMatchObject({ databaseUrl: null, port: 3000 });
+  });
+});
+
+describe('parseDuration', () => {
+  it.each([
+    ['1500ms', 1500],
+    ['5s', 5000],
+    ['30m', 1_800_000],
+    ['2h', 7_200_000],
+    ['1d', 86_400_000],
+  ])('reads %s as %d ms', (text, ms) => {
+    expect(parseDuration(text)).toBe(ms);
+  });
+
+  it.each([['5'], ['5 s'], ['-5s'], ['1.5h'], ['']])('refuses %p', (text) => {
+    expect(parseDuration(text)).toBeNull();
+  });
+});

@@ -1,0 +1,32 @@
+import { newUuid, parsePublicId, toPublicId } from '../../src/common/ids';
+
+describe('ids', () => {
+  it('makes version-7 uuids that carry their creation time', () => {
+    const uuid = newUuid(Date.UTC(2026, 10, 22));
+    expect(uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(parseInt(uuid.replace(/-/g, '').slice(0, 12), 16)).toBe(Date.UTC(2026, 10, 22));
+  });
+
+  it('orders uuids of later milliseconds after earlier ones', () => {
+    expect(newUuid(1_000) < newUuid(1_001)).toBe(true);
+  });
+
+  it('never repeats a uuid within one millisecond', () => {
+    const now = Date.now();
+    expect(new Set(Array.from({ length: 1000 }, () => newUuid(now))).size).toBe(1000);
+  });
+
+  it('turns a uuid into a prefixed public id and back', () => {
+    const uuid = newUuid();
+    const publicId = toPublicId('conv', uuid);
+    expect(publicId).toMatch(/^conv_[0-9a-f]{32}$/);
+    expect(parsePublicId('conv', publicId)).toBe(uuid);
+  });
+
+  it.each([['user_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d'], ['conv_42'], ['conv_0193A5F2C3E47B1A9C4E2D6F8A0B1C2D'], ['0193a5f2c3e47b1a9c4e2d6f8a0b1c2d'], ['conv_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d0']])(
+    'reads %s as no conversation id',
+    (publicId) => {
+      expect(parsePublicId('conv', publicId)).toBeNull();
+    },
+  );
+});

@@ -1,0 +1,25 @@
+import { DECOY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../src/auth/password';
+
+describe('password hashing', () => {
+  it('verifies the password it hashed and refuses another', async () => {
+    const hash = await hashPassword('correct horse battery');
+    expect(await verifyPassword('correct horse battery', hash)).toBe(true);
+    expect(await verifyPassword('correct horse batterY', hash)).toBe(false);
+  });
+
+  it('stores scrypt with its parameters and a fresh salt each time', async () => {
+    const [a, b] = await Promise.all([hashPassword('same'), hashPassword('same')]);
+    expect(a).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/);
+    expect(a).not.toBe(b);
+  });
+
+  it('treats a canonically equivalent Unicode password as the same', async () => {
+    const hash = await hashPassword('caf\u00e9-password');
+    expect(await verifyPassword('cafe\u0301-password', hash)).toBe(true);
+  });
+
+  it('refuses every password against the decoy and a malformed hash', async () => {
+    expect(await verifyPassword('', DECOY_PASSWORD_HASH)).toBe(false);
+    expect(await verifyPassword('anything', 'plain-text')).toBe(false);
+  });
+});
