@@ -9,7 +9,7 @@ log="$out/embedded-start.out"
 env -u DATABASE_URL -u REDIS_URL DATA_DIR="$data" PORT="$port" HOST=127.0.0.1 npm start >"$log" 2>&1 &
 npm_pid=$!
 node_pid=""
-cleanup() { if [ -n "$node_pid" ]; then kill -9 "$node_pid" 2>/dev/null; fi; kill "$npm_pid" 2>/dev/null; rm -rf "$data"; true; }
+cleanup() { if [ -n "$node_pid" ]; then kill -9 "$node_pid" 2>/dev/null || true; fi; kill "$npm_pid" 2>/dev/null || true; rm -rf "$data"; }
 trap cleanup EXIT
 
 for _ in $(seq 1 120); do curl -fsS "http://127.0.0.1:$port/api/health" >/dev/null 2>&1 && break; sleep 1; done
