@@ -69,6 +69,15 @@ describe('authentication', () => {
     expect(answer.body).toEqual({ error: 'Token is invalid or has expired' });
   });
 
+  it('refuses a token that expires after it was last accepted', async () => {
+    const me = await t.request('GET', '/api/v1/me', { token: await t.adminToken() });
+    const exp = Math.floor(Date.now() / 1000) + 1;
+    const shortLived = new JwtService({ secret: t.config.sessionSecret }).sign({ sub: uuidOf(me.body.id), ver: 0, exp });
+    expect((await t.request('GET', '/api/v1/me', { token: shortLived })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, exp * 1000 - Date.now() + 50));
+    expect((await t.request('GET', '/api/v1/me', { token: shortLived })).status).toBe(401);
+  });
+
   it('refuses the tokens of a deleted user with 401', async () => {
     const agent = await t.createUser();
     expect((await t.request('GET', '/api/v1/me', { token: agent.token })).status).toBe(200);

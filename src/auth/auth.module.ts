@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
+import { createSecretKey } from 'node:crypto';
 import { AppConfig } from '../config/app-config';
 import { UsersModule } from '../users/users.module';
 import { AuthController } from './auth.controller';
@@ -12,7 +13,9 @@ import { AuthTokenService } from './auth-token.service';
     UsersModule,
     JwtModule.registerAsync({
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({ secret: config.sessionSecret, signOptions: { algorithm: 'HS256' } }),
+      // A KeyObject, not the string: given a string, jsonwebtoken first tries to parse it as a
+      // public key on every verification, which cost ~0.4 ms per request (measured by the bench).
+      useFactory: (config: AppConfig) => ({ secret: createSecretKey(Buffer.from(config.sessionSecret, 'utf8')), signOptions: { algorithm: 'HS256' } }),
     }),
   ],
   controllers: [AuthController],
