@@ -1,0 +1,33 @@
+# syntax=docker/dockerfile:1
+
+# Build stage: the full dependency tree (TypeScript and the type packages are devDependencies).
+FROM node:20-slim AS build
+WORKDIR /app
+# The manifests alone first, so the dependency layer is reused while only the source changes.
+# npm install, not npm ci: the lockfile honours its versions either way, but npm ci refuses a
+# lockfile that lacks other platforms' optional packages, as one written from a registry mirror
+# without them does (see .ci/run).
+COPY package.json package-lock.json ./
+RUN npm install --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY scripts ./scripts
+RUN npm run build
+
+# Runtime stage: production dependencies and the compiled service only.
+FROM node:20-slim AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
+# dist/scripts (the bench) needs devDependencies and is not part of the service.
+COPY --from=build /app/dist/src ./dist/src
+# The files stay root-owned and read-only to the process: it writes nothing under /app
+# (production requires DATABASE_URL, so there is no embedded data directory).
+USER node
+EXPOSE 3000
+# The slim image has no curl or wget; Node 20 has fetch. Liveness only: readiness of the
+# database is GET /api/health/db.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/api/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
+CMD ["node", "dist/src/main.js"]
