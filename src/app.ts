@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { AppModule } from './app.module';
 import { AuthGuard } from './auth/auth.guard';
 import { ErrorFilter } from './common/error.filter';
-import { NestPinoLogger } from './common/logger';
+import { NestPinoLogger, requestContext } from './common/logger';
 import { RequestValidationPipe } from './common/validation.pipe';
 import { AppConfig } from './config/app-config';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
@@ -45,7 +45,7 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
   fastify.removeContentTypeParser(['text/plain']);
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
-    done();
+    requestContext.run({ reqId: request.id }, done);
   });
   // Answers finished while closing end their keep-alive connection: the server only closes
   // connections idle when close() starts, and would otherwise wait out the keep-alive timeout.

@@ -36,9 +36,11 @@ describeWithPostgres('database health when PostgreSQL refuses connections (needs
   it('answers /api/health/db with 503 and {error} while the database is unreachable, and 200 again after', async () => {
     await withAdminConnection(t, `ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
     await withAdminConnection(t, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}'`);
-    const down = await t.request('GET', '/api/health/db');
+    const down = await t.request('GET', '/api/health/db', { headers: { 'x-request-id': 'db-down-1' } });
     expect(down.status).toBe(503);
     expect(down.body).toEqual({ error: 'Database is unreachable' });
+    // Terminus logs the failure through Nest's Logger; the line still carries the request id.
+    expect(t.logs.filter((line) => line.level === 50 && line.reqId === 'db-down-1')).not.toHaveLength(0);
     expect((await t.request('GET', '/api/health')).status).toBe(200);
 
     await withAdminConnection(t, `ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);

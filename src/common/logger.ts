@@ -1,4 +1,5 @@
 import { LoggerService } from '@nestjs/common';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import pino, { DestinationStream, Logger } from 'pino';
 import type { LogLevel } from '../config/app-config';
 
@@ -39,6 +40,9 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
   );
 }
 
+/** The id of the request being served, so log lines written by any code during it carry it. */
+export const requestContext = new AsyncLocalStorage<{ reqId: string }>();
+
 /** Routes Nest's own log calls (start-up, modules, `new Logger(...)`) into the same pino logger. */
 export class NestPinoLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
@@ -49,7 +53,7 @@ export class NestPinoLogger implements LoggerService {
   error(message: unknown, stackOrContext?: string, context?: string): void {
     const ctx = context ?? (stackOrContext && !stackOrContext.includes('\n') ? stackOrContext : undefined);
     const stack = stackOrContext?.includes('\n') ? stackOrContext : undefined;
-    this.logger.error({ context: ctx, stack }, stringify(message));
+    this.logger.error({ reqId: requestContext.getStore()?.reqId, context: ctx, stack }, stringify(message));
   }
   warn(message: unknown, context?: string): void {
     this.write('warn', message, context);
@@ -65,10 +69,11 @@ export class NestPinoLogger implements LoggerService {
   }
 
   private write(level: 'info' | 'warn' | 'debug' | 'trace' | 'fatal', message: unknown, context?: string): void {
+    const reqId = requestContext.getStore()?.reqId;
     if (message instanceof Error) {
-      this.logger[level]({ context, err: message }, message.message);
+      this.logger[level]({ reqId, context, err: message }, message.message);
     } else {
-      this.logger[level]({ context }, stringify(message));
+      this.logger[level]({ reqId, context }, stringify(message));
     }
   }
 }
