@@ -3,7 +3,10 @@ import { AuthModule } from './auth/auth.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { ContactsModule } from './contacts/contacts.module';
+import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
+import { NotificationsModule } from './notifications/notifications.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { UsersModule } from './users/users.module';
 
@@ -12,7 +15,17 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(config), AuthModule, UsersModule, RateLimitModule, HealthModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule.forRoot(config),
+        EventsModule,
+        AuthModule,
+        UsersModule,
+        RateLimitModule,
+        ContactsModule,
+        NotificationsModule,
+        HealthModule,
+      ],
     };
   }
 }

@@ -1,4 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +26,8 @@ export class EmbeddedPostgres {
     const lockFile = lockDataDir(root);
     const socketDir = mkdtempSync(join(tmpdir(), 'team-inbox-pg-'));
     try {
-      const db = await PGlite.create(join(root, 'pgdata'));
+      // pg_trgm serves the text searches, as on PostgreSQL; PGlite loads extensions per instance.
+      const db = await PGlite.create(join(root, 'pgdata'), { extensions: { pg_trgm } });
       const server = new PGLiteSocketServer({ db, path: join(socketDir, '.s.PGSQL.5432'), maxConnections });
       await server.start();
       return new EmbeddedPostgres(db, server, socketDir, lockFile);
