@@ -1,7 +1,9 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 export type NotificationType = 'conversation.assigned' | 'message.received';
+export const NOTIFICATION_TYPES: NotificationType[] = ['conversation.assigned', 'message.received'];
 
+/** Something a user should look at; always the user's own (another user's is a 404). */
 @Entity('notifications')
 export class Notification {
   @PrimaryColumn('uuid')

@@ -1,0 +1,48 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsOptional } from 'class-validator';
+import { toPublicId } from '../common/ids';
+import { PageQuery } from '../common/pagination';
+import { Notification, NOTIFICATION_TYPES, type NotificationType } from './notification.entity';
+
+/** `true` and `false` as booleans; anything else stays as given, so validation refuses it. */
+const booleanWord = ({ value }: { value: unknown }): unknown => (value === 'true' ? true : value === 'false' ? false : value);
+
+export class ListNotificationsQuery extends PageQuery {
+  @ApiPropertyOptional({ type: Boolean, description: '`true`: only the unread ones; `false` (or absent): all of them' })
+  @IsOptional()
+  @Transform(booleanWord)
+  @IsBoolean({ message: 'unread must be true or false' })
+  unread?: boolean;
+}
+
+export class NotificationResponse {
+  @ApiProperty({ example: 'ntf_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d' })
+  id!: string;
+
+  @ApiProperty({ enum: NOTIFICATION_TYPES })
+  type!: NotificationType;
+
+  @ApiProperty({ type: String, nullable: true, example: 'conv_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d', description: 'The conversation it is about, if any' })
+  conversation_id!: string | null;
+
+  @ApiProperty({ example: 'Ana Silva assigned you a conversation with +16315551234' })
+  text!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When the user first marked it read; null while unread' })
+  read_at!: string | null;
+
+  static of(notification: Notification): NotificationResponse {
+    return {
+      id: toPublicId('ntf', notification.id),
+      type: notification.type,
+      conversation_id: notification.conversationId === null ? null : toPublicId('conv', notification.conversationId),
+      text: notification.text,
+      created_at: notification.createdAt.toISOString(),
+      read_at: notification.readAt === null ? null : notification.readAt.toISOString(),
+    };
+  }
+}

@@ -1,0 +1,58 @@
+import { Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentUser } from '../auth/auth.decorators';
+import { ApiErrors } from '../common/api-errors';
+import { PageOf, type Page } from '../common/pagination';
+import { PublicIdPipe } from '../common/public-id.pipe';
+import type { User } from '../users/user.entity';
+import { ListNotificationsQuery, NotificationResponse } from './notification.dto';
+import { NotificationsService } from './notifications.service';
+
+const NotificationId = new PublicIdPipe('ntf', 'Notification');
+
+@ApiTags('Notifications')
+@ApiBearerAuth()
+@ApiErrors(401, 403, 429)
+@Controller('v1/notifications')
+export class NotificationsController {
+  constructor(private readonly notifications: NotificationsService) {}
+
+  @Get()
+  @ApiOperation({
+    summary: "The caller's notifications, newest first",
+    description: 'Always the caller\'s own. `unread=true` lists only those not yet read. Created for a user when someone else assigns them a conversation, and when a customer writes in a conversation assigned to them.',
+  })
+  @ApiOkResponse({ type: PageOf(NotificationResponse, 'NotificationPage') })
+  @ApiErrors(400)
+  list(@CurrentUser() user: User, @Query() query: ListNotificationsQuery): Promise<Page<NotificationResponse>> {
+    return this.notifications.list(user.id, query);
+  }
+
+  @Post('read')
+  @HttpCode(204)
+  @ApiOperation({ summary: "Mark all of the caller's unread notifications read", description: 'Those already read keep the time they were first read.' })
+  @ApiNoContentResponse()
+  markAllRead(@CurrentUser() user: User): Promise<void> {
+    return this.notifications.markAllRead(user.id);
+  }
+
+  @Post(':id/read')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Mark one notification read',
+    description: "Idempotent: marking it again answers 200 with the time it was first read. Another user's notification is a 404.",
+  })
+  @ApiOkResponse({ type: NotificationResponse })
+  @ApiErrors(404)
+  async markRead(@CurrentUser() user: User, @Param('id', NotificationId) id: string): Promise<NotificationResponse> {
+    return NotificationResponse.of(await this.notifications.markRead(user.id, id));
+  }
+
+  @Delete()
+  @HttpCode(204)
+  @ApiOperation({ summary: "Delete all of the caller's notifications", description: "Other users' notifications stay." })
+  @ApiNoContentResponse()
+  clear(@CurrentUser() user: User): Promise<void> {
+    return this.notifications.clear(user.id);
+  }
+}
