@@ -5,8 +5,12 @@ import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { ContactsModule } from './contacts/contacts.module';
 import { EventsModule } from './events/events.module';
+import { ConversationsModule } from './conversations/conversations.module';
 import { HealthModule } from './health/health.module';
+import { InboundModule } from './inbound/inbound.module';
+import { MessagingModule } from './messaging/messaging.module';
 import { NotificationsModule } from './notifications/notifications.module';
+import { QueueModule } from './queue/queue.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { UsersModule } from './users/users.module';
 
@@ -19,11 +23,15 @@ export class AppModule {
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(config),
         EventsModule,
+        QueueModule.forRoot(config),
         AuthModule,
         UsersModule,
         RateLimitModule,
         ContactsModule,
         NotificationsModule,
+        ConversationsModule,
+        MessagingModule,
+        InboundModule,
         HealthModule,
       ],
     };

@@ -1,5 +1,6 @@
 import helmet from '@fastify/helmet';
-import { LogController } from 'fastify';
+import { type FastifyRequest, LogController } from 'fastify';
+import type { RawBodyRequest } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -41,8 +42,15 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
   });
 
   const fastify = app.getHttpAdapter().getInstance();
-  // Anything but JSON is a 415, not a string the validators would see.
-  fastify.removeContentTypeParser(['text/plain']);
+  // Anything but JSON is a 415, not a string the validators would see. JSON is parsed by Fastify's
+  // own parser (with its prototype-poisoning guards), keeping the raw bytes: the channel webhook's
+  // signature is computed over them.
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeContentTypeParser(['text/plain', 'application/json']);
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
+    (request as RawBodyRequest<FastifyRequest>).rawBody = body;
+    parseJson(request, body.toString('utf8'), done);
+  });
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
     requestContext.run({ reqId: request.id }, done);

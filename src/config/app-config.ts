@@ -44,6 +44,8 @@ export class AppConfig {
   readonly messagingWebhookVerifyToken!: string | null;
   readonly messagingAppSecret!: string | null;
   readonly messagingApiBaseUrl!: string;
+  /** Delays between attempts to send a message through the channel after a 429, 5xx or network error. */
+  readonly messagingRetryScheduleMs!: number[];
 
   readonly webhookAllowPrivateUrls!: boolean;
   readonly webhookRetryScheduleMs!: number[];
@@ -107,12 +109,6 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
     problems.push('ADMIN_PASSWORD: must have at least 8 characters');
   }
 
-  const retrySchedule = read.string('WEBHOOK_RETRY_SCHEDULE') ?? '5s,5m,30m,2h,5h,10h,10h';
-  const webhookRetryScheduleMs = retrySchedule.split(',').map((part) => parseDuration(part));
-  if (webhookRetryScheduleMs.some((ms) => ms === null)) {
-    problems.push(`WEBHOOK_RETRY_SCHEDULE: expected comma-separated durations such as 5s,5m,2h, got "${retrySchedule}"`);
-  }
-
   const config: Omit<AppConfig, 'isProduction'> = {
     nodeEnv,
     host: read.string('HOST') ?? '0.0.0.0',
@@ -142,8 +138,9 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
     messagingWebhookVerifyToken: read.string('MESSAGING_WEBHOOK_VERIFY_TOKEN'),
     messagingAppSecret,
     messagingApiBaseUrl: (read.url('MESSAGING_API_BASE_URL', ['http:', 'https:']) ?? 'https://graph.facebook.com/v21.0').replace(/\/+$/, ''),
+    messagingRetryScheduleMs: read.durations('MESSAGING_RETRY_SCHEDULE', '2s,10s,1m,5m,15m'),
     webhookAllowPrivateUrls: read.boolean('WEBHOOK_ALLOW_PRIVATE_URLS', false),
-    webhookRetryScheduleMs: webhookRetryScheduleMs.filter((ms): ms is number => ms !== null),
+    webhookRetryScheduleMs: read.durations('WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h'),
     webhookTimeoutMs: read.integer('WEBHOOK_TIMEOUT_MS', 10_000, 1),
     emailProvider: read.string('EMAIL_PROVIDER'),
     emailApiKey: read.string('EMAIL_API_KEY'),
@@ -211,6 +208,14 @@ class SettingReader {
   duration(name: string, fallback: string): number {
     const value = this.string(name) ?? fallback;
     return parseDuration(value) ?? this.fail(name, `expected a duration such as 30m or 12h, got "${value}"`, 0);
+  }
+
+  /** A retry schedule: comma-separated durations, one per retry. */
+  durations(name: string, fallback: string): number[] {
+    const value = this.string(name) ?? fallback;
+    const delays = value.split(',').map((part) => parseDuration(part));
+    if (delays.some((ms) => ms === null)) return this.fail(name, `expected comma-separated durations such as 5s,5m,2h, got "${value}"`, []);
+    return delays as number[];
   }
 
   list(name: string): string[] {

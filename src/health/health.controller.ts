@@ -3,11 +3,17 @@ import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagg
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/api-errors';
+import { MessagingChannel } from '../messaging/messaging-channel';
 import { NoRateLimit } from '../rate-limit/rate-limit.decorators';
 
 class HealthResponse {
   @ApiProperty({ example: 'ok' })
   status!: 'ok';
+}
+
+class ChannelHealthResponse extends HealthResponse {
+  @ApiProperty({ enum: ['whatsapp', 'sandbox'], description: 'sandbox: no MESSAGING_ACCESS_TOKEN, sends are accepted locally' })
+  channel!: 'whatsapp' | 'sandbox';
 }
 
 /** Probes for Kubernetes: no credentials, never rate limited, 503 with `{error}` when down. */
@@ -19,6 +25,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
+    private readonly channel: MessagingChannel,
   ) {}
 
   @Get()
@@ -39,5 +46,15 @@ export class HealthController {
       throw new ServiceUnavailableException('Database is unreachable');
     }
     return { status: 'ok' };
+  }
+
+  @Get('messaging')
+  @ApiOperation({ summary: 'The channel connection: the Graph API answers for the phone number id (checked at most every 5 s)' })
+  @ApiOkResponse({ type: ChannelHealthResponse })
+  @ApiErrors(503)
+  async messaging(): Promise<ChannelHealthResponse> {
+    const health = await this.channel.health();
+    if (!health.ok) throw new ServiceUnavailableException(`Messaging channel is unhealthy: ${health.error}`);
+    return { status: 'ok', channel: health.channel };
   }
 }

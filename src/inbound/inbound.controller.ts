@@ -1,0 +1,55 @@
+import { Body, Controller, Get, Headers, HttpCode, Post, Query, type RawBodyRequest, Req, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Public } from '../auth/auth.decorators';
+import { ApiErrors } from '../common/api-errors';
+import { NoRateLimit } from '../rate-limit/rate-limit.decorators';
+import { InboundService } from './inbound.service';
+
+class WebhookAccepted {
+  @ApiProperty({ description: 'Messages stored by this delivery (a repeated one is not stored twice)' })
+  messages!: number;
+
+  @ApiProperty({ description: 'Status updates in this delivery' })
+  statuses!: number;
+}
+
+/** Where the WhatsApp Cloud API delivers customer messages and delivery statuses. */
+@ApiTags('Channel webhook')
+@Public()
+@NoRateLimit()
+@Controller('webhooks/messaging')
+export class InboundController {
+  constructor(private readonly inbound: InboundService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Verification handshake: answers hub.challenge as text when hub.verify_token matches MESSAGING_WEBHOOK_VERIFY_TOKEN' })
+  @ApiQuery({ name: 'hub.mode', example: 'subscribe' })
+  @ApiQuery({ name: 'hub.verify_token' })
+  @ApiQuery({ name: 'hub.challenge' })
+  @ApiOkResponse({ description: 'The challenge, as text/plain', schema: { type: 'string' } })
+  @ApiErrors(403)
+  verify(
+    @Query('hub.mode') mode: string | undefined,
+    @Query('hub.verify_token') token: string | undefined,
+    @Query('hub.challenge') challenge: string | undefined,
+    @Res() reply: FastifyReply,
+  ): void {
+    void reply.type('text/plain').send(this.inbound.verifySubscription(mode, token, challenge));
+  }
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Customer messages and statuses from the channel',
+    description:
+      'With MESSAGING_APP_SECRET set, X-Hub-Signature-256 must be the HMAC-SHA256 of the raw body. A 200 means every message is committed; ' +
+      'the same channel message id is stored once; shapes the service does not know are logged and acknowledged. 503 when the database is down, so the channel retries.',
+  })
+  @ApiOkResponse({ type: WebhookAccepted })
+  @ApiErrors(400, 401, 413, 415, 503)
+  receive(@Req() request: RawBodyRequest<FastifyRequest>, @Headers('x-hub-signature-256') signature: string | undefined, @Body() body: unknown): Promise<WebhookAccepted> {
+    this.inbound.verifySignature(request.rawBody, signature);
+    return this.inbound.ingest(body);
+  }
+}

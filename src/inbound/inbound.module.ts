@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { ContactsModule } from '../contacts/contacts.module';
+import { ConversationsModule } from '../conversations/conversations.module';
+import { NotificationsModule } from '../notifications/notifications.module';
+import { InboundController } from './inbound.controller';
+import { InboundService } from './inbound.service';
+
+@Module({
+  imports: [ContactsModule, ConversationsModule, NotificationsModule],
+  controllers: [InboundController],
+  providers: [InboundService],
+})
+export class InboundModule {}

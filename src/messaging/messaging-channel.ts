@@ -1,0 +1,32 @@
+/** A message as the Graph API takes it: `{type, [type]: content}`, addressed to a customer. */
+export interface OutboundMessage {
+  /** E.164 with the leading +. */
+  to: string;
+  type: string;
+  content: Record<string, unknown>;
+}
+
+export interface ChannelHealth {
+  ok: boolean;
+  channel: 'whatsapp' | 'sandbox';
+  /** Why the channel is unhealthy, in one sentence. */
+  error?: string;
+}
+
+/** A refusal or failure of the channel. Retryable ones (429, 5xx, network) are tried again. */
+export class ChannelError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+    this.name = 'ChannelError';
+  }
+}
+
+/** Where outbound messages go: the WhatsApp Cloud API, or the local sandbox when no token is set. */
+export abstract class MessagingChannel {
+  /** Sends and answers the channel's message id (`wamid.…`); throws ChannelError. */
+  abstract send(message: OutboundMessage): Promise<string>;
+  abstract health(): Promise<ChannelHealth>;
+}

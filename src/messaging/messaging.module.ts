@@ -1,0 +1,18 @@
+import { Module } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { ConversationsModule } from '../conversations/conversations.module';
+import { GraphApiChannel } from './graph-api.channel';
+import { MessageSendProcessor } from './message-send.processor';
+import { MessagingChannel } from './messaging-channel';
+import { SandboxChannel } from './sandbox.channel';
+
+/** The only place that knows whether messages go to the WhatsApp Cloud API or the sandbox. */
+@Module({
+  imports: [ConversationsModule],
+  providers: [
+    { provide: MessagingChannel, inject: [AppConfig], useFactory: (config: AppConfig) => (config.messagingAccessToken ? new GraphApiChannel(config) : new SandboxChannel()) },
+    MessageSendProcessor,
+  ],
+  exports: [MessagingChannel],
+})
+export class MessagingModule {}

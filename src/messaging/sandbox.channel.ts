@@ -1,0 +1,22 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { ChannelHealth, MessagingChannel, OutboundMessage } from './messaging-channel';
+
+/**
+ * The channel when MESSAGING_ACCESS_TOKEN is unset: every send is accepted here and logged, so
+ * the inbox can be tried end to end on a machine with no WhatsApp account.
+ */
+@Injectable()
+export class SandboxChannel extends MessagingChannel {
+  private readonly logger = new Logger('SandboxChannel');
+
+  send(message: OutboundMessage): Promise<string> {
+    const id = `wamid.sandbox.${randomBytes(12).toString('hex')}`;
+    this.logger.log(`Sandbox accepted a ${message.type} message to ${message.to} as ${id}`);
+    return Promise.resolve(id);
+  }
+
+  health(): Promise<ChannelHealth> {
+    return Promise.resolve({ ok: true, channel: 'sandbox' });
+  }
+}

@@ -1,0 +1,26 @@
+import { BullModule } from '@nestjs/bull';
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { BACKOFF_STRATEGIES, BullJobQueue } from './bull-job-queue';
+import { InProcessJobQueue } from './in-process-job-queue';
+import { JOB_NAMES, JobQueue } from './job-queue';
+
+/** The only place that knows whether jobs live in Redis (REDIS_URL) or in this process. */
+@Global()
+@Module({})
+export class QueueModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    if (!config.redisUrl) {
+      return { module: QueueModule, providers: [{ provide: JobQueue, useClass: InProcessJobQueue }], exports: [JobQueue] };
+    }
+    return {
+      module: QueueModule,
+      imports: [
+        BullModule.forRoot({ url: config.redisUrl, prefix: `${config.redisPrefix}bull`, settings: { backoffStrategies: BACKOFF_STRATEGIES } }),
+        BullModule.registerQueue(...JOB_NAMES.map((name) => ({ name }))),
+      ],
+      providers: [{ provide: JobQueue, useClass: BullJobQueue }],
+      exports: [JobQueue],
+    };
+  }
+}
