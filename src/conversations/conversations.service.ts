@@ -25,23 +25,8 @@ export class ConversationsService {
 
   /** Newest activity first; every filter combination is served by an index in this order. */
   async list(query: ListConversationsQuery, caller: User): Promise<Page<ConversationResponse>> {
-    const params: unknown[] = [];
-    const param = (value: unknown) => `$${params.push(value)}`;
-    const where: string[] = [];
-    if (query.status) where.push(`c.status = ${param(query.status)}`);
-    if (query.assigned_to === 'none') where.push('c.assigned_to IS NULL');
-    else if (query.assigned_to) where.push(`c.assigned_to = ${param(query.assigned_to === 'me' ? caller.id : parsePublicId('user', query.assigned_to))}`);
-    if (query.q) where.push(`c.contact_id IN (SELECT id FROM contacts WHERE ${CONTACT_SEARCH_EXPRESSION} ILIKE ${param(containsPattern(query.q))})`);
-    if (query.cursor) {
-      const [lastMessageAt, id] = decodeCursor(query.cursor, ['timestamp', 'uuid']);
-      where.push(`(c.last_message_at, c.id) < (${param(lastMessageAt)}, ${param(id)})`);
-    }
-    const rows: ConversationRow[] = await this.dataSource.query(
-      `SELECT ${CONVERSATION_COLUMNS} FROM conversations c JOIN contacts ct ON ct.id = c.contact_id
-       ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-       ORDER BY c.last_message_at DESC, c.id DESC LIMIT ${param(query.limit + 1)}`,
-      params,
-    );
+    const { sql, params } = conversationListSql(query, caller.id);
+    const rows: ConversationRow[] = await this.dataSource.query(sql, params);
     return toPage(rows, query.limit, (row) => [row.last_message_at.toISOString(), row.id], ConversationResponse.of);
   }
 
@@ -111,4 +96,26 @@ export class ConversationsService {
     if (!rows[0]) throw new NotFoundException('Conversation not found');
     return rows[0];
   }
+}
+
+/**
+ * The list query, in one place: the service runs it, the EXPLAIN tests and the bench's raw-pg
+ * reference run exactly the same SQL. Fetches one row more than the page to tell if another follows.
+ */
+export function conversationListSql(query: ListConversationsQuery, callerId: string): { sql: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const where: string[] = [];
+  if (query.status) where.push(`c.status = ${param(query.status)}`);
+  if (query.assigned_to === 'none') where.push('c.assigned_to IS NULL');
+  else if (query.assigned_to) where.push(`c.assigned_to = ${param(query.assigned_to === 'me' ? callerId : parsePublicId('user', query.assigned_to))}`);
+  if (query.q) where.push(`c.contact_id IN (SELECT id FROM contacts WHERE ${CONTACT_SEARCH_EXPRESSION} ILIKE ${param(containsPattern(query.q))})`);
+  if (query.cursor) {
+    const [lastMessageAt, id] = decodeCursor(query.cursor, ['timestamp', 'uuid']);
+    where.push(`(c.last_message_at, c.id) < (${param(lastMessageAt)}, ${param(id)})`);
+  }
+  const sql = `SELECT ${CONVERSATION_COLUMNS} FROM conversations c JOIN contacts ct ON ct.id = c.contact_id
+    ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+    ORDER BY c.last_message_at DESC, c.id DESC LIMIT ${param(query.limit + 1)}`;
+  return { sql, params };
 }
