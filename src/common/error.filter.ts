@@ -25,7 +25,8 @@ export class ErrorFilter implements ExceptionFilter {
     if (status >= 500) {
       request.log.error({ err: exception }, 'request failed');
     }
-    void reply.status(status).send({ error: message });
+    // The route may have set another content type before failing; the error body is always JSON.
+    void reply.status(status).type('application/json; charset=utf-8').send({ error: message });
   }
 }
 

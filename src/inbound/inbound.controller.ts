@@ -35,7 +35,8 @@ export class InboundController {
     @Query('hub.challenge') challenge: string | undefined,
     @Res() reply: FastifyReply,
   ): void {
-    void reply.type('text/plain').send(this.inbound.verifySubscription(mode, token, challenge));
+    const answer = this.inbound.verifySubscription(mode, token, challenge);
+    void reply.type('text/plain').send(answer);
   }
 
   @Post()

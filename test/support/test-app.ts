@@ -1,6 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
+import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app';
 import { createLogger } from '../../src/common/logger';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
@@ -8,6 +9,9 @@ import { RUN_PREFIX, TEST_REDIS_URL } from './environment';
 import { createTestDatabase, TestDatabase } from './test-database';
 
 export const ADMIN = { email: 'admin@example.com', password: 'admin-password-123' };
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- event data is whatever the event carries
+type EventData = Record<string, any>;
 
 export interface Answer {
   status: number;
@@ -86,6 +90,16 @@ export class TestApp {
     });
     if (created.status !== 201) throw new Error(`creating ${email} answered ${created.status}: ${created.text}`);
     return { id: created.body.id as string, email, password, token: await this.login(email, password) };
+  }
+
+  /** The events recorded so far, oldest first, optionally of one type. */
+  async events(type?: string): Promise<{ id: string; type: string; data: EventData; created_at: Date }[]> {
+    return this.app.get(DataSource).query(`SELECT id, type, data, created_at FROM events ${type ? 'WHERE type = $1' : ''} ORDER BY created_at, id`, type ? [type] : []);
+  }
+
+  /** Runs SQL on the app's own database (either engine). */
+  sql<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return this.app.get(DataSource).query(sql, params);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,160 @@
+import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsEmail, IsOptional, IsString, Length, MaxLength, ValidateBy, ValidateIf } from 'class-validator';
+import { toPublicId } from '../common/ids';
+import { PageQuery } from '../common/pagination';
+import { toE164 } from '../common/phone';
+import { Contact } from './contact.entity';
+
+export const MAX_TAGS = 50;
+export const MAX_TAG_LENGTH = 50;
+
+const trimmed = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
+
+/** A parseable phone becomes E.164 here; anything else is left as sent for `IsPhone` to refuse. */
+const phoneNormalised = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? (toE164(value) ?? value) : value);
+
+/** Strings trimmed and repeated tags dropped (first occurrence kept); other values left for the validators. */
+const tagsNormalised = ({ value }: { value: unknown }): unknown => {
+  if (!Array.isArray(value)) return value;
+  const seen = new Set<unknown>();
+  const result: unknown[] = [];
+  for (const item of value.map((tag: unknown) => (typeof tag === 'string' ? tag.trim() : tag))) {
+    if (seen.has(item)) continue;
+    seen.add(item);
+    result.push(item);
+  }
+  return result;
+};
+
+/** A phone already normalised to E.164 by `phoneNormalised`. */
+function IsPhone(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isPhone',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && toE164(value) === value,
+      defaultMessage: () => '$property must be a phone number in international format, e.g. +16315551234',
+    },
+  });
+}
+
+/** Applies the validators only when the field is present: `null` is then refused like any other wrong type. */
+const IsPresent = (): PropertyDecorator => ValidateIf((_object: object, value: unknown) => value !== undefined);
+
+// Validators run bottom-up and only the first failure is reported: the shape checks sit lowest.
+
+const TAGS_DESCRIPTION = `Up to ${MAX_TAGS} tags of 1 to ${MAX_TAG_LENGTH} characters; trimmed, repeats dropped`;
+const tagsDoc = (description: string, extra: ApiPropertyOptions = {}): ApiPropertyOptions => ({ type: [String], maxItems: MAX_TAGS, example: ['vip'], description, ...extra }) as ApiPropertyOptions;
+
+export class CreateContactDto {
+  @ApiProperty({ example: '+16315551234', description: 'International format, with or without +; stored and answered in E.164' })
+  @Transform(phoneNormalised)
+  @IsPhone()
+  phone!: string;
+
+  @ApiPropertyOptional({ type: String, nullable: true, minLength: 1, maxLength: 200, example: 'Maria Lopez' })
+  @IsOptional()
+  @Transform(trimmed)
+  @IsString()
+  @Length(1, 200)
+  name?: string | null;
+
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 254, example: 'maria@example.com' })
+  @IsOptional()
+  @Transform(trimmed)
+  @IsEmail()
+  @MaxLength(254)
+  email?: string | null;
+
+  @ApiPropertyOptional(tagsDoc(TAGS_DESCRIPTION, { default: [] }))
+  @IsPresent()
+  @Transform(tagsNormalised)
+  @Length(1, MAX_TAG_LENGTH, { each: true, message: `tags must each be 1 to ${MAX_TAG_LENGTH} characters long` })
+  @IsString({ each: true, message: 'tags must contain only strings' })
+  @ArrayMaxSize(MAX_TAGS)
+  @IsArray()
+  tags?: string[];
+}
+
+/** Any subset of the creation fields, at least one; `name` and `email` may be null to clear them. */
+export class UpdateContactDto {
+  @ApiPropertyOptional({ example: '+16315551234', description: 'International format, with or without +; stored and answered in E.164' })
+  @IsPresent()
+  @Transform(phoneNormalised)
+  @IsPhone()
+  phone?: string;
+
+  @ApiPropertyOptional({ type: String, nullable: true, minLength: 1, maxLength: 200, description: 'null clears it' })
+  @IsOptional()
+  @Transform(trimmed)
+  @IsString()
+  @Length(1, 200)
+  name?: string | null;
+
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 254, description: 'null clears it' })
+  @IsOptional()
+  @Transform(trimmed)
+  @IsEmail()
+  @MaxLength(254)
+  email?: string | null;
+
+  @ApiPropertyOptional(tagsDoc(`${TAGS_DESCRIPTION}; replaces the contact's tags`))
+  @IsPresent()
+  @Transform(tagsNormalised)
+  @Length(1, MAX_TAG_LENGTH, { each: true, message: `tags must each be 1 to ${MAX_TAG_LENGTH} characters long` })
+  @IsString({ each: true, message: 'tags must contain only strings' })
+  @ArrayMaxSize(MAX_TAGS)
+  @IsArray()
+  tags?: string[];
+}
+
+export class ListContactsQuery extends PageQuery {
+  @ApiPropertyOptional({ maxLength: 200, description: 'Case-insensitive substring of the name, phone or email' })
+  @IsOptional()
+  @Transform(trimmed)
+  @IsString()
+  @MaxLength(200)
+  q?: string;
+
+  @ApiPropertyOptional({ maxLength: MAX_TAG_LENGTH, description: 'Only contacts with this tag (exact match)' })
+  @IsOptional()
+  @Transform(trimmed)
+  @IsString()
+  @Length(1, MAX_TAG_LENGTH)
+  tag?: string;
+}
+
+export class ContactResponse {
+  @ApiProperty({ example: 'ct_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d' })
+  id!: string;
+
+  @ApiProperty({ example: '+16315551234', description: 'E.164' })
+  phone!: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'Maria Lopez' })
+  name!: string | null;
+
+  @ApiProperty({ type: String, nullable: true, example: 'maria@example.com' })
+  email!: string | null;
+
+  @ApiProperty({ type: [String], example: ['vip'] })
+  tags!: string[];
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updated_at!: string;
+
+  static of(contact: Contact): ContactResponse {
+    return {
+      id: toPublicId('ct', contact.id),
+      phone: contact.phone,
+      name: contact.name,
+      email: contact.email,
+      tags: contact.tags,
+      created_at: contact.createdAt.toISOString(),
+      updated_at: contact.updatedAt.toISOString(),
+    };
+  }
+}

@@ -1,0 +1,243 @@
+import { channelMessage, channelStatus, channelWebhook, hubSignature, newWamid } from './support/channel';
+import { describeWithPostgres } from './support/environment';
+import { startTestApp, TestApp } from './support/test-app';
+
+const APP_SECRET = 'channel-app-secret';
+
+describe('channel webhook', () => {
+  let t: TestApp;
+  let admin: string;
+  let phone = 16315550000;
+  /** A customer number no other test uses, as the channel writes it (no +). */
+  const newCustomer = () => String((phone += 1));
+
+  const deliver = (body: unknown, headers: Record<string, string> = {}) => {
+    const payload = JSON.stringify(body);
+    return t.request('POST', '/api/webhooks/messaging', { payload, headers: { 'content-type': 'application/json', 'x-hub-signature-256': hubSignature(payload, APP_SECRET), ...headers } });
+  };
+  const conversationOf = async (e164: string) => {
+    const list = await t.request('GET', `/api/v1/conversations?q=${encodeURIComponent(e164)}`, { token: admin });
+    return list.body.data[0] as { id: string; status: string; customer: { name: string; phone: string }; last_message_at: string } | undefined;
+  };
+  const threadOf = async (conversationId: string) => (await t.request('GET', `/api/v1/conversations/${conversationId}/messages`, { token: admin })).body.data as Record<string, unknown>[];
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { MESSAGING_APP_SECRET: APP_SECRET, MESSAGING_WEBHOOK_VERIFY_TOKEN: 'verify-me' } });
+    admin = await t.adminToken();
+  });
+  afterAll(() => t.close());
+
+  describe('verification handshake', () => {
+    it('answers the challenge as text when the verify token matches', async () => {
+      const answer = await t.request('GET', '/api/webhooks/messaging?hub.mode=subscribe&hub.verify_token=verify-me&hub.challenge=1158201444');
+      expect(answer.status).toBe(200);
+      expect(answer.text).toBe('1158201444');
+      expect(answer.headers['content-type']).toMatch(/^text\/plain/);
+    });
+
+    it.each([
+      ['a wrong token', 'hub.mode=subscribe&hub.verify_token=nope&hub.challenge=1'],
+      ['another mode', 'hub.mode=unsubscribe&hub.verify_token=verify-me&hub.challenge=1'],
+      ['no token', 'hub.mode=subscribe&hub.challenge=1'],
+    ])('refuses %s with 403', async (_, query) => {
+      const answer = await t.request('GET', `/api/webhooks/messaging?${query}`);
+      expect(answer.status).toBe(403);
+      expect(answer.body).toEqual({ error: 'The verify token does not match MESSAGING_WEBHOOK_VERIFY_TOKEN' });
+    });
+  });
+
+  describe('signature', () => {
+    it('refuses a body without X-Hub-Signature-256 with 401', async () => {
+      const answer = await t.request('POST', '/api/webhooks/messaging', { body: channelWebhook({ messages: [channelMessage({ from: newCustomer() })] }) });
+      expect(answer.status).toBe(401);
+      expect(answer.body).toEqual({ error: 'X-Hub-Signature-256 is missing or does not match the body' });
+    });
+
+    it('refuses a signature of other bytes with 401, even for the same JSON re-serialised', async () => {
+      const body = channelWebhook({ messages: [channelMessage({ from: newCustomer() })] });
+      const signedCompact = hubSignature(JSON.stringify(body), APP_SECRET);
+      const answer = await t.request('POST', '/api/webhooks/messaging', { payload: JSON.stringify(body, null, 2), headers: { 'content-type': 'application/json', 'x-hub-signature-256': signedCompact } });
+      expect(answer.status).toBe(401);
+    });
+
+    it('checks the signature over the exact bytes received', async () => {
+      const payload = JSON.stringify(channelWebhook({ messages: [channelMessage({ from: newCustomer() })] }), null, 2);
+      const answer = await t.request('POST', '/api/webhooks/messaging', { payload, headers: { 'content-type': 'application/json', 'x-hub-signature-256': hubSignature(payload, APP_SECRET) } });
+      expect(answer.status).toBe(200);
+    });
+  });
+
+  it('opens a conversation for a new customer, named after their profile, with the E.164 phone', async () => {
+    const from = newCustomer();
+    const answer = await deliver(channelWebhook({ contacts: [{ wa_id: from, name: 'Maria Lopez' }], messages: [channelMessage({ from, payload: { body: 'Is my order shipped?' } })] }));
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ messages: 1, statuses: 0 });
+    const conversation = await conversationOf(`+${from}`);
+    expect(conversation).toMatchObject({ status: 'open', customer: { name: 'Maria Lopez', phone: `+${from}` }, assigned_to: null });
+    expect(await threadOf(conversation!.id)).toEqual([
+      expect.objectContaining({ direction: 'inbound', type: 'text', text: 'Is my order shipped?', from: `+${from}`, status: 'received', sent_by: null }),
+    ]);
+  });
+
+  it('records conversation.created and message.received with the seed’s message shape', async () => {
+    const from = newCustomer();
+    await deliver(channelWebhook({ contacts: [{ wa_id: from, name: 'Ken' }], messages: [channelMessage({ from, payload: { body: 'hello' } })] }));
+    const conversation = await conversationOf(`+${from}`);
+    const created = (await t.events('conversation.created')).filter((e) => e.data.conversation.id === conversation!.id);
+    expect(created).toHaveLength(1);
+    const received = (await t.events('message.received')).filter((e) => e.data.conversation.id === conversation!.id);
+    expect(received).toHaveLength(1);
+    expect(received[0].data).toEqual({
+      message: { id: expect.stringMatching(/^msg_[0-9a-f]{32}$/), text: 'hello', from: `+${from}`, type: 'text', created_at: expect.any(String) },
+      conversation: expect.objectContaining({ id: conversation!.id, customer: { name: 'Ken', phone: `+${from}` } }),
+    });
+  });
+
+  it('appends a known customer’s messages to their one conversation and moves last_message_at', async () => {
+    const from = newCustomer();
+    await deliver(channelWebhook({ messages: [channelMessage({ from, payload: { body: 'one' } })] }));
+    const first = await conversationOf(`+${from}`);
+    await deliver(channelWebhook({ messages: [channelMessage({ from, payload: { body: 'two' } })] }));
+    const second = await conversationOf(`+${from}`);
+    expect(second!.id).toBe(first!.id);
+    expect(Date.parse(second!.last_message_at)).toBeGreaterThan(Date.parse(first!.last_message_at));
+    expect((await threadOf(first!.id)).map((m) => m.text)).toEqual(['two', 'one']);
+  });
+
+  it('reopens a closed conversation when the customer writes again, recording conversation.reopened', async () => {
+    const from = newCustomer();
+    await deliver(channelWebhook({ messages: [channelMessage({ from })] }));
+    const conversation = await conversationOf(`+${from}`);
+    await t.request('PATCH', `/api/v1/conversations/${conversation!.id}`, { token: admin, body: { status: 'closed' } });
+    await deliver(channelWebhook({ messages: [channelMessage({ from })] }));
+    expect((await conversationOf(`+${from}`))!.status).toBe('open');
+    expect((await t.events('conversation.reopened')).filter((e) => e.data.conversation.id === conversation!.id)).toHaveLength(1);
+  });
+
+  it('stores a message the channel delivers twice only once, and a redelivery does not reopen', async () => {
+    const from = newCustomer();
+    const body = channelWebhook({ messages: [channelMessage({ from, id: newWamid() })] });
+    expect((await deliver(body)).body).toEqual({ messages: 1, statuses: 0 });
+    const conversation = await conversationOf(`+${from}`);
+    await t.request('PATCH', `/api/v1/conversations/${conversation!.id}`, { token: admin, body: { status: 'closed' } });
+    const again = await deliver(body);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ messages: 0, statuses: 0 });
+    expect(await threadOf(conversation!.id)).toHaveLength(1);
+    expect((await conversationOf(`+${from}`))!.status).toBe('closed');
+    expect((await t.events('message.received')).filter((e) => e.data.conversation.id === conversation!.id)).toHaveLength(1);
+  });
+
+  it('stores every message of every entry and change of one delivery', async () => {
+    const [a, b] = [newCustomer(), newCustomer()];
+    const body = channelWebhook({ messages: [channelMessage({ from: a }), channelMessage({ from: b })] });
+    (body.entry as { changes: unknown[] }[]).push({ changes: [(channelWebhook({ messages: [channelMessage({ from: a })] }).entry as { changes: unknown[] }[])[0].changes[0]] });
+    expect((await deliver(body)).body).toEqual({ messages: 3, statuses: 0 });
+    expect(await threadOf((await conversationOf(`+${a}`))!.id)).toHaveLength(2);
+    expect(await threadOf((await conversationOf(`+${b}`))!.id)).toHaveLength(1);
+  });
+
+  it.each([
+    ['image', { id: 'media-1', mime_type: 'image/jpeg', sha256: 'abc', caption: 'my receipt' }, 'my receipt'],
+    ['video', { id: 'media-2', mime_type: 'video/mp4' }, null],
+    ['audio', { id: 'media-3', mime_type: 'audio/ogg; codecs=opus', voice: true }, null],
+    ['document', { id: 'media-4', mime_type: 'application/pdf', filename: 'invoice.pdf', caption: 'invoice' }, 'invoice'],
+    ['sticker', { id: 'media-5', mime_type: 'image/webp', animated: false }, null],
+    ['location', { latitude: 38.9, longitude: -77.03, name: 'Head office', address: '1 Main St' }, 'Head office'],
+    ['interactive', { type: 'button_reply', button_reply: { id: 'yes', title: 'Yes please' } }, 'Yes please'],
+    ['interactive', { type: 'list_reply', list_reply: { id: 'r1', title: 'Returns', description: 'x' } }, 'Returns'],
+    ['button', { payload: 'STOP', text: 'Stop promotions' }, 'Stop promotions'],
+    ['reaction', { message_id: 'wamid.x', emoji: '👍' }, '👍'],
+  ])('stores a %s message with its payload and its text', async (type, payload, text) => {
+    const from = newCustomer();
+    expect((await deliver(channelWebhook({ messages: [channelMessage({ from, type, payload })] }))).body.messages).toBe(1);
+    const [message] = await threadOf((await conversationOf(`+${from}`))!.id);
+    expect(message).toMatchObject({ type, text, content: payload });
+  });
+
+  it('stores a contacts message with the shared cards and the first name as text', async () => {
+    const from = newCustomer();
+    const cards = [{ name: { formatted_name: 'Ana Souza', first_name: 'Ana' }, phones: [{ phone: '+5511999999999', type: 'CELL' }] }];
+    await deliver(channelWebhook({ messages: [channelMessage({ from, type: 'contacts', payload: cards })] }));
+    const [message] = await threadOf((await conversationOf(`+${from}`))!.id);
+    expect(message).toMatchObject({ type: 'contacts', text: 'Ana Souza', content: { contacts: cards } });
+  });
+
+  it('keeps a message of an unknown type raw and acknowledges it', async () => {
+    const from = newCustomer();
+    const answer = await deliver(channelWebhook({ messages: [channelMessage({ from, type: 'unsupported', payload: undefined, extra: { errors: [{ code: 131051, title: 'Message type unknown' }] } })] }));
+    expect(answer.status).toBe(200);
+    const [message] = await threadOf((await conversationOf(`+${from}`))!.id);
+    expect(message).toMatchObject({ type: 'unsupported', text: null, content: expect.objectContaining({ errors: [{ code: 131051, title: 'Message type unknown' }] }) });
+  });
+
+  it('acknowledges shapes it does not know, storing nothing and logging them', async () => {
+    const answer = await deliver({ object: 'whatsapp_business_account', entry: [{ changes: [{ field: 'account_update', value: { event: 'VERIFIED_ACCOUNT' } }] }] });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ messages: 0, statuses: 0 });
+    expect(t.logs.some((line) => String(line.msg).includes('account_update'))).toBe(true);
+  });
+
+  it('notifies the assignee when the customer writes in an assigned conversation', async () => {
+    const from = newCustomer();
+    const agent = await t.createUser({ name: 'Ines' });
+    await deliver(channelWebhook({ contacts: [{ wa_id: from, name: 'Leo' }], messages: [channelMessage({ from })] }));
+    const conversation = await conversationOf(`+${from}`);
+    await t.request('PATCH', `/api/v1/conversations/${conversation!.id}`, { token: agent.token, body: { assigned_to: agent.id } });
+    await deliver(channelWebhook({ messages: [channelMessage({ from })] }));
+    const notifications = await t.request('GET', '/api/v1/notifications', { token: agent.token });
+    expect(notifications.body.data).toEqual([expect.objectContaining({ type: 'message.received', conversation_id: conversation!.id, text: 'New message from Leo', read_at: null })]);
+  });
+
+});
+
+describe('channel webhook rate limiting', () => {
+  it('never limits the channel webhook, whatever RATE_LIMIT_MAX_REQUESTS says', async () => {
+    const t = await startTestApp({ env: { RATE_LIMIT_MAX_REQUESTS: '3' } });
+    try {
+      for (let i = 0; i < 6; i++) {
+        const answer = await t.request('POST', '/api/webhooks/messaging', { body: channelWebhook({ statuses: [] }) });
+        expect(answer.status).toBe(200);
+        expect(answer.headers['ratelimit-limit']).toBeUndefined();
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describeWithPostgres('channel webhook while the database is down (needs TEST_DATABASE_URL)', () => {
+  let t: TestApp;
+  let name: string;
+  beforeAll(async () => {
+    t = await startTestApp();
+    name = new URL(t.config.databaseUrl!).pathname.slice(1);
+  });
+  afterAll(async () => {
+    await serverQuery(t, `ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
+    await t.close();
+  });
+
+  it('answers 503 so the channel retries, and stores the retry once the database is back', async () => {
+    const body = channelWebhook({ messages: [channelMessage({ from: '16315559999' })] });
+    await serverQuery(t, `ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
+    await serverQuery(t, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}'`);
+    const down = await t.request('POST', '/api/webhooks/messaging', { body });
+    expect(down.status).toBe(503);
+    expect(down.body).toEqual({ error: 'The webhook could not be stored; retry later' });
+    await serverQuery(t, `ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
+    const retried = await t.request('POST', '/api/webhooks/messaging', { body });
+    expect(retried.status).toBe(200);
+    expect(retried.body).toEqual({ messages: 1, statuses: 0 });
+  });
+});
+
+async function serverQuery(t: TestApp, sql: string): Promise<void> {
+  const { Client } = await import('pg');
+  const url = new URL(t.config.databaseUrl!);
+  url.pathname = '/postgres';
+  const client = new Client({ connectionString: url.toString() });
+  await client.connect();
+  await client.query(sql);
+  await client.end();
+}

@@ -1,0 +1,80 @@
+import { createServer, IncomingMessage, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+
+export interface GraphRequest {
+  method: string;
+  path: string;
+  authorization: string | undefined;
+  body: Record<string, unknown> | null;
+}
+
+export interface GraphAnswer {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * A stand-in for the WhatsApp Cloud API on loopback. Sends answer 200 with a fresh `wamid`
+ * unless answers were queued with `failNext`; the phone-number probe answers `healthStatus`.
+ */
+export class FakeGraphApi {
+  readonly requests: GraphRequest[] = [];
+  healthStatus = 200;
+  private readonly queuedAnswers: GraphAnswer[] = [];
+  private sent = 0;
+
+  private constructor(
+    private readonly server: Server,
+    readonly baseUrl: string,
+  ) {}
+
+  static async start(): Promise<FakeGraphApi> {
+    let fake: FakeGraphApi | undefined;
+    const server = createServer((request, response) => {
+      void fake!.handle(request).then(({ status, body }) => {
+        response.writeHead(status, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(body));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    fake = new FakeGraphApi(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}/v21.0`);
+    return fake;
+  }
+
+  /** The next sends answer these, in order, before going back to 200. */
+  failNext(...answers: GraphAnswer[]): void {
+    this.queuedAnswers.push(...answers);
+  }
+
+  sends(): GraphRequest[] {
+    return this.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/messages'));
+  }
+
+  reset(): void {
+    this.requests.length = 0;
+    this.queuedAnswers.length = 0;
+    this.healthStatus = 200;
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(request: IncomingMessage): Promise<GraphAnswer> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const path = (request.url ?? '').replace(/^\/v21\.0/, '');
+    this.requests.push({ method: request.method ?? '', path, authorization: request.headers.authorization, body: text ? (JSON.parse(text) as Record<string, unknown>) : null });
+    if (request.method === 'GET') {
+      return this.healthStatus === 200
+        ? { status: 200, body: { id: path.slice(1), display_phone_number: '15550000000', verified_name: 'Test' } }
+        : { status: this.healthStatus, body: { error: { message: 'Invalid OAuth access token', code: 190 } } };
+    }
+    const queued = this.queuedAnswers.shift();
+    if (queued) return queued;
+    this.sent += 1;
+    return { status: 200, body: { messaging_product: 'whatsapp', contacts: [{ wa_id: 'x' }], messages: [{ id: `wamid.fake${this.sent}` }] } };
+  }
+}
