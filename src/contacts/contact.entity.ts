@@ -25,3 +25,11 @@ export class Contact {
   @Column('timestamptz', { name: 'updated_at' })
   updatedAt!: Date;
 }
+
+/**
+ * The text that `q` searches, exactly as the trigram index contacts_search_idx is defined, so
+ * every search (contacts, conversations by customer) can use it. `alias` qualifies the columns.
+ */
+export function contactSearchText(alias: string): string {
+  return `(coalesce(${alias}.name, '') || ' ' || ${alias}.phone || ' ' || coalesce(${alias}.email, ''))`;
+}

@@ -8,7 +8,7 @@ import { containsPattern } from '../common/search';
 import { isUniqueViolation } from '../database/errors';
 import { EventsService } from '../events/events.service';
 import type { EventType } from '../events/event-types';
-import { Contact } from './contact.entity';
+import { Contact, contactSearchText } from './contact.entity';
 import { ContactResponse, CreateContactDto, ListContactsQuery, UpdateContactDto } from './contact.dto';
 
 const DUPLICATE_PHONE = 'A contact with this phone already exists';
@@ -19,7 +19,6 @@ const MAX_NAME_LENGTH = 200;
  * The text `q` searches: exactly the expression of the trigram index `contacts_search_idx`
  * (see the Inbox migration), so an ILIKE on it is served by that index.
  */
-const SEARCH_TEXT = `(coalesce(c.name, '') || ' ' || c.phone || ' ' || coalesce(c.email, ''))`;
 
 /** A conversation still points at the contact (the RESTRICT foreign key, SQLSTATE 23503). */
 function isForeignKeyViolation(error: unknown): boolean {
@@ -44,7 +43,7 @@ export class ContactsService {
       .orderBy('c.created_at', 'DESC')
       .addOrderBy('c.id', 'DESC')
       .limit(query.limit + 1);
-    if (query.q) builder.andWhere(`${SEARCH_TEXT} ILIKE :pattern`, { pattern: containsPattern(query.q) });
+    if (query.q) builder.andWhere(`${contactSearchText('c')} ILIKE :pattern`, { pattern: containsPattern(query.q) });
     if (query.tag) builder.andWhere('c.tags @> ARRAY[:tag]::text[]', { tag: query.tag });
     if (query.cursor) {
       const [createdAt, id] = decodeCursor(query.cursor, ['timestamp', 'uuid']);

@@ -4,14 +4,13 @@ import { DataSource, EntityManager } from 'typeorm';
 import { newUuid, parsePublicId, toPublicId } from '../common/ids';
 import { decodeCursor, Page, toPage } from '../common/pagination';
 import { containsPattern } from '../common/search';
+import { contactSearchText } from '../contacts/contact.entity';
 import { EventsService } from '../events/events.service';
 import { NotificationsService } from '../notifications/notifications.service';
 import { User } from '../users/user.entity';
 import { Conversation } from './conversation.entity';
 import { CONVERSATION_COLUMNS, ConversationResponse, ConversationRow, ListConversationsQuery, UpdateConversationDto } from './conversation.dto';
 
-/** The contacts' search expression, exactly as its trigram index (contacts_search_idx) is defined. */
-const CONTACT_SEARCH_EXPRESSION = `(coalesce(name, '') || ' ' || phone || ' ' || coalesce(email, ''))`;
 
 const publicUserId = (id: string | null) => (id ? toPublicId('user', id) : null);
 
@@ -109,7 +108,7 @@ export function conversationListSql(query: ListConversationsQuery, callerId: str
   if (query.status) where.push(`c.status = ${param(query.status)}`);
   if (query.assigned_to === 'none') where.push('c.assigned_to IS NULL');
   else if (query.assigned_to) where.push(`c.assigned_to = ${param(query.assigned_to === 'me' ? callerId : parsePublicId('user', query.assigned_to))}`);
-  if (query.q) where.push(`c.contact_id IN (SELECT id FROM contacts WHERE ${CONTACT_SEARCH_EXPRESSION} ILIKE ${param(containsPattern(query.q))})`);
+  if (query.q) where.push(`c.contact_id IN (SELECT s.id FROM contacts s WHERE ${contactSearchText('s')} ILIKE ${param(containsPattern(query.q))})`);
   if (query.cursor) {
     const [lastMessageAt, id] = decodeCursor(query.cursor, ['timestamp', 'uuid']);
     where.push(`(c.last_message_at, c.id) < (${param(lastMessageAt)}, ${param(id)})`);
