@@ -6,6 +6,8 @@ import { EmbeddedPostgres } from './embedded-postgres';
 import { runMigrationsLocked } from './migrate';
 import { MIGRATIONS } from './migrations';
 
+const EMBEDDED_CONNECTIONS = 1;
+
 /** A DataSource that also stops the embedded server it runs on, after its own pool has closed. */
 class EmbeddedDataSource extends DataSource {
   constructor(
@@ -58,9 +60,13 @@ async function openDataSource(config: AppConfig, options: DataSourceOptions): Pr
   if (config.databaseUrl) {
     dataSource = new DataSource(options);
   } else {
-    const embedded = await EmbeddedPostgres.start(config.dataDir, config.databasePoolMax);
+    // One connection: PGlite has one session and runs one statement at a time, and pglite-socket
+    // interleaves the extended-protocol messages (Parse, Bind, Execute) of concurrent connections
+    // outside transactions, which breaks their unnamed prepared statements ("bind message
+    // supplies 2 parameters, but prepared statement requires 1", seen under concurrent requests).
+    const embedded = await EmbeddedPostgres.start(config.dataDir, EMBEDDED_CONNECTIONS);
     logger.log(`Embedded PostgreSQL (PGlite) in ${config.dataDir}`);
-    dataSource = new EmbeddedDataSource({ ...options, ...embedded.connectionOptions } as DataSourceOptions, embedded);
+    dataSource = new EmbeddedDataSource({ ...options, ...embedded.connectionOptions, extra: { max: EMBEDDED_CONNECTIONS } } as DataSourceOptions, embedded);
   }
   try {
     await dataSource.initialize();

@@ -46,8 +46,9 @@ export class FakeGraphApi {
     this.queuedAnswers.push(...answers);
   }
 
-  sends(): GraphRequest[] {
-    return this.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/messages'));
+  /** Sends to one customer (E.164): other tests' sends may still be arriving. */
+  sendsTo(phone: string): GraphRequest[] {
+    return this.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/messages') && r.body?.to === phone.replace(/^\+/, ''));
   }
 
   reset(): void {

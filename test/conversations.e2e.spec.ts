@@ -1,0 +1,228 @@
+import { DataSource } from 'typeorm';
+import { conversationListSql } from '../src/conversations/conversations.service';
+import { ListConversationsQuery } from '../src/conversations/conversation.dto';
+import { customerWrites } from './support/inbox';
+import { startTestApp, TestApp } from './support/test-app';
+
+describe('conversations', () => {
+  let t: TestApp;
+  let admin: string;
+  beforeAll(async () => {
+    t = await startTestApp();
+    admin = await t.adminToken();
+  });
+  afterAll(() => t.close());
+
+  it('gets one conversation in the seed’s shape plus created_at and updated_at', async () => {
+    const { id, phone } = await customerWrites(t, { name: 'Nora' });
+    const answer = await t.request('GET', `/api/v1/conversations/${id}`, { token: admin });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      id,
+      status: 'open',
+      customer: { name: 'Nora', phone },
+      assigned_to: null,
+      last_message_at: expect.stringMatching(/Z$/),
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
+  });
+
+  it.each([
+    ['an unknown id', 'conv_0000000000007000800000000000000a'],
+    ['an id with another prefix', 'ct_0000000000007000800000000000000a'],
+  ])('answers 404 for %s', async (_, id) => {
+    const answer = await t.request('GET', `/api/v1/conversations/${id}`, { token: admin });
+    expect(answer.status).toBe(404);
+    expect(answer.body).toEqual({ error: 'Conversation not found' });
+  });
+
+  it('needs a token', async () => {
+    expect((await t.request('GET', '/api/v1/conversations')).status).toBe(401);
+  });
+
+  describe('PATCH', () => {
+    it('closes a conversation, recording conversation.closed', async () => {
+      const { id } = await customerWrites(t);
+      const answer = await t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body: { status: 'closed' } });
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ id, status: 'closed' });
+      expect((await t.events('conversation.closed')).filter((e) => e.data.conversation.id === id)).toEqual([expect.objectContaining({ data: { conversation: answer.body } })]);
+    });
+
+    it('reopens a closed conversation, recording conversation.reopened', async () => {
+      const { id } = await customerWrites(t);
+      await t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body: { status: 'closed' } });
+      const answer = await t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body: { status: 'open' } });
+      expect(answer.body.status).toBe('open');
+      expect((await t.events('conversation.reopened')).filter((e) => e.data.conversation.id === id)).toHaveLength(1);
+    });
+
+    it('assigns and closes in one request', async () => {
+      const { id } = await customerWrites(t);
+      const agent = await t.createUser();
+      const answer = await t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body: { status: 'closed', assigned_to: agent.id } });
+      expect(answer.body).toMatchObject({ status: 'closed', assigned_to: agent.id });
+    });
+
+    it('records conversation.assigned with the assignee, the previous one and who assigned', async () => {
+      const { id } = await customerWrites(t);
+      const [first, second] = [await t.createUser(), await t.createUser()];
+      await t.request('PATCH', `/api/v1/conversations/${id}`, { token: first.token, body: { assigned_to: first.id } });
+      const answer = await t.request('PATCH', `/api/v1/conversations/${id}`, { token: first.token, body: { assigned_to: second.id } });
+      const events = (await t.events('conversation.assigned')).filter((e) => e.data.conversation.id === id);
+      expect(events.map((e) => e.data)).toEqual([
+        { conversation: expect.objectContaining({ assigned_to: first.id }), assigned_to: first.id, previous_assigned_to: null, assigned_by: first.id },
+        { conversation: answer.body, assigned_to: second.id, previous_assigned_to: first.id, assigned_by: first.id },
+      ]);
+    });
+
+    it('notifies the assignee when someone else assigns them, and not when they take it themselves', async () => {
+      const { id } = await customerWrites(t, { name: 'Otto' });
+      const [taker, colleague] = [await t.createUser(), await t.createUser({ name: 'Colleague' })];
+      await t.request('PATCH', `/api/v1/conversations/${id}`, { token: taker.token, body: { assigned_to: taker.id } });
+      expect((await t.request('GET', '/api/v1/notifications', { token: taker.token })).body.data).toEqual([]);
+      await t.request('PATCH', `/api/v1/conversations/${id}`, { token: taker.token, body: { assigned_to: colleague.id } });
+      const notified = await t.request('GET', '/api/v1/notifications', { token: colleague.token });
+      expect(notified.body.data).toEqual([expect.objectContaining({ type: 'conversation.assigned', conversation_id: id, text: 'Test Agent assigned you the conversation with Otto' })]);
+    });
+
+    it('unassigns with assigned_to null', async () => {
+      const { id } = await customerWrites(t);
+      const agent = await t.createUser();
+      await t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body: { assigned_to: agent.id } });
+      const answer = await t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body: { assigned_to: null } });
+      expect(answer.status).toBe(200);
+      expect(answer.body.assigned_to).toBeNull();
+    });
+
+    it('records nothing when nothing changes', async () => {
+      const { id } = await customerWrites(t);
+      const before = (await t.events()).length;
+      expect((await t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body: { status: 'open' } })).status).toBe(200);
+      expect((await t.events()).length).toBe(before);
+    });
+
+    it.each([
+      ['an unknown user', { assigned_to: 'user_0000000000007000800000000000000a' }],
+      ['something that is not a user id', { assigned_to: 'ct_0000000000007000800000000000000a' }],
+    ])('refuses assigning %s with 422', async (_, body) => {
+      const { id } = await customerWrites(t);
+      const answer = await t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body });
+      expect(answer.status).toBe(422);
+      expect(answer.body).toEqual({ error: 'assigned_to does not name a user' });
+    });
+
+    it.each([
+      ['an empty body', {}, 'Body must contain status or assigned_to'],
+      ['an unknown status', { status: 'snoozed' }, /^status /],
+      ['a mistyped assigned_to', { assigned_to: 42 }, /^assigned_to /],
+      ['an unknown field', { priority: 'high' }, 'priority is not a known field'],
+    ])('refuses %s with 400', async (_, body, message) => {
+      const { id } = await customerWrites(t);
+      const answer = await t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body });
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toEqual(typeof message === 'string' ? message : expect.stringMatching(message));
+    });
+
+    it('answers 404 for an unknown conversation', async () => {
+      expect((await t.request('PATCH', '/api/v1/conversations/conv_0000000000007000800000000000000a', { token: admin, body: { status: 'closed' } })).status).toBe(404);
+    });
+  });
+
+  describe('the thread', () => {
+    it('lists messages newest first, page by page', async () => {
+      const { id, phone } = await customerWrites(t, { text: 'm0' });
+      for (let i = 1; i < 5; i++) await customerWrites(t, { phone: phone.slice(1), text: `m${i}` });
+      const texts: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: { body: { data: { text: string }[]; next_cursor: string | null } } = await t.request('GET', `/api/v1/conversations/${id}/messages?limit=2${cursor ? `&cursor=${cursor}` : ''}`, { token: admin });
+        texts.push(...page.body.data.map((m) => m.text));
+        cursor = page.body.next_cursor;
+      } while (cursor);
+      expect(texts).toEqual(['m4', 'm3', 'm2', 'm1', 'm0']);
+    });
+
+    it('answers 404 for the thread of an unknown conversation', async () => {
+      expect((await t.request('GET', '/api/v1/conversations/conv_0000000000007000800000000000000a/messages', { token: admin })).status).toBe(404);
+    });
+  });
+});
+
+describe('conversation list', () => {
+  let t: TestApp;
+  let admin: string;
+  let agent: { id: string; token: string };
+  const ids: Record<string, string> = {};
+  beforeAll(async () => {
+    t = await startTestApp();
+    admin = await t.adminToken();
+    agent = await t.createUser();
+    for (const name of ['Alice Moreau', 'Bruno Costa', 'Chen Wei', 'Dana Alba']) ids[name] = (await customerWrites(t, { name })).id;
+    await t.request('PATCH', `/api/v1/conversations/${ids['Bruno Costa']}`, { token: admin, body: { status: 'closed' } });
+    await t.request('PATCH', `/api/v1/conversations/${ids['Chen Wei']}`, { token: admin, body: { assigned_to: agent.id } });
+  });
+  afterAll(() => t.close());
+
+  const names = async (query = '', token = admin) => ((await t.request('GET', `/api/v1/conversations${query}`, { token })).body.data as { customer: { name: string } }[]).map((c) => c.customer.name);
+
+  it('orders by the last message, newest first', async () => {
+    expect(await names()).toEqual(['Dana Alba', 'Chen Wei', 'Bruno Costa', 'Alice Moreau']);
+    await customerWrites(t, { phone: (await t.request('GET', `/api/v1/conversations/${ids['Alice Moreau']}`, { token: admin })).body.customer.phone.slice(1) });
+    expect((await names())[0]).toBe('Alice Moreau');
+  });
+
+  it('filters by status', async () => {
+    expect(await names('?status=closed')).toEqual(['Bruno Costa']);
+    expect(await names('?status=open')).not.toContain('Bruno Costa');
+  });
+
+  it('filters by assignee: a user id, me, and none', async () => {
+    expect(await names(`?assigned_to=${agent.id}`)).toEqual(['Chen Wei']);
+    expect(await names('?assigned_to=me', agent.token)).toEqual(['Chen Wei']);
+    expect(await names('?assigned_to=none')).not.toContain('Chen Wei');
+  });
+
+  it('searches the customer name and phone, case-insensitively', async () => {
+    expect(await names('?q=alba')).toEqual(['Dana Alba']);
+    const phone = (await t.request('GET', `/api/v1/conversations/${ids['Chen Wei']}`, { token: admin })).body.customer.phone as string;
+    expect(await names(`?q=${encodeURIComponent(phone.slice(-6))}`)).toEqual(['Chen Wei']);
+    expect(await names('?q=%25')).toEqual([]);
+  });
+
+  it('walks every conversation once with limit and cursor', async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { body: { data: { id: string }[]; next_cursor: string | null } } = await t.request('GET', `/api/v1/conversations?limit=1${cursor ? `&cursor=${cursor}` : ''}`, { token: admin });
+      seen.push(...page.body.data.map((c) => c.id));
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    expect(seen.sort()).toEqual(Object.values(ids).sort());
+  });
+
+  it.each([['?status=pending'], ['?assigned_to=someone'], ['?limit=500'], ['?cursor=abc']])('refuses %s with 400', async (query) => {
+    expect((await t.request('GET', `/api/v1/conversations${query}`, { token: admin })).status).toBe(400);
+  });
+
+  it('serves every filter from an index, in keyset order', async () => {
+    const dataSource = t.app.get(DataSource);
+    await dataSource.query(`INSERT INTO contacts (id, phone, name, tags, created_at, updated_at)
+      SELECT gen_random_uuid(), '+1999' || lpad(i::text, 7, '0'), 'Bulk ' || md5(i::text), '{}', now(), now() FROM generate_series(1, 3000) i`);
+    await dataSource.query(`INSERT INTO conversations (id, contact_id, status, assigned_to, last_message_at, created_at, updated_at)
+      SELECT gen_random_uuid(), id, CASE WHEN random() < 0.2 THEN 'closed' ELSE 'open' END, NULL, now() - random() * interval '90 days', now(), now() FROM contacts WHERE name LIKE 'Bulk %'`);
+    await dataSource.query('VACUUM ANALYZE contacts');
+    await dataSource.query('VACUUM ANALYZE conversations');
+    const plan = async (query: Partial<ListConversationsQuery>) => {
+      const { sql, params } = conversationListSql({ limit: 25, ...query } as ListConversationsQuery, '00000000-0000-7000-8000-000000000001');
+      const rows: { 'QUERY PLAN': string }[] = await dataSource.query(`EXPLAIN ${sql}`, params);
+      return rows.map((r) => r['QUERY PLAN']).join('\n');
+    };
+    expect(await plan({})).toContain('conversations_last_message_idx');
+    expect(await plan({ status: 'open' })).toContain('conversations_status_last_message_idx');
+    expect(await plan({ assigned_to: 'me' })).toContain('conversations_assignee_last_message_idx');
+    expect(await plan({ q: '7f3a9c' })).toContain('contacts_search_idx');
+    for (const query of [{}, { status: 'open' as const }]) expect(await plan(query)).not.toMatch(/Seq Scan on conversations|Sort /);
+  });
+});
