@@ -4,12 +4,19 @@ import type { User, UserRole } from '../users/user.entity';
 
 export const PUBLIC_ROUTE = 'auth:public';
 export const REQUIRED_ROLES = 'auth:roles';
+export const TOKEN_IN_QUERY = 'auth:token-in-query';
 
 /** The route answers without credentials (login, health, the channel webhook). */
 export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(PUBLIC_ROUTE, true);
 
 /** Only these roles may call the route; every other authenticated user gets 403. */
 export const Roles = (...roles: UserRole[]): MethodDecorator & ClassDecorator => SetMetadata(REQUIRED_ROLES, roles);
+
+/**
+ * The route also accepts the token as an `access_token` query parameter: browsers' EventSource
+ * cannot send headers. Only for the event stream; the parameter is redacted from logs.
+ */
+export const AllowTokenInQuery = (): MethodDecorator & ClassDecorator => SetMetadata(TOKEN_IN_QUERY, true);
 
 export type AuthenticatedRequest = FastifyRequest & { user: User };
 

@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { AppConfig } from '../config/app-config';
 import type { UserRole } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
-import { AuthenticatedRequest, PUBLIC_ROUTE, REQUIRED_ROLES } from './auth.decorators';
+import { AuthenticatedRequest, PUBLIC_ROUTE, REQUIRED_ROLES, TOKEN_IN_QUERY } from './auth.decorators';
 import { AuthTokenService } from './auth-token.service';
 
 /**
@@ -24,8 +24,10 @@ export class AuthGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
 
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    if (!this.tokens.hasBearer(request)) throw new UnauthorizedException('Authentication required: send Authorization: Bearer <token>');
-    const claims = this.tokens.claimsOf(request);
+    const queryToken = this.reflector.getAllAndOverride<boolean>(TOKEN_IN_QUERY, targets) ? (request.query as { access_token?: unknown }).access_token : undefined;
+    const useQueryToken = !this.tokens.hasBearer(request) && typeof queryToken === 'string';
+    if (!this.tokens.hasBearer(request) && !useQueryToken) throw new UnauthorizedException('Authentication required: send Authorization: Bearer <token>');
+    const claims = useQueryToken ? this.tokens.verify(queryToken as string) : this.tokens.claimsOf(request);
     if (!claims) throw new UnauthorizedException('Token is invalid or has expired');
     const user = await this.users.findForAuth(claims.sub);
     if (!user || user.tokenVersion !== claims.ver) throw new UnauthorizedException('Token has been revoked');

@@ -4,8 +4,7 @@ import { ModuleRef } from '@nestjs/core';
 import type { Queue } from 'bull';
 import { JobDefinition, JobName, JobQueue, retryDelay } from './job-queue';
 
-/** Jobs each instance takes at once per kind. */
-const CONCURRENCY = 16;
+const DEFAULT_CONCURRENCY = 16;
 
 /** The Bull backoff strategy: the delay is worked out where the error is known and carried on it. */
 export const BACKOFF_STRATEGIES = {
@@ -19,9 +18,9 @@ export class BullJobQueue extends JobQueue implements BeforeApplicationShutdown 
     super();
   }
 
-  async add<T>(name: JobName, data: T, jobId: string): Promise<void> {
+  async add<T>(name: JobName, data: T, jobId: string, delayMs = 0): Promise<void> {
     const attempts = this.definition(name).retryDelaysMs.length + 1;
-    await this.queue(name).add(data, { jobId, attempts, backoff: { type: 'schedule' }, removeOnComplete: true, removeOnFail: 1000 });
+    await this.queue(name).add(data, { jobId, delay: delayMs, attempts, backoff: { type: 'schedule' }, removeOnComplete: true, removeOnFail: 1000 });
   }
 
   /** Waits for the jobs running here to finish before the database closes. */
@@ -30,7 +29,7 @@ export class BullJobQueue extends JobQueue implements BeforeApplicationShutdown 
   }
 
   protected startProcessing(name: JobName, definition: JobDefinition<unknown>): void {
-    void this.queue(name).process(CONCURRENCY, async (job) => {
+    void this.queue(name).process(definition.concurrency ?? DEFAULT_CONCURRENCY, async (job) => {
       const attempt = job.attemptsMade + 1;
       try {
         await definition.handle(job.data, { attempt, final: attempt > definition.retryDelaysMs.length });

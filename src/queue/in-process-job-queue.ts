@@ -13,12 +13,12 @@ export class InProcessJobQueue extends JobQueue implements BeforeApplicationShut
   private readonly running = new Set<Promise<void>>();
   private closed = false;
 
-  add<T>(name: JobName, data: T, jobId: string): Promise<void> {
+  add<T>(name: JobName, data: T, jobId: string, delayMs = 0): Promise<void> {
     const key = `${name}:${jobId}`;
     if (this.closed || this.pending.has(key)) return Promise.resolve();
     this.definition(name);
     this.pending.add(key);
-    this.schedule(name, data, key, 1, 0);
+    this.schedule(name, data, key, 1, delayMs);
     return Promise.resolve();
   }
 

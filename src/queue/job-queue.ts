@@ -1,7 +1,7 @@
 import { OnApplicationBootstrap } from '@nestjs/common';
 
 /** Every kind of background job. The queue refuses to boot while one of them has no handler. */
-export const JOB_NAMES = ['message.send'] as const;
+export const JOB_NAMES = ['message.send', 'webhook.deliver'] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
 export interface JobContext {
@@ -15,6 +15,8 @@ export interface JobDefinition<T> {
   handle(data: T, context: JobContext): Promise<void>;
   /** Delays before the 2nd, 3rd, … attempts; attempts = delays + 1. */
   retryDelaysMs: number[];
+  /** Jobs of this kind one instance runs at once (Bull); I/O-bound kinds want many. Default 16. */
+  concurrency?: number;
 }
 
 /** Thrown by a handler whose next attempt must wait at least this long (a receiver's Retry-After). */
@@ -47,7 +49,8 @@ export abstract class JobQueue implements OnApplicationBootstrap {
     this.startProcessing(name, definition as JobDefinition<unknown>);
   }
 
-  abstract add<T>(name: JobName, data: T, jobId: string): Promise<void>;
+  /** Adds a job, run after `delayMs`; a job id already waiting or retrying is not added again. */
+  abstract add<T>(name: JobName, data: T, jobId: string, delayMs?: number): Promise<void>;
 
   onApplicationBootstrap(): void {
     const missing = JOB_NAMES.filter((name) => !this.definitions.has(name));

@@ -1,0 +1,146 @@
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
+import http from 'node:http';
+import https from 'node:https';
+import { toPublicId } from '../common/ids';
+import { AppConfig } from '../config/app-config';
+import { JobQueue, retryDelay } from '../queue/job-queue';
+import { assertDeliverableUrl, lookupFor, UnsafeUrlError } from './url-guard';
+import { signDelivery } from './webhook-signature';
+import { AttemptOutcome, ClaimedDelivery, WebhooksService } from './webhooks.service';
+
+/** Deliveries one instance attempts at once: they wait on receivers, not on CPU. */
+const CONCURRENCY = 200;
+const RESPONSE_EXCERPT = 500;
+const REQUEUE_OVERDUE_MS = 60_000;
+const REQUEUE_EVERY_MS = 30_000;
+
+interface ReceiverAnswer {
+  statusCode: number;
+  excerpt: string;
+  retryAfterMs: number | null;
+}
+
+/**
+ * Delivers one event to one registration per job: the seed's envelope as body, signed with the
+ * Standard Webhooks headers, done on a 2xx within WEBHOOK_TIMEOUT_MS. Anything else is tried
+ * again on WEBHOOK_RETRY_SCHEDULE (a 429/503's Retry-After respected), 410 disables the
+ * registration, and after the last attempt the delivery is failed. The delivery row is the truth:
+ * the queue only wakes the next attempt, and a claim on the row keeps one attempt at a time.
+ */
+@Injectable()
+export class WebhookDeliveryProcessor implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(WebhookDeliveryProcessor.name);
+  private readonly agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
+  private requeueTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly queue: JobQueue,
+    private readonly webhooks: WebhooksService,
+    private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.queue.register<{ deliveryId: string }>('webhook.deliver', { retryDelaysMs: [], concurrency: CONCURRENCY, handle: ({ deliveryId }) => this.attempt(deliveryId) });
+  }
+
+  onApplicationBootstrap(): void {
+    void this.requeueOverdue(0);
+    this.requeueTimer = setInterval(() => void this.requeueOverdue(REQUEUE_OVERDUE_MS), REQUEUE_EVERY_MS).unref();
+  }
+
+  beforeApplicationShutdown(): void {
+    clearInterval(this.requeueTimer);
+    this.agents['http:'].destroy();
+    this.agents['https:'].destroy();
+  }
+
+  async attempt(deliveryId: string): Promise<void> {
+    const delivery = await this.webhooks.claim(deliveryId, this.config.webhookTimeoutMs + 5_000);
+    if (!delivery) return;
+    const outcome = await this.deliver(delivery);
+    await this.webhooks.recordAttempt(delivery, outcome);
+    if (outcome.result === 'retry') await this.webhooks.enqueue(delivery.id, delivery.attempts, outcome.nextAttemptAt.getTime() - Date.now());
+  }
+
+  private async deliver(delivery: ClaimedDelivery): Promise<AttemptOutcome> {
+    if (!delivery.webhook.active) return { result: 'failed', statusCode: null, response: null, error: 'The registration is disabled' };
+    const eventId = toPublicId('evt', delivery.event.id);
+    const body = JSON.stringify({ id: eventId, type: delivery.event.type, created_at: delivery.event.createdAt.toISOString(), data: delivery.event.data });
+    const timestamp = Math.floor(Date.now() / 1000);
+    let answer: ReceiverAnswer;
+    try {
+      // Checked again at every attempt: the host may resolve elsewhere since registration.
+      const url = await assertDeliverableUrl(delivery.webhook.url, this.config.webhookAllowPrivateUrls);
+      answer = await this.post(url, body, {
+        'content-type': 'application/json',
+        'user-agent': 'TeamInbox-Webhooks/1',
+        'webhook-id': eventId,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signDelivery(delivery.webhook.secret, eventId, timestamp, body),
+      });
+    } catch (error) {
+      const message = error instanceof UnsafeUrlError ? error.message : `The receiver could not be reached: ${(error as Error).message}`;
+      return this.afterFailure(delivery, null, null, message, null);
+    }
+    if (answer.statusCode >= 200 && answer.statusCode < 300) return { result: 'succeeded', statusCode: answer.statusCode, response: answer.excerpt };
+    if (answer.statusCode === 410) return { result: 'gone', statusCode: 410, response: answer.excerpt };
+    return this.afterFailure(delivery, answer.statusCode, answer.excerpt, null, answer.retryAfterMs);
+  }
+
+  private afterFailure(delivery: ClaimedDelivery, statusCode: number | null, response: string | null, error: string | null, retryAfterMs: number | null): AttemptOutcome {
+    const schedule = this.config.webhookRetryScheduleMs;
+    if (delivery.attempts > schedule.length) return { result: 'failed', statusCode, response, error };
+    const delay = Math.max(retryDelay(schedule, delivery.attempts, null), retryAfterMs ?? 0);
+    return { result: 'retry', statusCode, response, error, nextAttemptAt: new Date(Date.now() + delay) };
+  }
+
+  /** POSTs with a hard deadline; only the first bytes of the answer are kept. */
+  private post(url: URL, body: string, headers: Record<string, string>, timeoutMs = this.config.webhookTimeoutMs): Promise<ReceiverAnswer> {
+    const client = url.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      const request = client.request(
+        url,
+        { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, agent: this.agents[url.protocol as 'http:' | 'https:'], lookup: lookupFor(this.config.webhookAllowPrivateUrls) },
+        (response) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          response.on('data', (chunk: Buffer) => {
+            if (size < RESPONSE_EXCERPT) chunks.push(chunk);
+            size += chunk.length;
+          });
+          response.on('end', () => {
+            clearTimeout(deadline);
+            resolve({
+              statusCode: response.statusCode ?? 0,
+              excerpt: Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_EXCERPT),
+              retryAfterMs: response.statusCode === 429 || response.statusCode === 503 ? parseRetryAfter(response.headers['retry-after']) : null,
+            });
+          });
+          response.on('error', reject);
+        },
+      );
+      const deadline = setTimeout(() => request.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      request.on('error', (error) => {
+        clearTimeout(deadline);
+        reject(error);
+      });
+      request.end(body);
+    });
+  }
+
+  private async requeueOverdue(overdueMs: number): Promise<void> {
+    try {
+      for (const delivery of await this.webhooks.overdueDeliveries(overdueMs)) await this.webhooks.enqueue(delivery.id, `requeue-${delivery.attempts}`, 0);
+    } catch (error) {
+      this.logger.warn(`Could not look for overdue deliveries: ${(error as Error).message}`);
+    }
+  }
+}
+
+/** Retry-After in seconds or as an HTTP date, in ms; null when absent or unreadable. */
+export function parseRetryAfter(value: string | undefined): number | null {
+  if (!value) return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
+}
