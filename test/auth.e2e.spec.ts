@@ -1,3 +1,4 @@
+import { parsePublicId } from '../src/common/ids';
 import { JwtService } from '@nestjs/jwt';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
 
@@ -57,13 +58,13 @@ describe('authentication', () => {
 
   it('refuses a token signed with another secret with 401', async () => {
     const me = await t.request('GET', '/api/v1/me', { token: await t.adminToken() });
-    const forged = new JwtService({ secret: 'some-other-secret-of-enough-length!!' }).sign({ sub: uuidOf(me.body.id), ver: 0 });
+    const forged = new JwtService({ secret: 'some-other-secret-of-enough-length!!' }).sign({ sub: parsePublicId('user', me.body.id)!, ver: 0 });
     expect((await t.request('GET', '/api/v1/me', { token: forged })).status).toBe(401);
   });
 
   it('refuses an expired token with 401', async () => {
     const me = await t.request('GET', '/api/v1/me', { token: await t.adminToken() });
-    const expired = new JwtService({ secret: t.config.sessionSecret }).sign({ sub: uuidOf(me.body.id), ver: 0, exp: Math.floor(Date.now() / 1000) - 10 });
+    const expired = new JwtService({ secret: t.config.sessionSecret }).sign({ sub: parsePublicId('user', me.body.id)!, ver: 0, exp: Math.floor(Date.now() / 1000) - 10 });
     const answer = await t.request('GET', '/api/v1/me', { token: expired });
     expect(answer.status).toBe(401);
     expect(answer.body).toEqual({ error: 'Token is invalid or has expired' });
@@ -72,7 +73,7 @@ describe('authentication', () => {
   it('refuses a token that expires after it was last accepted', async () => {
     const me = await t.request('GET', '/api/v1/me', { token: await t.adminToken() });
     const exp = Math.floor(Date.now() / 1000) + 1;
-    const shortLived = new JwtService({ secret: t.config.sessionSecret }).sign({ sub: uuidOf(me.body.id), ver: 0, exp });
+    const shortLived = new JwtService({ secret: t.config.sessionSecret }).sign({ sub: parsePublicId('user', me.body.id)!, ver: 0, exp });
     expect((await t.request('GET', '/api/v1/me', { token: shortLived })).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, exp * 1000 - Date.now() + 50));
     expect((await t.request('GET', '/api/v1/me', { token: shortLived })).status).toBe(401);
@@ -160,8 +161,3 @@ describe('beta access restriction (BETA_ACCESS_ONLY=true)', () => {
     expect((await t.request('GET', '/api/health', { token: outsider.token })).status).toBe(200);
   });
 });
-
-function uuidOf(publicId: string): string {
-  const hex = publicId.split('_')[1];
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}

@@ -23,19 +23,17 @@ describe('health', () => {
 
 describeWithPostgres('database health when PostgreSQL refuses connections (needs TEST_DATABASE_URL)', () => {
   let t: TestApp;
-  let name: string;
   beforeAll(async () => {
     t = await startTestApp();
-    name = new URL(t.config.databaseUrl!).pathname.slice(1);
   });
   afterAll(async () => {
-    await withAdminConnection(t, `ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
+    await t.database.serverQuery(`ALTER DATABASE "${t.database.name}" ALLOW_CONNECTIONS true`);
     await t.close();
   });
 
   it('answers /api/health/db with 503 and {error} while the database is unreachable, and 200 again after', async () => {
-    await withAdminConnection(t, `ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
-    await withAdminConnection(t, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}'`);
+    await t.database.serverQuery(`ALTER DATABASE "${t.database.name}" ALLOW_CONNECTIONS false`);
+    await t.database.serverQuery(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${t.database.name}'`);
     const down = await t.request('GET', '/api/health/db', { headers: { 'x-request-id': 'db-down-1' } });
     expect(down.status).toBe(503);
     expect(down.body).toEqual({ error: 'Database is unreachable' });
@@ -43,18 +41,7 @@ describeWithPostgres('database health when PostgreSQL refuses connections (needs
     expect(t.logs.filter((line) => line.level === 50 && line.reqId === 'db-down-1')).not.toHaveLength(0);
     expect((await t.request('GET', '/api/health')).status).toBe(200);
 
-    await withAdminConnection(t, `ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
+    await t.database.serverQuery(`ALTER DATABASE "${t.database.name}" ALLOW_CONNECTIONS true`);
     expect((await t.request('GET', '/api/health/db')).status).toBe(200);
   });
 });
-
-/** Runs a statement from the server's maintenance database, since the test database may be refusing connections. */
-async function withAdminConnection(t: TestApp, sql: string): Promise<void> {
-  const { Client } = await import('pg');
-  const url = new URL(t.config.databaseUrl!);
-  url.pathname = '/postgres';
-  const client = new Client({ connectionString: url.toString() });
-  await client.connect();
-  await client.query(sql);
-  await client.end();
-}

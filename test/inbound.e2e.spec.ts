@@ -1,4 +1,4 @@
-import { channelMessage, channelStatus, channelWebhook, hubSignature, newWamid } from './support/channel';
+import { channelMessage, channelWebhook, hubSignature, newWamid } from './support/channel';
 import { describeWithPostgres } from './support/environment';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -208,36 +208,24 @@ describe('channel webhook rate limiting', () => {
 
 describeWithPostgres('channel webhook while the database is down (needs TEST_DATABASE_URL)', () => {
   let t: TestApp;
-  let name: string;
   beforeAll(async () => {
     t = await startTestApp();
-    name = new URL(t.config.databaseUrl!).pathname.slice(1);
   });
   afterAll(async () => {
-    await serverQuery(t, `ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
+    await t.database.serverQuery(`ALTER DATABASE "${t.database.name}" ALLOW_CONNECTIONS true`);
     await t.close();
   });
 
   it('answers 503 so the channel retries, and stores the retry once the database is back', async () => {
     const body = channelWebhook({ messages: [channelMessage({ from: '16315559999' })] });
-    await serverQuery(t, `ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
-    await serverQuery(t, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}'`);
+    await t.database.serverQuery(`ALTER DATABASE "${t.database.name}" ALLOW_CONNECTIONS false`);
+    await t.database.serverQuery(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${t.database.name}'`);
     const down = await t.request('POST', '/api/webhooks/messaging', { body });
     expect(down.status).toBe(503);
     expect(down.body).toEqual({ error: 'The webhook could not be stored; retry later' });
-    await serverQuery(t, `ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
+    await t.database.serverQuery(`ALTER DATABASE "${t.database.name}" ALLOW_CONNECTIONS true`);
     const retried = await t.request('POST', '/api/webhooks/messaging', { body });
     expect(retried.status).toBe(200);
     expect(retried.body).toEqual({ messages: 1, statuses: 0 });
   });
 });
-
-async function serverQuery(t: TestApp, sql: string): Promise<void> {
-  const { Client } = await import('pg');
-  const url = new URL(t.config.databaseUrl!);
-  url.pathname = '/postgres';
-  const client = new Client({ connectionString: url.toString() });
-  await client.connect();
-  await client.query(sql);
-  await client.end();
-}

@@ -1,3 +1,4 @@
+import { parsePublicId } from '../src/common/ids';
 import { channelStatus, channelWebhook, eventually } from './support/channel';
 import { FakeGraphApi } from './support/fake-graph-api';
 import { customerWrites } from './support/inbox';
@@ -215,7 +216,7 @@ describe('sending through the WhatsApp Cloud API', () => {
       const { id } = await customerWrites(t);
       const answer = await send(id, { type: 'text', text: 'track me' });
       await statusBecomes(id, answer.body.id, 'sent');
-      const [row] = await t.sql<{ channel_message_id: string }>('SELECT channel_message_id FROM messages WHERE id::text = $1', [uuidOf(answer.body.id)]);
+      const [row] = await t.sql<{ channel_message_id: string }>('SELECT channel_message_id FROM messages WHERE id::text = $1', [parsePublicId('msg', answer.body.id)!]);
       expect(row.channel_message_id).toMatch(/^wamid\.fake/);
       await deliverStatuses(channelStatus(row.channel_message_id, 'read'));
       expect((await messageById(id, answer.body.id)).status).toBe('read');
@@ -229,7 +230,7 @@ describe('sending through the WhatsApp Cloud API', () => {
       const { id } = await customerWrites(t);
       const answer = await send(id, { type: 'text', text: 'bounce' });
       await statusBecomes(id, answer.body.id, 'sent');
-      const [row] = await t.sql<{ channel_message_id: string }>('SELECT channel_message_id FROM messages WHERE id::text = $1', [uuidOf(answer.body.id)]);
+      const [row] = await t.sql<{ channel_message_id: string }>('SELECT channel_message_id FROM messages WHERE id::text = $1', [parsePublicId('msg', answer.body.id)!]);
       await deliverStatuses(channelStatus(row.channel_message_id, 'failed', { errors: [{ code: 131026, title: 'Message undeliverable', error_data: { details: 'Receiver is incapable of receiving this message' } }] }));
       expect(await messageById(id, answer.body.id)).toMatchObject({ status: 'failed', error: '(#131026) Message undeliverable: Receiver is incapable of receiving this message' });
     });
@@ -238,7 +239,7 @@ describe('sending through the WhatsApp Cloud API', () => {
       const { id } = await customerWrites(t);
       const answer = await send(id, { type: 'text', text: 'arrived' });
       await statusBecomes(id, answer.body.id, 'sent');
-      const [row] = await t.sql<{ channel_message_id: string }>('SELECT channel_message_id FROM messages WHERE id::text = $1', [uuidOf(answer.body.id)]);
+      const [row] = await t.sql<{ channel_message_id: string }>('SELECT channel_message_id FROM messages WHERE id::text = $1', [parsePublicId('msg', answer.body.id)!]);
       await deliverStatuses(channelStatus(row.channel_message_id, 'delivered'), channelStatus(row.channel_message_id, 'failed', { errors: [{ code: 1, title: 'late' }] }));
       expect((await messageById(id, answer.body.id)).status).toBe('delivered');
     });
@@ -305,8 +306,3 @@ describe('the sandbox channel (no MESSAGING_ACCESS_TOKEN)', () => {
     }
   });
 });
-
-function uuidOf(publicId: string): string {
-  const hex = publicId.split('_')[1];
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}

@@ -23,22 +23,23 @@ export class FakeGraphApi {
   private readonly queuedAnswers: GraphAnswer[] = [];
   private sent = 0;
 
-  private constructor(
-    private readonly server: Server,
-    readonly baseUrl: string,
-  ) {}
+  private readonly server: Server = createServer((request, response) => {
+    void this.handle(request).then(({ status, body }) => {
+      response.writeHead(status, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(body));
+    });
+  });
+
+  private constructor() {}
 
   static async start(): Promise<FakeGraphApi> {
-    let fake: FakeGraphApi | undefined;
-    const server = createServer((request, response) => {
-      void fake!.handle(request).then(({ status, body }) => {
-        response.writeHead(status, { 'content-type': 'application/json' });
-        response.end(JSON.stringify(body));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    fake = new FakeGraphApi(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}/v21.0`);
+    const fake = new FakeGraphApi();
+    await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', resolve));
     return fake;
+  }
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v21.0`;
   }
 
   /** The next sends answer these, in order, before going back to 200. */

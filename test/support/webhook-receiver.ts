@@ -24,25 +24,22 @@ export class WebhookReceiver {
   private readonly scripts = new Map<string, ReceiverAnswer[]>();
   private readonly hanging = new Set<ServerResponse>();
 
-  private constructor(
-    private readonly server: Server,
-    private readonly port: number,
-  ) {}
+  private readonly server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => this.handle(request.url ?? '/', request.headers, Buffer.concat(chunks).toString('utf8'), response));
+  });
+
+  private constructor() {}
 
   static async start(): Promise<WebhookReceiver> {
-    let receiver: WebhookReceiver | undefined;
-    const server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => receiver!.handle(request.url ?? '/', request.headers, Buffer.concat(chunks).toString('utf8'), response));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    receiver = new WebhookReceiver(server, (server.address() as AddressInfo).port);
+    const receiver = new WebhookReceiver();
+    await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
     return receiver;
   }
 
   url(path: string): string {
-    return `http://127.0.0.1:${this.port}${path}`;
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}${path}`;
   }
 
   /** The next deliveries to `path` get these answers, in order. */
