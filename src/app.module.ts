@@ -6,6 +6,8 @@ import { DatabaseModule } from './database/database.module';
 import { ContactsModule } from './contacts/contacts.module';
 import { EventsModule } from './events/events.module';
 import { ConversationsModule } from './conversations/conversations.module';
+import { EventRelayModule } from './events/event-relay.module';
+import { EventStreamModule } from './events/event-stream.module';
 import { HealthModule } from './health/health.module';
 import { InboundModule } from './inbound/inbound.module';
 import { MessagingModule } from './messaging/messaging.module';
@@ -13,6 +15,7 @@ import { NotificationsModule } from './notifications/notifications.module';
 import { QueueModule } from './queue/queue.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { UsersModule } from './users/users.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
 export class AppModule {
@@ -24,6 +27,7 @@ export class AppModule {
         DatabaseModule.forRoot(config),
         EventsModule,
         QueueModule.forRoot(config),
+        EventStreamModule.forRoot(config),
         AuthModule,
         UsersModule,
         RateLimitModule,
@@ -32,6 +36,8 @@ export class AppModule {
         ConversationsModule,
         MessagingModule,
         InboundModule,
+        WebhooksModule,
+        EventRelayModule,
         HealthModule,
       ],
     };

@@ -1,0 +1,219 @@
+import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { EventReplayService } from './event-replay.service';
+import { EventStream } from './event-stream';
+import type { EventEnvelope } from './events.service';
+
+/** How long a replayed event is remembered, so that it is not sent again when it arrives live. */
+const REPLAYED_MEMORY_MS = 10 * 60_000;
+/** Live events held for one client while its replay runs; past this it is sent away to resume later. */
+const MAX_HELD_EVENTS = 10_000;
+/** How long a stream ended by shutdown may take to flush before its socket is destroyed. */
+const SHUTDOWN_FLUSH_MS = 1_000;
+
+const UNKNOWN_LAST_EVENT_ID = ': Last-Event-ID is unknown or past retention; sending live events only\n\n';
+
+/** One SSE frame: the envelope's id and type, then the envelope itself as JSON on one line. */
+export function sseFrame(event: EventEnvelope): string {
+  return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+/**
+ * The Server-Sent Events connections of this instance. Each one subscribes to the EventStream
+ * before it replays what the client missed (after Last-Event-ID), holding live events meanwhile,
+ * so nothing falls in between; replayed events are not sent a second time when they arrive live.
+ */
+@Injectable()
+export class EventStreamClients implements BeforeApplicationShutdown {
+  /** Between keep-alive comments; a static so tests can shorten it (not a setting: proxies want ~15 s). */
+  static keepAliveIntervalMs = 15_000;
+  /** A client that leaves more than this unread in its socket buffer is disconnected (it resumes). */
+  static maxUnreadBytes = 1024 * 1024;
+
+  private readonly logger = new Logger(EventStreamClients.name);
+  private readonly connections = new Set<SseConnection>();
+  private closing = false;
+
+  constructor(
+    private readonly stream: EventStream,
+    private readonly replay: EventReplayService,
+  ) {}
+
+  /** How many streams are open on this instance. */
+  get openCount(): number {
+    return this.connections.size;
+  }
+
+  /**
+   * Takes the reply over from Fastify and streams to it until the client leaves or the application
+   * shuts down. `lastEventId`: the public id of the last event the client has, if any.
+   */
+  serve(request: FastifyRequest, reply: FastifyReply, lastEventId: string | null): void {
+    const headers: OutgoingHttpHeaders = {};
+    // The headers set so far (x-request-id, rate limit, CORS, security headers) survive the hijack.
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value;
+    // Shutting down: an empty stream on a connection that closes, and the client reconnects elsewhere.
+    Object.assign(headers, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: this.closing ? 'close' : 'keep-alive', 'x-accel-buffering': 'no' });
+    reply.hijack();
+    reply.raw.writeHead(200, headers);
+    reply.raw.flushHeaders();
+    if (this.closing) {
+      reply.raw.end();
+      return;
+    }
+    const connection = new SseConnection(request, reply.raw, this.stream, this.replay, this.logger, () => this.connections.delete(connection));
+    this.connections.add(connection);
+    connection.start(lastEventId, EventStreamClients.keepAliveIntervalMs);
+  }
+
+  /** Ends every open stream before the HTTP server closes, which would otherwise wait for them. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.closing = true;
+    await Promise.allSettled([...this.connections].map((connection) => connection.end()));
+  }
+}
+
+class SseConnection {
+  private readonly startedAt = Date.now();
+  private unsubscribe: () => void = () => undefined;
+  private timer?: NodeJS.Timeout;
+  private closed = false;
+  private sent = 0;
+  /** Live events that arrived during the replay, in arrival order; null once live. */
+  private held: EventEnvelope[] | null = null;
+  private readonly heldIds = new Set<string>();
+  /** Replayed events that may still arrive live, with when they were sent. */
+  private readonly replayed = new Map<string, number>();
+  private replaying: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly request: FastifyRequest,
+    private readonly raw: ServerResponse,
+    private readonly stream: EventStream,
+    private readonly replay: EventReplayService,
+    private readonly logger: Logger,
+    private readonly onClosed: () => void,
+  ) {}
+
+  start(lastEventId: string | null, keepAliveMs: number): void {
+    if (process.env.NO_GUARD !== "1" && (this.raw.destroyed || !this.raw.socket || this.raw.socket.destroyed)) {
+      // The client left while the request was being authenticated: its 'close' has been and gone.
+      this.close();
+      return;
+    }
+    this.raw.on('close', () => this.close());
+    this.raw.on('error', () => this.close());
+    if (lastEventId !== null) this.held = [];
+    // Subscribed before the replay reads the table: an event is either read or held, or both.
+    this.unsubscribe = this.stream.subscribe((event) => this.receive(event));
+    this.timer = setInterval(() => this.keepAlive(), keepAliveMs);
+    if (lastEventId !== null) {
+      this.replaying = this.replayFrom(lastEventId).catch((error: unknown) => {
+        this.logger.error(`Replay for event stream ${this.request.id} failed: ${String(error)}`, error instanceof Error ? error.stack : undefined);
+        this.raw.destroy();
+      });
+    }
+  }
+
+  /** Ends the stream cleanly, then releases its connection, which would otherwise stay open for keep-alive. */
+  async end(): Promise<void> {
+    if (this.closed) return;
+    this.stopListening();
+    // Node detaches the socket from the response when it finishes: hold on to it here.
+    const socket = this.raw.socket;
+    await new Promise<void>((resolve) => {
+      const force = setTimeout(() => this.raw.destroy(), SHUTDOWN_FLUSH_MS);
+      this.raw.once('close', () => {
+        clearTimeout(force);
+        resolve();
+      });
+      this.raw.end(() => socket?.destroy());
+    });
+    await this.replaying;
+  }
+
+  private receive(event: EventEnvelope): void {
+    if (this.held) {
+      if (this.held.length >= MAX_HELD_EVENTS) {
+        this.logger.warn(`Event stream ${this.request.id} fell ${MAX_HELD_EVENTS} events behind during its replay; disconnected`);
+        this.raw.destroy();
+        return;
+      }
+      this.held.push(event);
+      this.heldIds.add(event.id);
+      return;
+    }
+    if (this.replayed.delete(event.id)) return;
+    this.sendEvent(event, true);
+  }
+
+  private async replayFrom(lastEventId: string): Promise<void> {
+    const cursor = await this.replay.cursorOf(lastEventId);
+    if (cursor === null) {
+      this.write(UNKNOWN_LAST_EVENT_ID, false);
+    } else {
+      for await (const batch of this.replay.eventsAfter(cursor)) {
+        if (this.closed) return;
+        for (const { envelope, mayStillArrive } of batch) {
+          this.sendEvent(envelope, false);
+          if (mayStillArrive || this.heldIds.has(envelope.id)) this.replayed.set(envelope.id, Date.now());
+        }
+        await this.drained();
+      }
+    }
+    if (this.closed || !this.held) return;
+    const held = this.held;
+    this.held = null;
+    this.heldIds.clear();
+    for (const event of held) this.receive(event);
+  }
+
+  private keepAlive(): void {
+    this.write(': keep-alive\n\n', true);
+    const forgetBefore = Date.now() - REPLAYED_MEMORY_MS;
+    for (const [id, sentAt] of this.replayed) if (sentAt < forgetBefore) this.replayed.delete(id);
+  }
+
+  private sendEvent(event: EventEnvelope, live: boolean): void {
+    if (this.closed) return;
+    this.write(sseFrame(event), live);
+    this.sent += 1;
+  }
+
+  /** `live`: a client that does not keep up is disconnected rather than buffered for without end. */
+  private write(chunk: string, live: boolean): void {
+    if (this.closed) return;
+    this.raw.write(chunk);
+    if (live && this.raw.writableLength > EventStreamClients.maxUnreadBytes) {
+      this.logger.warn(`Event stream ${this.request.id} does not keep up (${this.raw.writableLength} bytes unread); disconnected`);
+      this.raw.destroy();
+    }
+  }
+
+  private drained(): Promise<void> {
+    if (this.closed || !this.raw.writableNeedDrain) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        this.raw.off('drain', done);
+        this.raw.off('close', done);
+        resolve();
+      };
+      this.raw.on('drain', done);
+      this.raw.on('close', done);
+    });
+  }
+
+  private stopListening(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.unsubscribe();
+    clearInterval(this.timer);
+    this.onClosed();
+    this.request.log.info({ req: this.request, ms: Date.now() - this.startedAt, events: this.sent }, 'event stream closed');
+  }
+
+  private close(): void {
+    this.stopListening();
+  }
+}

@@ -1,0 +1,48 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { EventEmitter } from 'node:events';
+import { EventListener, EventStream } from './event-stream';
+import type { EventEnvelope } from './events.service';
+
+/**
+ * Fans events out to the listeners of this process: hands each published envelope to every
+ * listener synchronously, in publish order.
+ */
+export class LocalFanOut {
+  private readonly emitter = new EventEmitter().setMaxListeners(0);
+
+  constructor(private readonly logger: Logger) {}
+
+  emit(event: EventEnvelope): void {
+    this.emitter.emit('event', event);
+  }
+
+  subscribe(listener: EventListener): () => void {
+    // One failing listener (one client) neither stops the others nor reaches the publisher.
+    const guarded = (event: EventEnvelope): void => {
+      try {
+        listener(event);
+      } catch (error) {
+        this.logger.error(`An event listener failed on ${event.id}: ${String(error)}`, error instanceof Error ? error.stack : undefined);
+      }
+    };
+    this.emitter.on('event', guarded);
+    return () => {
+      this.emitter.off('event', guarded);
+    };
+  }
+}
+
+/** The stream of a single instance (the embedded default, without REDIS_URL): in-process. */
+@Injectable()
+export class LocalEventStream extends EventStream {
+  private readonly fanOut = new LocalFanOut(new Logger(LocalEventStream.name));
+
+  publish(events: EventEnvelope[]): Promise<void> {
+    for (const event of events) this.fanOut.emit(event);
+    return Promise.resolve();
+  }
+
+  subscribe(listener: EventListener): () => void {
+    return this.fanOut.subscribe(listener);
+  }
+}

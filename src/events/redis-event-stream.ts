@@ -1,0 +1,103 @@
+import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import Redis from 'ioredis';
+import { AppConfig } from '../config/app-config';
+import { EventListener, EventStream } from './event-stream';
+import type { EventEnvelope } from './events.service';
+import { LocalFanOut } from './local-event-stream';
+
+const EVENT_ID = /^evt_[0-9a-f]{32}$/;
+const EVENT_TYPE = /^[a-z][a-z_]*(\.[a-z][a-z_]*)*$/;
+
+/**
+ * The envelope a message carries, or null when it is not one. Strict about what ends up in an SSE
+ * frame's `id:` and `event:` lines, which must never contain a line break.
+ */
+export function parseEnvelopeMessage(message: string): EventEnvelope | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(message);
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const { id, type, created_at: createdAt, data } = value as Record<string, unknown>;
+  if (typeof id !== 'string' || !EVENT_ID.test(id)) return null;
+  if (typeof type !== 'string' || !EVENT_TYPE.test(type)) return null;
+  if (typeof createdAt !== 'string') return null;
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return null;
+  return value as EventEnvelope;
+}
+
+/**
+ * The stream shared by every instance on one Redis (REDIS_URL): a publish goes to the Redis channel
+ * `${REDIS_PREFIX}events`, one message per envelope, and every instance, the publishing one
+ * included, hands what its subscriber connection receives to its own listeners. Pub/sub keeps
+ * nothing: an instance that is disconnected from Redis misses what is published meanwhile
+ * (clients recover it from the events table by reconnecting with Last-Event-ID).
+ */
+@Injectable()
+export class RedisEventStream extends EventStream implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(RedisEventStream.name);
+  private readonly fanOut = new LocalFanOut(this.logger);
+  readonly channel: string;
+  private readonly publisher: Redis;
+  private readonly subscriber: Redis;
+
+  constructor(config: AppConfig) {
+    super();
+    if (!config.redisUrl) throw new Error('RedisEventStream needs REDIS_URL');
+    this.channel = `${config.redisPrefix}events`;
+    this.publisher = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
+    // A connection in subscriber mode can run nothing else: the second one only listens.
+    this.subscriber = this.publisher.duplicate();
+    this.logErrorsOf(this.publisher, 'publisher');
+    this.logErrorsOf(this.subscriber, 'subscriber');
+    this.subscriber.on('message', (channel: string, message: string) => this.receive(channel, message));
+  }
+
+  /** Subscribed before the application serves, so no client connects to a deaf instance. */
+  async onModuleInit(): Promise<void> {
+    await this.subscriber.subscribe(this.channel);
+  }
+
+  async publish(events: EventEnvelope[]): Promise<void> {
+    if (events.length === 0) return;
+    const pipeline = this.publisher.pipeline();
+    for (const event of events) pipeline.publish(this.channel, JSON.stringify(event));
+    const results = (await pipeline.exec()) ?? [];
+    const failed = results.find(([error]) => error);
+    if (failed) throw failed[0] as Error;
+  }
+
+  subscribe(listener: EventListener): () => void {
+    return this.fanOut.subscribe(listener);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.allSettled([this.subscriber.quit(), this.publisher.quit()]);
+  }
+
+  private receive(channel: string, message: string): void {
+    if (channel !== this.channel) return;
+    const event = parseEnvelopeMessage(message);
+    if (!event) {
+      this.logger.warn(`Ignored a malformed message on ${this.channel} (${message.length} characters)`);
+      return;
+    }
+    this.fanOut.emit(event);
+  }
+
+  /** One line per outage rather than one per reconnection attempt. */
+  private logErrorsOf(connection: Redis, role: string): void {
+    let lastError: string | null = null;
+    connection.on('error', (error: Error) => {
+      if (error.message === lastError) return;
+      lastError = error.message;
+      this.logger.warn(`Redis ${role} connection: ${error.message}`);
+    });
+    connection.on('ready', () => {
+      if (lastError !== null) this.logger.log(`Redis ${role} connection is back${role === 'subscriber' ? '; events published meanwhile were not streamed live' : ''}`);
+      lastError = null;
+    });
+  }
+}

@@ -1,0 +1,370 @@
+import Redis from 'ioredis';
+import { DataSource } from 'typeorm';
+import { EventReplayService } from '../src/events/event-replay.service';
+import { EventStream } from '../src/events/event-stream';
+import { EventStreamClients } from '../src/events/event-stream-clients.service';
+import type { EventType } from '../src/events/event-types';
+import { EventEnvelope, EventsService, toEnvelope } from '../src/events/events.service';
+import { UsersService } from '../src/users/users.service';
+import { describeWithPostgresAndRedis, TEST_REDIS_URL } from './support/environment';
+import { createTestDatabase, TestDatabase } from './support/test-database';
+import { freshRedisPrefix, startTestApp, TestApp } from './support/test-app';
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** One parsed block of a text/event-stream: an event (id, event, data) or a comment. */
+type SseItem = { kind: 'event'; id?: string; event?: string; data: string } | { kind: 'comment'; text: string };
+
+/** The items of one block (the text between blank lines), after the rules of the SSE format. */
+function parseBlock(block: string): SseItem[] {
+  const items: SseItem[] = [];
+  const fields: Record<string, string[]> = {};
+  for (const line of block.split(/\r\n|\r|\n/)) {
+    if (line.startsWith(':')) {
+      items.push({ kind: 'comment', text: line.slice(1).replace(/^ /, '') });
+      continue;
+    }
+    const colon = line.indexOf(':');
+    const name = colon === -1 ? line : line.slice(0, colon);
+    const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
+    (fields[name] ??= []).push(value);
+  }
+  if (fields.data || fields.id || fields.event) items.push({ kind: 'event', id: fields.id?.at(-1), event: fields.event?.at(-1), data: (fields.data ?? []).join('\n') });
+  return items;
+}
+
+/** A client of the stream through a real socket, collecting what it receives. */
+class SseClient {
+  readonly items: SseItem[] = [];
+  ended = false;
+  private buffer = '';
+  private wake: () => void = () => undefined;
+  private readonly pumping: Promise<void>;
+
+  private constructor(
+    readonly response: Response,
+    private readonly abort: AbortController,
+  ) {
+    this.pumping = this.pump();
+  }
+
+  static async connect(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
+    const abort = new AbortController();
+    const response = await fetch(url, { headers, signal: abort.signal });
+    return new SseClient(response, abort);
+  }
+
+  get events(): Extract<SseItem, { kind: 'event' }>[] {
+    return this.items.filter((item) => item.kind === 'event');
+  }
+
+  get comments(): string[] {
+    return this.items.flatMap((item) => (item.kind === 'comment' ? [item.text] : []));
+  }
+
+  /** Waits until `ready` holds for what arrived, failing after `timeoutMs`. */
+  async until(ready: (client: SseClient) => boolean, timeoutMs = 5_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!ready(this)) {
+      if (this.ended) throw new Error(`stream ended; received ${JSON.stringify(this.items)}`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`timed out; received ${JSON.stringify(this.items)}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.abort.abort();
+    await this.pumping;
+  }
+
+  private async pump(): Promise<void> {
+    const reader = this.response.body!.getReader();
+    const decoder = new TextDecoder();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        this.buffer += decoder.decode(value, { stream: true });
+        let end: number;
+        while ((end = this.buffer.search(/\r\n\r\n|\n\n|\r\r/)) !== -1) {
+          const block = this.buffer.slice(0, end);
+          this.buffer = this.buffer.slice(end).replace(/^(\r\n\r\n|\n\n|\r\r)/, '');
+          this.items.push(...parseBlock(block));
+          this.wake();
+        }
+      }
+    } catch {
+      // Aborted by close(), or the connection broke: either way the stream is over.
+    } finally {
+      this.ended = true;
+      this.wake();
+    }
+  }
+}
+
+/**
+ * Records an event the way the application does, claims it as the relay does (so a running relay
+ * leaves it to the test) and answers its envelope; `publish` then does what the relay does next.
+ */
+async function record(t: TestApp, type: EventType = 'contact.updated', data: Record<string, unknown> = { n: Math.random() }): Promise<EventEnvelope> {
+  const event = await t.app.get(DataSource).transaction(async (manager) => {
+    const recorded = await t.app.get(EventsService).record(manager, type, data);
+    await manager.query('UPDATE events SET relayed_at = now() WHERE id = $1', [recorded.id]);
+    return recorded;
+  });
+  // Distinct milliseconds, so the table's (created_at, id) order is the order of recording.
+  await pause(2);
+  return toEnvelope(event);
+}
+
+const publish = (t: TestApp, ...events: EventEnvelope[]) => t.app.get(EventStream).publish(events);
+
+async function listen(t: TestApp): Promise<string> {
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  return `${(await t.app.getUrl()).replace('[::1]', '127.0.0.1')}/api/v1/events/stream`;
+}
+
+describe('event stream (GET /api/v1/events/stream)', () => {
+  let t: TestApp;
+  let url: string;
+  let token: string;
+  const clients: SseClient[] = [];
+  const connect = async (headers: Record<string, string> = {}, query = ''): Promise<SseClient> => {
+    const client = await SseClient.connect(`${url}${query}`, { authorization: `Bearer ${token}`, ...headers });
+    clients.push(client);
+    return client;
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    url = await listen(t);
+    token = (await t.createUser()).token;
+  });
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+  });
+  afterAll(() => t.close());
+
+  it('answers 401 without a token', async () => {
+    const answer = await fetch(url);
+    expect(answer.status).toBe(401);
+    expect(await answer.json()).toEqual({ error: expect.any(String) });
+  });
+
+  it('streams with the bearer header, keeping the headers set before the stream began', async () => {
+    const client = await connect({ 'x-request-id': 'stream-request-1' });
+    expect(client.response.status).toBe(200);
+    const headers = Object.fromEntries(client.response.headers);
+    expect(headers).toMatchObject({
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      'x-request-id': 'stream-request-1',
+      'x-content-type-options': 'nosniff',
+      'ratelimit-limit': expect.any(String),
+    });
+    expect(headers['content-length']).toBeUndefined();
+  });
+
+  it('streams with the token in the access_token query parameter, which never reaches the logs', async () => {
+    const client = await SseClient.connect(`${url}?access_token=${encodeURIComponent(token)}`);
+    clients.push(client);
+    expect(client.response.status).toBe(200);
+    expect(client.response.headers.get('content-type')).toBe('text/event-stream');
+    await client.close();
+    await waitFor(() => t.app.get(EventStreamClients).openCount === 0);
+    expect(t.logs.some((line) => line.msg === 'event stream closed')).toBe(true);
+    expect(JSON.stringify(t.logs)).not.toContain(token);
+  });
+
+  it('sends a live event as one frame: id, event type and the envelope as data', async () => {
+    const client = await connect();
+    const event = await record(t, 'conversation.assigned', { conversation_id: 'conv_1', assignee_id: 'user_2' });
+    await publish(t, event);
+    await client.until((c) => c.events.length === 1);
+    expect(client.events[0]).toEqual({ kind: 'event', id: event.id, event: 'conversation.assigned', data: JSON.stringify(event) });
+    expect(JSON.parse(client.events[0].data)).toEqual({ id: event.id, type: 'conversation.assigned', created_at: event.created_at, data: { conversation_id: 'conv_1', assignee_id: 'user_2' } });
+  });
+
+  it('resumes after Last-Event-ID: the missed events in order, then live ones, none twice', async () => {
+    const seen = await record(t);
+    const missed = [await record(t), await record(t), await record(t)];
+    const client = await connect({ 'last-event-id': seen.id });
+    await client.until((c) => c.events.length === 3);
+    // The relay publishing the missed events only now, then a new one: only the new one is sent.
+    const live = await record(t);
+    await publish(t, ...missed, live);
+    await client.until((c) => c.events.length >= 4);
+    await pause(50);
+    expect(client.events.map((e) => e.id)).toEqual([...missed, live].map((e) => e.id));
+    expect(client.comments).toEqual([]);
+  });
+
+  it('sends an event published while the replay runs after the replayed ones, once', async () => {
+    const seen = await record(t);
+    const missed = [await record(t), await record(t)];
+    const during = await record(t);
+    const replay = t.app.get(EventReplayService);
+    const cursorOf = replay.cursorOf.bind(replay);
+    // Between the subscription and the reading of the table: the relay publishes a replayed one and a new one.
+    const spy = jest.spyOn(replay, 'cursorOf').mockImplementation(async (id) => {
+      await publish(t, missed[1], during);
+      return cursorOf(id);
+    });
+    try {
+      const client = await connect({ 'last-event-id': seen.id });
+      await client.until((c) => c.events.length >= 3);
+      await pause(50);
+      expect(client.events.map((e) => e.id)).toEqual([...missed, during].map((e) => e.id));
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('takes the last_event_id query parameter when there is no Last-Event-ID header', async () => {
+    const seen = await record(t);
+    const missed = await record(t);
+    const client = await connect({}, `?last_event_id=${seen.id}`);
+    await client.until((c) => c.events.length === 1);
+    expect(client.events[0].id).toBe(missed.id);
+  });
+
+  it.each([
+    ['an unknown', `evt_${'0'.repeat(32)}`],
+    ['a malformed', 'not-an-event-id\nevent: forged'],
+  ])('starts with live events only, after a comment, for %s Last-Event-ID', async (_kind, lastEventId) => {
+    await record(t);
+    const client = await connect({}, `?last_event_id=${encodeURIComponent(lastEventId)}`);
+    await client.until((c) => c.comments.length === 1);
+    expect(client.comments[0]).toMatch(/Last-Event-ID is unknown/);
+    const live = await record(t);
+    await publish(t, live);
+    await client.until((c) => c.events.length === 1);
+    expect(client.items).toEqual([{ kind: 'comment', text: expect.any(String) }, expect.objectContaining({ kind: 'event', id: live.id })]);
+  });
+
+  it('sends a keep-alive comment at the interval', async () => {
+    const interval = EventStreamClients.keepAliveIntervalMs;
+    EventStreamClients.keepAliveIntervalMs = 50;
+    try {
+      const client = await connect();
+      await client.until((c) => c.comments.length >= 2);
+      expect(client.comments.slice(0, 2)).toEqual(['keep-alive', 'keep-alive']);
+    } finally {
+      EventStreamClients.keepAliveIntervalMs = interval;
+    }
+  });
+
+  it('lets go of a client that disconnects', async () => {
+    const streams = t.app.get(EventStreamClients);
+    const client = await connect();
+    await waitFor(() => streams.openCount === 1);
+    await client.close();
+    await waitFor(() => streams.openCount === 0);
+    await publish(t, await record(t));
+  });
+
+  it('keeps nothing open for a client that leaves before its stream starts', async () => {
+    const users = t.app.get(UsersService);
+    const findForAuth = users.findForAuth.bind(users);
+    let authenticating!: () => void;
+    const started = new Promise<void>((resolve) => (authenticating = resolve));
+    const spy = jest.spyOn(users, 'findForAuth').mockImplementation(async (id) => {
+      authenticating();
+      await pause(200);
+      return findForAuth(id);
+    });
+    try {
+      const abort = new AbortController();
+      const request = fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: abort.signal }).catch(() => null);
+      await started;
+      abort.abort();
+      expect(await request).toBeNull();
+      await pause(400);
+      expect(spy).toHaveBeenCalled();
+      expect(t.app.get(EventStreamClients).openCount).toBe(0);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});
+
+describe('event stream and shutdown', () => {
+  it('ends open streams so that app.close() finishes at once', async () => {
+    const t = await startTestApp();
+    const url = await listen(t);
+    const client = await SseClient.connect(url, { authorization: `Bearer ${await t.adminToken()}` });
+    expect(client.response.status).toBe(200);
+    await waitFor(() => t.app.get(EventStreamClients).openCount === 1);
+    const closed = await Promise.race([t.app.close().then(() => 'closed'), pause(3_000).then(() => 'still closing after 3 s')]);
+    expect(closed).toBe('closed');
+    await client.until((c) => c.ended);
+    await t.database.drop();
+  });
+});
+
+describeWithPostgresAndRedis('event stream across instances (needs TEST_DATABASE_URL and TEST_REDIS_URL)', () => {
+  let database: TestDatabase;
+  let a: TestApp;
+  let b: TestApp;
+  let prefix: string;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    prefix = freshRedisPrefix();
+    a = await startTestApp({ database, env: { REDIS_PREFIX: prefix } });
+    b = await startTestApp({ database, env: { REDIS_PREFIX: prefix } });
+  });
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+    await database.drop();
+  });
+
+  it('delivers an event published on instance A to a client of instance B', async () => {
+    const client = await SseClient.connect(await listen(b), { authorization: `Bearer ${await b.adminToken()}` });
+    try {
+      const event = await record(a, 'message.received', { text: 'hello' });
+      await publish(a, event);
+      await client.until((c) => c.events.length === 1);
+      expect(client.events[0]).toEqual({ kind: 'event', id: event.id, event: 'message.received', data: JSON.stringify(event) });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('logs and skips a malformed message on the channel, and goes on streaming', async () => {
+    const client = await SseClient.connect(await listen(a), { authorization: `Bearer ${await a.adminToken()}` });
+    const redis = new Redis(TEST_REDIS_URL!);
+    try {
+      await redis.publish(`${prefix}events`, 'not json');
+      await redis.publish(`${prefix}events`, JSON.stringify({ id: 'evt_x\nevent: forged', type: 'contact.created', created_at: '', data: {} }));
+      const event = await record(a);
+      await publish(a, event);
+      await client.until((c) => c.events.length === 1);
+      expect(client.events[0].id).toBe(event.id);
+      // Nest's Logger writes to the last application created, so both instances' lines may be in either's logs.
+      const warnings = [...a.logs, ...b.logs].filter((line) => String(line.msg).startsWith('Ignored a malformed message'));
+      expect(warnings.length).toBeGreaterThanOrEqual(2);
+      expect(warnings[0]).toMatchObject({ level: 40, context: 'RedisEventStream' });
+    } finally {
+      redis.disconnect();
+      await client.close();
+    }
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await pause(10);
+  }
+}
