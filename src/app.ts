@@ -49,7 +49,7 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
   fastify.removeContentTypeParser(['text/plain', 'application/json']);
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
     (request as RawBodyRequest<FastifyRequest>).rawBody = body;
-    parseJson(request, body.toString('utf8'), done);
+    void parseJson(request, body.toString('utf8'), done);
   });
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);

@@ -92,7 +92,7 @@ function textAndContent(type: string, message: Json): { text: string | null; con
   if (type === 'button' && payload) return { text: asString(payload.text), content: payload };
   if (type === 'reaction' && payload) return { text: asString(payload.emoji), content: payload };
   // Unknown or unsupported types keep the whole message, so nothing the channel said is lost.
-  const { from: _from, id: _id, timestamp: _timestamp, ...rest } = message;
+  const { from, id, timestamp, ...rest } = message;
   return { text: null, content: rest };
 }
 
