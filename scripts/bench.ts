@@ -6,12 +6,23 @@
  * check, user lookup, logging), independent of how fast the machine is. The ratio is the figure
  * to watch; absolute numbers only compare runs on one machine.
  *
+ * Sections:
+ *   GET /api/v1/me against bare Fastify (always; on the embedded PGlite by default)
+ *   GET /api/v1/conversations?limit=50 against bare Fastify + raw pg running the same SQL, on a
+ *     seeded database (PostgreSQL only)
+ *   POST /api/webhooks/messaging: signed inbound messages per second, and a check that every
+ *     acknowledged one was stored (PostgreSQL only)
+ *
  * Settings (environment, read only here):
  *   BENCH_DURATION      seconds of each measured run (default 10), after a 3 s warm-up
  *   BENCH_CONNECTIONS   concurrent connections (default 50)
- *   BENCH_DATABASE_URL  PostgreSQL for the service (default: embedded PGlite in a temporary directory);
- *                       it must be a throwaway, empty database: the bench logs in as the admin the
- *                       service creates on a database without users
+ *   BENCH_DATABASE_URL  PostgreSQL for the service (default: embedded PGlite in a temporary directory,
+ *                       and the two PostgreSQL sections are skipped). It must name a THROWAWAY database
+ *                       created for the bench (`CREATE DATABASE ti_bench`, `DROP DATABASE ti_bench` when
+ *                       done): the first run migrates it, lets the service create the bench admin, and
+ *                       seeds 100,000 contacts and conversations and 1,000,000 messages (about 400 MB,
+ *                       under a minute); later runs reuse that seed, and each run adds the messages it
+ *                       ingests. A database holding anything else is refused before anything is written.
  *   BENCH_REDIS_URL     Redis for the service (default: none, in-process)
  *   BENCH_LOG_LEVEL     the service's LOG_LEVEL (default info, as in production)
  *   BENCH_KEEP_TMP=1    keep the temporary directory (service log, database) after the run
@@ -22,14 +33,22 @@
 import { availableParallelism } from 'node:os';
 import { startBareServer } from './bench/bare';
 import { Cleanup, describe } from './bench/cleanup';
+import { benchIngest } from './bench/ingest';
+import { benchConversationList } from './bench/list';
+import { warnIfMachineBusy } from './bench/machine';
 import { Load, measure } from './bench/measure';
 import { printRatio, printTable } from './bench/report';
-import { startService } from './bench/service';
+import { inspectDatabase, seedDatabase } from './bench/seed';
+import { ServiceOptions, startService } from './bench/service';
 
 const GOAL_PERCENT = 60;
 const WARMUP_SECONDS = 3;
 const ADMIN_EMAIL = 'bench-admin@example.com';
 const ADMIN_PASSWORD = 'bench-password-0123456789';
+/** The service's MESSAGING_APP_SECRET; the ingest section signs its bodies with it. */
+const MESSAGING_APP_SECRET = 'bench-messaging-app-secret';
+/** The service's DATABASE_POOL_MAX (its default) and the list reference's pool size alike. */
+const POOL_MAX = 10;
 
 interface Settings {
   load: Load;
@@ -63,8 +82,11 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
 async function main(cleanup: Cleanup): Promise<void> {
   const settings = readSettings(process.env);
   const { load } = settings;
+  const serviceOptions: ServiceOptions = { ...settings, adminEmail: ADMIN_EMAIL, adminPassword: ADMIN_PASSWORD, messagingAppSecret: MESSAGING_APP_SECRET, poolMax: POOL_MAX };
 
-  const service = await startService({ ...settings, adminEmail: ADMIN_EMAIL, adminPassword: ADMIN_PASSWORD }, cleanup);
+  if (settings.databaseUrl) await prepareDatabase(settings.databaseUrl, serviceOptions, cleanup);
+
+  const service = await startService(serviceOptions, cleanup);
   console.log(`service: pid ${service.pid} at ${service.baseUrl}, ${settings.databaseUrl ? 'PostgreSQL (BENCH_DATABASE_URL)' : 'embedded PGlite'}, ` +
     `Redis ${settings.redisUrl ? 'on' : 'off'}, LOG_LEVEL=${settings.logLevel}`);
   console.log(`service log: ${service.logFile}${settings.keepFiles ? '' : ' (deleted at the end; BENCH_KEEP_TMP=1 keeps it)'}`);
@@ -80,6 +102,7 @@ async function main(cleanup: Cleanup): Promise<void> {
   const bareBody = await getJson(`${bare.baseUrl}/me`, {});
   if (JSON.stringify(bareBody) !== JSON.stringify(meBody)) throw new Error('the bare server does not answer the same body as the service');
 
+  await warnIfMachineBusy('before the first measurement');
   // One case at a time: both servers share the CPUs with the load generator. The service's own
   // health endpoint (same framework, headers and logging, no token, no rate limit, no lookup)
   // splits the gap: bare -> health is what the framework costs, health -> me what auth costs.
@@ -100,6 +123,46 @@ async function main(cleanup: Cleanup): Promise<void> {
   if (serviceMe.non2xx > 0 || serviceMe.errors > 0) {
     console.log(`warning: the service answered ${serviceMe.non2xx} non-2xx and ${serviceMe.errors} errors; its figures are not of successful requests only`);
   }
+
+  if (!settings.databaseUrl) {
+    console.log('\nskipped: GET /api/v1/conversations and inbound ingest need a seeded PostgreSQL database (set BENCH_DATABASE_URL to a throwaway one)');
+    return;
+  }
+  const adminId = (meBody as { id?: unknown }).id;
+  if (typeof adminId !== 'string') throw new Error('GET /api/v1/me answered no id');
+  await benchConversationList({ serviceUrl: service.baseUrl, auth, adminId, databaseUrl: settings.databaseUrl, poolMax: POOL_MAX, load, cleanup });
+  await benchIngest({ serviceUrl: service.baseUrl, appSecret: MESSAGING_APP_SECRET, databaseUrl: settings.databaseUrl, load });
+}
+
+/**
+ * Leaves BENCH_DATABASE_URL migrated and seeded, before the measured service starts (so it starts
+ * on the data as a long-running instance would find it, statistics included). The migrations
+ * are the service's own: a first start runs them (and creates the bench admin), then it stops.
+ */
+async function prepareDatabase(databaseUrl: string, serviceOptions: ServiceOptions, cleanup: Cleanup): Promise<void> {
+  let state = await inspectDatabase(databaseUrl, ADMIN_EMAIL);
+  if (state.kind === 'new') {
+    console.log('bench database: new; starting the service once to run its migrations and create the bench admin ...');
+    const first = await startService(serviceOptions, cleanup);
+    await getJson(`${first.baseUrl}/api/health/db`, {});
+    await first.stop();
+    state = await inspectDatabase(databaseUrl, ADMIN_EMAIL);
+  }
+  switch (state.kind) {
+    case 'seeded':
+      console.log(`bench database: already seeded, reused (${state.contacts} contacts, ${state.conversations} conversations, ${state.messages} messages)`);
+      return;
+    case 'empty': {
+      console.log('bench database: seeding (one transaction) ...');
+      const times = await seedDatabase(databaseUrl, (line) => console.log(line));
+      console.log(`bench database: seeded in ${times.insertSeconds.toFixed(1)} s, VACUUM (ANALYZE) ${times.vacuumSeconds.toFixed(1)} s`);
+      return;
+    }
+    case 'foreign':
+      throw new Error(`BENCH_DATABASE_URL does not name a throwaway bench database: ${state.reason}. Create an empty one for the bench (CREATE DATABASE ti_bench) and drop it afterwards`);
+    case 'new':
+      throw new Error('the service started and stopped, but the bench database still has no tables or no admin');
+  }
 }
 
 async function logIn(baseUrl: string): Promise<string> {
@@ -110,7 +173,7 @@ async function logIn(baseUrl: string): Promise<string> {
   });
   if (!response.ok) {
     throw new Error(`login as ${ADMIN_EMAIL} failed with ${response.status}: ${await response.text()}` +
-      ' (with BENCH_DATABASE_URL, the database must be empty so the service creates this admin)');
+      ' (with BENCH_DATABASE_URL, use a new, empty database: the service creates this admin on its first start there)');
   }
   const { token } = (await response.json()) as { token?: unknown };
   if (typeof token !== 'string') throw new Error('login answered no token');

@@ -4,6 +4,7 @@
  * sends `{ routes }` over IPC; the server answers `{ port }` once it listens.
  */
 import Fastify from 'fastify';
+import { listeningPort, serveOnRequest } from './child-server';
 
 export interface BareRoute {
   path: string;
@@ -12,20 +13,10 @@ export interface BareRoute {
 }
 
 export type BareRequest = { routes: BareRoute[] };
-export type BareReady = { port: number };
 
-async function serve({ routes }: BareRequest): Promise<void> {
+serveOnRequest('bare server', async ({ routes }: BareRequest) => {
   const app = Fastify();
   for (const route of routes) app.get(route.path, () => route.body);
   await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  if (typeof address !== 'object' || address === null) throw new Error('no address');
-  process.send?.({ port: address.port } satisfies BareReady);
-}
-
-process.once('message', (message: BareRequest) => {
-  serve(message).catch((error: unknown) => {
-    process.stderr.write(`bare server: ${error instanceof Error ? error.stack : String(error)}\n`);
-    process.exit(1);
-  });
+  return { port: listeningPort(app.server) };
 });

@@ -8,6 +8,9 @@ export interface Figures {
   non2xx: number;
   /** Connection errors and timeouts: failures that never produced a status, so non2xx misses them. */
   errors: number;
+  /** 2xx answers in the measured run, and how long it lasted: a rate of successes, not of answers. */
+  ok: number;
+  seconds: number;
 }
 
 export interface Load {
@@ -21,6 +24,12 @@ export interface Target {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   headers?: Record<string, string>;
   body?: string;
+  /**
+   * Built per request instead of one fixed request (autocannon's `setupRequest`), with
+   * `onResponse` to see each answer: for bodies that must differ every time, like messages
+   * with unique ids. Also called during the warm-up.
+   */
+  requests?: autocannon.Request[];
 }
 
 /**
@@ -33,6 +42,7 @@ export async function measure(target: Target, load: Load): Promise<Figures> {
     method: target.method ?? 'GET',
     headers: target.headers,
     body: target.body,
+    requests: target.requests,
     connections: load.connections,
   };
   if (load.warmupSeconds > 0) await autocannon({ ...options, duration: load.warmupSeconds });
@@ -43,5 +53,7 @@ export async function measure(target: Target, load: Load): Promise<Figures> {
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors,
+    ok: result['2xx'],
+    seconds: result.duration,
   };
 }

@@ -24,3 +24,10 @@ export function printRatio(label: string, measured: Figures, baseline: Figures, 
   const verdict = percent >= goalPercent ? 'met' : 'MISSED';
   console.log(`${label}: ${percent.toFixed(1)}% (goal >= ${goalPercent}%: ${verdict})`);
 }
+
+/** A figure against a bound (under `below`, or at least `atLeast`); informative, never fatal, like printRatio. */
+export function printGoal(label: string, value: number, unit: string, goal: { below: number } | { atLeast: number }): void {
+  const met = 'below' in goal ? value < goal.below : value >= goal.atLeast;
+  const bound = 'below' in goal ? `< ${goal.below}` : `>= ${goal.atLeast}`;
+  console.log(`${label}: ${value.toFixed(value < 100 ? 1 : 0)} ${unit} (goal ${bound} ${unit}: ${met ? 'met' : 'MISSED'})`);
+}

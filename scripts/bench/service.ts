@@ -18,6 +18,10 @@ export interface ServiceOptions {
   logLevel: string;
   adminEmail: string;
   adminPassword: string;
+  /** Signs inbound channel webhooks: the ingest section sends signed bodies, as the channel does. */
+  messagingAppSecret: string;
+  /** DATABASE_POOL_MAX, set explicitly so the raw-pg reference can use the very same pool size. */
+  poolMax: number;
   /** Keep the temporary directory (logs, database) for inspection instead of deleting it. */
   keepFiles: boolean;
 }
@@ -28,6 +32,8 @@ export interface RunningService {
   logFile: string;
   tempDir: string;
   pid: number;
+  /** Stops it before the end of the run (cleanup stops it otherwise); safe to call twice. */
+  stop(): Promise<void>;
 }
 
 /**
@@ -70,7 +76,7 @@ export async function startService(options: ServiceOptions, cleanup: Cleanup): P
     const logs = [tail(errorFile), tail(logFile)].filter(Boolean).join('\n');
     throw new Error(`${error instanceof Error ? error.message : String(error)}${logs ? `\n--- service output (last lines) ---\n${logs}` : ''}`);
   }
-  return { baseUrl, logFile, tempDir, pid: child.pid ?? -1 };
+  return { baseUrl, logFile, tempDir, pid: child.pid ?? -1, stop: () => stopChild(child) };
 }
 
 /**
@@ -94,6 +100,8 @@ function serviceEnv(options: ServiceOptions, port: number, dataDir: string): Nod
     // The limiter still counts every request (its cost is part of what is measured) but never
     // refuses one: a 429 is far cheaper than a real answer and would flatter the figures.
     RATE_LIMIT_MAX_REQUESTS: '1000000000',
+    MESSAGING_APP_SECRET: options.messagingAppSecret,
+    DATABASE_POOL_MAX: String(options.poolMax),
   });
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
   else env.DATA_DIR = dataDir;
