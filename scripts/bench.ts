@@ -24,6 +24,7 @@
  *                       under a minute); later runs reuse that seed, and each run adds the messages it
  *                       ingests. A database holding anything else is refused before anything is written.
  *   BENCH_REDIS_URL     Redis for the service (default: none, in-process)
+ *   BENCH_WEBHOOK_EVENTS events of the webhook fan-out section (default 10000), each to 10 receivers
  *   BENCH_LOG_LEVEL     the service's LOG_LEVEL (default info, as in production)
  *   BENCH_KEEP_TMP=1    keep the temporary directory (service log, database) after the run
  *
@@ -33,6 +34,7 @@
 import { availableParallelism } from 'node:os';
 import { startBareServer } from './bench/bare';
 import { Cleanup, describe } from './bench/cleanup';
+import { benchWebhookFanOut } from './bench/fanout';
 import { benchIngest } from './bench/ingest';
 import { benchConversationList } from './bench/list';
 import { warnIfMachineBusy } from './bench/machine';
@@ -54,6 +56,7 @@ interface Settings {
   load: Load;
   databaseUrl: string | null;
   redisUrl: string | null;
+  webhookEvents: number;
   logLevel: string;
   keepFiles: boolean;
 }
@@ -67,6 +70,7 @@ function readSettings(env: NodeJS.ProcessEnv): Settings {
     },
     databaseUrl: env.BENCH_DATABASE_URL?.trim() || null,
     redisUrl: env.BENCH_REDIS_URL?.trim() || null,
+    webhookEvents: positiveInteger(env, 'BENCH_WEBHOOK_EVENTS', 10_000),
     logLevel: env.BENCH_LOG_LEVEL?.trim() || 'info',
     keepFiles: env.BENCH_KEEP_TMP === '1',
   };
@@ -123,6 +127,8 @@ async function main(cleanup: Cleanup): Promise<void> {
   if (serviceMe.non2xx > 0 || serviceMe.errors > 0) {
     console.log(`warning: the service answered ${serviceMe.non2xx} non-2xx and ${serviceMe.errors} errors; its figures are not of successful requests only`);
   }
+
+  await benchWebhookFanOut({ serviceUrl: service.baseUrl, token, events: settings.webhookEvents, cleanup });
 
   if (!settings.databaseUrl) {
     console.log('\nskipped: GET /api/v1/conversations and inbound ingest need a seeded PostgreSQL database (set BENCH_DATABASE_URL to a throwaway one)');

@@ -101,6 +101,8 @@ function serviceEnv(options: ServiceOptions, port: number, dataDir: string): Nod
     // refuses one: a 429 is far cheaper than a real answer and would flatter the figures.
     RATE_LIMIT_MAX_REQUESTS: '1000000000',
     MESSAGING_APP_SECRET: options.messagingAppSecret,
+    // The fan-out section's receivers listen on loopback, which registration refuses otherwise.
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     DATABASE_POOL_MAX: String(options.poolMax),
   });
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;

@@ -18,6 +18,19 @@ export interface ClaimedDelivery {
   event: { id: string; type: string; data: Record<string, unknown>; createdAt: Date };
 }
 
+interface ClaimRow {
+  id: string;
+  attempts: number;
+  webhook_id: string;
+  url: string;
+  secret: string;
+  active: boolean;
+  event_id: string;
+  type: string;
+  data: Record<string, unknown>;
+  created_at: Date;
+}
+
 export type AttemptOutcome =
   | { result: 'succeeded'; statusCode: number; response: string }
   | { result: 'gone'; statusCode: number; response: string }
@@ -152,36 +165,39 @@ export class WebhooksService {
    * attempt's longest duration, so another worker (a duplicate job, another replica) skips it.
    */
   async claim(deliveryId: string, leaseMs: number): Promise<ClaimedDelivery | null> {
-    const [rows]: [{ id: string; attempts: number; webhook_id: string; event_id: string }[], number] = await this.dataSource.query(
-      `UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = now() + $2 * interval '1 millisecond', updated_at = now()
-       WHERE id = $1 AND status = 'pending' AND next_attempt_at <= now() + interval '1 second'
-       RETURNING id, attempts, webhook_id, event_id`,
+    // One round trip: the claim and what the attempt needs (registration, event) together.
+    const [rows]: [ClaimRow[], number] = await this.dataSource.query(
+      `UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = now() + $2 * interval '1 millisecond', updated_at = now()
+       FROM webhooks w, events e
+       WHERE d.id = $1 AND d.status = 'pending' AND d.next_attempt_at <= now() + interval '1 second' AND w.id = d.webhook_id AND e.id = d.event_id
+       RETURNING d.id, d.attempts, w.id AS webhook_id, w.url, w.secret, w.active, e.id AS event_id, e.type, e.data, e.created_at`,
       [deliveryId, leaseMs],
     );
-    const claimed = rows[0];
-    if (!claimed) return null;
-    const [webhook] = await this.dataSource.getRepository(Webhook).findBy({ id: claimed.webhook_id });
-    const [event]: { id: string; type: string; data: Record<string, unknown>; created_at: Date }[] = await this.dataSource.query('SELECT id, type, data, created_at FROM events WHERE id = $1', [claimed.event_id]);
-    if (!webhook || !event) return null;
+    const row = rows[0];
+    if (!row) return null;
     return {
-      id: claimed.id,
-      attempts: claimed.attempts,
-      webhook: { id: webhook.id, url: webhook.url, secret: webhook.secret, active: webhook.active },
-      event: { id: event.id, type: event.type, data: event.data, createdAt: event.created_at },
+      id: row.id,
+      attempts: row.attempts,
+      webhook: { id: row.webhook_id, url: row.url, secret: row.secret, active: row.active },
+      event: { id: row.event_id, type: row.type, data: row.data, createdAt: row.created_at },
     };
   }
 
   /** Records how an attempt went; a 410 also disables the registration. */
   async recordAttempt(delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
     const status = outcome.result === 'succeeded' ? 'succeeded' : outcome.result === 'retry' ? 'pending' : 'failed';
-    await this.dataSource.transaction(async (manager) => {
-      await manager.query(
+    const record = (manager: EntityManager) =>
+      manager.query(
         `UPDATE webhook_deliveries SET status = $2, last_status_code = $3, last_response = $4, last_error = $5, next_attempt_at = $6, updated_at = now() WHERE id = $1`,
         [delivery.id, status, outcome.statusCode, outcome.response, 'error' in outcome ? outcome.error : null, outcome.result === 'retry' ? outcome.nextAttemptAt : null],
       );
-      if (outcome.result === 'gone') {
-        await manager.query(`UPDATE webhooks SET active = false, disabled_reason = $2, updated_at = now() WHERE id = $1`, [delivery.webhook.id, 'The receiver answered 410 Gone']);
-      }
+    if (outcome.result !== 'gone') {
+      await record(this.dataSource.manager);
+      return;
+    }
+    await this.dataSource.transaction(async (manager) => {
+      await record(manager);
+      await manager.query(`UPDATE webhooks SET active = false, disabled_reason = $2, updated_at = now() WHERE id = $1`, [delivery.webhook.id, 'The receiver answered 410 Gone']);
     });
   }
 
