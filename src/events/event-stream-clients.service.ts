@@ -1,9 +1,10 @@
-import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { EventReplayService } from './event-replay.service';
 import { EventStream } from './event-stream';
 import type { EventEnvelope } from './events.service';
+import { StreamInterruptions } from './stream-interruptions';
 
 /** How long a replayed event is remembered, so that it is not sent again when it arrives live. */
 const REPLAYED_MEMORY_MS = 10 * 60_000;
@@ -25,7 +26,7 @@ export function sseFrame(event: EventEnvelope): string {
  * so nothing falls in between; replayed events are not sent a second time when they arrive live.
  */
 @Injectable()
-export class EventStreamClients implements BeforeApplicationShutdown {
+export class EventStreamClients implements OnModuleInit, BeforeApplicationShutdown {
   /** Between keep-alive comments; a static so tests can shorten it (not a setting: proxies want ~15 s). */
   static keepAliveIntervalMs = 15_000;
   /** A client that leaves more than this unread in its socket buffer is disconnected (it resumes). */
@@ -34,11 +35,18 @@ export class EventStreamClients implements BeforeApplicationShutdown {
   private readonly logger = new Logger(EventStreamClients.name);
   private readonly connections = new Set<SseConnection>();
   private closing = false;
+  private stopWatching: () => void = () => undefined;
 
   constructor(
     private readonly stream: EventStream,
     private readonly replay: EventReplayService,
+    private readonly interruptions: StreamInterruptions,
   ) {}
+
+  onModuleInit(): void {
+    // Live events may have been lost: the clients reconnect and replay them from the table.
+    this.stopWatching = this.interruptions.onInterrupted(() => void this.endAll());
+  }
 
   /** How many streams are open on this instance. */
   get openCount(): number {
@@ -70,6 +78,11 @@ export class EventStreamClients implements BeforeApplicationShutdown {
   /** Ends every open stream before the HTTP server closes, which would otherwise wait for them. */
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
+    this.stopWatching();
+    await this.endAll();
+  }
+
+  private async endAll(): Promise<void> {
     await Promise.allSettled([...this.connections].map((connection) => connection.end()));
   }
 }
@@ -97,7 +110,7 @@ class SseConnection {
   ) {}
 
   start(lastEventId: string | null, keepAliveMs: number): void {
-    if (process.env.NO_GUARD !== "1" && (this.raw.destroyed || !this.raw.socket || this.raw.socket.destroyed)) {
+    if (this.raw.destroyed || !this.raw.socket || this.raw.socket.destroyed) {
       // The client left while the request was being authenticated: its 'close' has been and gone.
       this.close();
       return;
@@ -111,7 +124,7 @@ class SseConnection {
     if (lastEventId !== null) {
       this.replaying = this.replayFrom(lastEventId).catch((error: unknown) => {
         this.logger.error(`Replay for event stream ${this.request.id} failed: ${String(error)}`, error instanceof Error ? error.stack : undefined);
-        this.raw.destroy();
+        this.drop();
       });
     }
   }
@@ -119,7 +132,7 @@ class SseConnection {
   /** Ends the stream cleanly, then releases its connection, which would otherwise stay open for keep-alive. */
   async end(): Promise<void> {
     if (this.closed) return;
-    this.stopListening();
+    this.close();
     // Node detaches the socket from the response when it finishes: hold on to it here.
     const socket = this.raw.socket;
     await new Promise<void>((resolve) => {
@@ -134,10 +147,11 @@ class SseConnection {
   }
 
   private receive(event: EventEnvelope): void {
+    if (this.closed) return;
     if (this.held) {
       if (this.held.length >= MAX_HELD_EVENTS) {
         this.logger.warn(`Event stream ${this.request.id} fell ${MAX_HELD_EVENTS} events behind during its replay; disconnected`);
-        this.raw.destroy();
+        this.drop();
         return;
       }
       this.held.push(event);
@@ -187,7 +201,7 @@ class SseConnection {
     this.raw.write(chunk);
     if (live && this.raw.writableLength > EventStreamClients.maxUnreadBytes) {
       this.logger.warn(`Event stream ${this.request.id} does not keep up (${this.raw.writableLength} bytes unread); disconnected`);
-      this.raw.destroy();
+      this.drop();
     }
   }
 
@@ -204,7 +218,8 @@ class SseConnection {
     });
   }
 
-  private stopListening(): void {
+  /** Stops everything for this client; idempotent (every way out of a stream comes here). */
+  private close(): void {
     if (this.closed) return;
     this.closed = true;
     this.unsubscribe();
@@ -213,7 +228,9 @@ class SseConnection {
     this.request.log.info({ req: this.request, ms: Date.now() - this.startedAt, events: this.sent }, 'event stream closed');
   }
 
-  private close(): void {
-    this.stopListening();
+  /** Disconnects the client at once; it reconnects and resumes with Last-Event-ID. */
+  private drop(): void {
+    this.close();
+    this.raw.destroy();
   }
 }

@@ -6,6 +6,7 @@ import { EventStreamClients } from './event-stream-clients.service';
 import { EventsStreamController } from './events-stream.controller';
 import { LocalEventStream } from './local-event-stream';
 import { RedisEventStream } from './redis-event-stream';
+import { StreamInterruptions } from './stream-interruptions';
 
 /**
  * The live event stream: `EventStream` (injected by the abstract class) fans events out through
@@ -17,10 +18,17 @@ import { RedisEventStream } from './redis-event-stream';
 @Module({})
 export class EventStreamModule {
   static forRoot(config: AppConfig): DynamicModule {
-    const stream: Provider = config.redisUrl ? { provide: EventStream, useClass: RedisEventStream } : { provide: EventStream, useClass: LocalEventStream };
+    const engine = config.redisUrl ? RedisEventStream : LocalEventStream;
+    const providers: Provider[] = [
+      engine,
+      { provide: EventStream, useExisting: engine },
+      { provide: StreamInterruptions, useExisting: engine },
+      EventReplayService,
+      EventStreamClients,
+    ];
     return {
       module: EventStreamModule,
-      providers: [stream, EventReplayService, EventStreamClients],
+      providers,
       controllers: [EventsStreamController],
       exports: [EventStream],
     };

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
 import { EventListener, EventStream } from './event-stream';
 import type { EventEnvelope } from './events.service';
+import type { StreamInterruptions } from './stream-interruptions';
 
 /**
  * Fans events out to the listeners of this process: hands each published envelope to every
@@ -32,9 +33,12 @@ export class LocalFanOut {
   }
 }
 
-/** The stream of a single instance (the embedded default, without REDIS_URL): in-process. */
+/**
+ * The stream of a single instance (the embedded default, without REDIS_URL): in-process, so it
+ * is never interrupted.
+ */
 @Injectable()
-export class LocalEventStream extends EventStream {
+export class LocalEventStream extends EventStream implements StreamInterruptions {
   private readonly fanOut = new LocalFanOut(new Logger(LocalEventStream.name));
 
   publish(events: EventEnvelope[]): Promise<void> {
@@ -44,5 +48,9 @@ export class LocalEventStream extends EventStream {
 
   subscribe(listener: EventListener): () => void {
     return this.fanOut.subscribe(listener);
+  }
+
+  onInterrupted(): () => void {
+    return () => undefined;
   }
 }

@@ -4,6 +4,7 @@ import { AppConfig } from '../config/app-config';
 import { EventListener, EventStream } from './event-stream';
 import type { EventEnvelope } from './events.service';
 import { LocalFanOut } from './local-event-stream';
+import type { StreamInterruptions } from './stream-interruptions';
 
 const EVENT_ID = /^evt_[0-9a-f]{32}$/;
 const EVENT_TYPE = /^[a-z][a-z_]*(\.[a-z][a-z_]*)*$/;
@@ -32,16 +33,18 @@ export function parseEnvelopeMessage(message: string): EventEnvelope | null {
  * The stream shared by every instance on one Redis (REDIS_URL): a publish goes to the Redis channel
  * `${REDIS_PREFIX}events`, one message per envelope, and every instance, the publishing one
  * included, hands what its subscriber connection receives to its own listeners. Pub/sub keeps
- * nothing: an instance that is disconnected from Redis misses what is published meanwhile
- * (clients recover it from the events table by reconnecting with Last-Event-ID).
+ * nothing: what is published while the subscriber is disconnected is lost to this instance, so
+ * once it is subscribed again it reports an interruption (see StreamInterruptions).
  */
 @Injectable()
-export class RedisEventStream extends EventStream implements OnModuleInit, OnApplicationShutdown {
+export class RedisEventStream extends EventStream implements StreamInterruptions, OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(RedisEventStream.name);
   private readonly fanOut = new LocalFanOut(this.logger);
+  private readonly interruptionListeners = new Set<() => void>();
   readonly channel: string;
   private readonly publisher: Redis;
   private readonly subscriber: Redis;
+  private subscribed = false;
 
   constructor(config: AppConfig) {
     super();
@@ -49,15 +52,19 @@ export class RedisEventStream extends EventStream implements OnModuleInit, OnApp
     this.channel = `${config.redisPrefix}events`;
     this.publisher = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
     // A connection in subscriber mode can run nothing else: the second one only listens.
-    this.subscriber = this.publisher.duplicate();
+    this.subscriber = this.publisher.duplicate({ connectionName: `${this.channel}:subscriber` });
     this.logErrorsOf(this.publisher, 'publisher');
     this.logErrorsOf(this.subscriber, 'subscriber');
     this.subscriber.on('message', (channel: string, message: string) => this.receive(channel, message));
+    this.subscriber.on('ready', () => {
+      if (this.subscribed) void this.resubscribed();
+    });
   }
 
   /** Subscribed before the application serves, so no client connects to a deaf instance. */
   async onModuleInit(): Promise<void> {
     await this.subscriber.subscribe(this.channel);
+    this.subscribed = true;
   }
 
   async publish(events: EventEnvelope[]): Promise<void> {
@@ -71,6 +78,13 @@ export class RedisEventStream extends EventStream implements OnModuleInit, OnApp
 
   subscribe(listener: EventListener): () => void {
     return this.fanOut.subscribe(listener);
+  }
+
+  onInterrupted(listener: () => void): () => void {
+    this.interruptionListeners.add(listener);
+    return () => {
+      this.interruptionListeners.delete(listener);
+    };
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -87,6 +101,21 @@ export class RedisEventStream extends EventStream implements OnModuleInit, OnApp
     this.fanOut.emit(event);
   }
 
+  /**
+   * After a reconnection (ioredis subscribes again by itself; subscribing once more is harmless and
+   * tells when it is done), everyone listening learns that events may have been missed.
+   */
+  private async resubscribed(): Promise<void> {
+    try {
+      await this.subscriber.subscribe(this.channel);
+    } catch (error) {
+      this.logger.warn(`Subscribing to ${this.channel} again failed: ${String(error)}`);
+      return;
+    }
+    this.logger.warn(`Subscribed to ${this.channel} again after a disconnection: ending the event streams, whose clients resume with Last-Event-ID`);
+    for (const listener of this.interruptionListeners) listener();
+  }
+
   /** One line per outage rather than one per reconnection attempt. */
   private logErrorsOf(connection: Redis, role: string): void {
     let lastError: string | null = null;
@@ -96,7 +125,7 @@ export class RedisEventStream extends EventStream implements OnModuleInit, OnApp
       this.logger.warn(`Redis ${role} connection: ${error.message}`);
     });
     connection.on('ready', () => {
-      if (lastError !== null) this.logger.log(`Redis ${role} connection is back${role === 'subscriber' ? '; events published meanwhile were not streamed live' : ''}`);
+      if (lastError !== null) this.logger.log(`Redis ${role} connection is back`);
       lastError = null;
     });
   }
