@@ -44,6 +44,8 @@ export async function benchWebhookFanOut(context: FanOutContext): Promise<void> 
   }
 
   console.log(`\nwebhook fan-out: ${REGISTRATIONS} registrations, ${context.events.toLocaleString('en-US')} events (contacts created through the API) ...`);
+  // Numbers new to this run, even on a reused bench database: a random area code per run.
+  const areaCode = 200 + Math.floor(Math.random() * 700);
   let phone = 0;
   const result = await autocannon({
     url: `${context.serviceUrl}/api/v1/contacts`,
@@ -54,7 +56,7 @@ export async function benchWebhookFanOut(context: FanOutContext): Promise<void> 
         method: 'POST',
         headers: { authorization: `Bearer ${context.token}`, 'content-type': 'application/json' },
         // A fresh number per request: a duplicate phone is a 409 and records no event.
-        setupRequest: (request) => ({ ...request, body: JSON.stringify({ phone: `+1212${String(5_000_000 + (phone += 1)).padStart(7, '0')}` }) }),
+        setupRequest: (request) => ({ ...request, body: JSON.stringify({ phone: `+1${areaCode}${String(1_000_000 + (phone += 1)).padStart(7, '0')}` }) }),
       },
     ],
   });
