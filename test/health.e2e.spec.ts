@@ -27,13 +27,12 @@ describeWithPostgres('database health when PostgreSQL refuses connections (needs
     t = await startTestApp();
   });
   afterAll(async () => {
-    await t.database.serverQuery(`ALTER DATABASE "${t.database.name}" ALLOW_CONNECTIONS true`);
+    await t.database.comeBack();
     await t.close();
   });
 
   it('answers /api/health/db with 503 and {error} while the database is unreachable, and 200 again after', async () => {
-    await t.database.serverQuery(`ALTER DATABASE "${t.database.name}" ALLOW_CONNECTIONS false`);
-    await t.database.serverQuery(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${t.database.name}'`);
+    await t.database.goDown();
     const down = await t.request('GET', '/api/health/db', { headers: { 'x-request-id': 'db-down-1' } });
     expect(down.status).toBe(503);
     expect(down.body).toEqual({ error: 'Database is unreachable' });
@@ -41,7 +40,7 @@ describeWithPostgres('database health when PostgreSQL refuses connections (needs
     expect(t.logs.filter((line) => line.level === 50 && line.reqId === 'db-down-1')).not.toHaveLength(0);
     expect((await t.request('GET', '/api/health')).status).toBe(200);
 
-    await t.database.serverQuery(`ALTER DATABASE "${t.database.name}" ALLOW_CONNECTIONS true`);
+    await t.database.comeBack();
     expect((await t.request('GET', '/api/health/db')).status).toBe(200);
   });
 });

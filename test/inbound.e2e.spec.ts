@@ -212,18 +212,17 @@ describeWithPostgres('channel webhook while the database is down (needs TEST_DAT
     t = await startTestApp();
   });
   afterAll(async () => {
-    await t.database.serverQuery(`ALTER DATABASE "${t.database.name}" ALLOW_CONNECTIONS true`);
+    await t.database.comeBack();
     await t.close();
   });
 
   it('answers 503 so the channel retries, and stores the retry once the database is back', async () => {
     const body = channelWebhook({ messages: [channelMessage({ from: '16315559999' })] });
-    await t.database.serverQuery(`ALTER DATABASE "${t.database.name}" ALLOW_CONNECTIONS false`);
-    await t.database.serverQuery(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${t.database.name}'`);
+    await t.database.goDown();
     const down = await t.request('POST', '/api/webhooks/messaging', { body });
     expect(down.status).toBe(503);
     expect(down.body).toEqual({ error: 'The webhook could not be stored; retry later' });
-    await t.database.serverQuery(`ALTER DATABASE "${t.database.name}" ALLOW_CONNECTIONS true`);
+    await t.database.comeBack();
     const retried = await t.request('POST', '/api/webhooks/messaging', { body });
     expect(retried.status).toBe(200);
     expect(retried.body).toEqual({ messages: 1, statuses: 0 });

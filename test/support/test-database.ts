@@ -11,10 +11,10 @@ export interface TestDatabase {
   env: Record<string, string>;
   /** Runs SQL as an outside client (PostgreSQL only; PGlite has one owner, the app). */
   query<T extends object = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
-  /** Runs SQL on the server's maintenance database, e.g. while this one refuses connections (PostgreSQL only). */
-  serverQuery(sql: string): Promise<void>;
-  /** This database's name on the server (PostgreSQL only). */
-  name: string;
+  /** Takes the database away from its clients: new connections refused, open ones ended (PostgreSQL only). */
+  goDown(): Promise<void>;
+  /** Accepts connections again after goDown (PostgreSQL only). */
+  comeBack(): Promise<void>;
   drop(): Promise<void>;
 }
 
@@ -30,8 +30,12 @@ async function createPostgresDatabase(serverUrl: string): Promise<TestDatabase> 
   return {
     env: { DATABASE_URL: url.toString() },
     query: <T extends object>(sql: string, params?: unknown[]) => withClient(url.toString(), async (client) => (await client.query(sql, params)).rows as T[]),
-    serverQuery: (sql: string) => withClient(serverUrl, (client) => client.query(sql)).then(() => undefined),
-    name,
+    goDown: () =>
+      withClient(serverUrl, async (client) => {
+        await client.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
+        await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+      }),
+    comeBack: () => withClient(serverUrl, (client) => client.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`)).then(() => undefined),
     drop: () => withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
   };
 }
@@ -42,8 +46,8 @@ function createPgliteDirectory(): Promise<TestDatabase> {
   return Promise.resolve({
     env: { DATA_DIR: dir },
     query: () => Promise.reject(new Error('PGlite is only reachable through the app (use app.get(DataSource))')),
-    serverQuery: () => Promise.reject(new Error('PGlite has no server')),
-    name: dir,
+    goDown: () => Promise.reject(new Error('PGlite has no server to take down')),
+    comeBack: () => Promise.reject(new Error('PGlite has no server to take down')),
     drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
   });
 }
