@@ -21,6 +21,9 @@ const CUSTOMER_WINDOW_MS = 24 * 3600_000;
 /** Outbound statuses only move forward; the channel reports them out of order. */
 const STATUS_RANK: Record<'queued' | 'sent' | 'delivered' | 'read', number> = { queued: 0, sent: 1, delivered: 2, read: 3 };
 
+/** The columns MessageResponse.of reads, as a Message, for the status updates' RETURNING. */
+const MESSAGE_RETURNING = `id, conversation_id AS "conversationId", direction, type, text, content, status, error, sent_by AS "sentBy", created_at AS "createdAt"`;
+
 /** An inbound channel message, already parsed into what is stored. */
 export interface InboundMessage {
   channelMessageId: string;
@@ -204,7 +207,7 @@ export class MessagesService {
     const forwardFrom = status.status === 'failed' ? ['queued', 'sent'] : Object.keys(STATUS_RANK).filter((s) => STATUS_RANK[s as keyof typeof STATUS_RANK] < STATUS_RANK[status.status as keyof typeof STATUS_RANK]);
     const [rows]: [Message[], number] = await manager.query(
       `UPDATE messages SET status = $2, error = $3, updated_at = $4 WHERE channel_message_id = $1 AND direction = 'outbound' AND status = ANY($5)
-       RETURNING id, conversation_id AS "conversationId", direction, type, text, content, status, error, sent_by AS "sentBy", created_at AS "createdAt"`,
+       RETURNING ${MESSAGE_RETURNING}`,
       [status.channelMessageId, status.status, status.error, status.at, forwardFrom],
     );
     if (rows[0]) await this.recordStatusEvent(manager, rows[0]);
@@ -214,7 +217,7 @@ export class MessagesService {
     await this.dataSource.transaction(async (manager) => {
       const [rows]: [Message[], number] = await manager.query(
         `UPDATE messages SET status = $2, channel_message_id = COALESCE($3, channel_message_id), error = $4, updated_at = now() WHERE id = $1 AND status = 'queued'
-         RETURNING id, conversation_id AS "conversationId", direction, type, text, content, status, error, sent_by AS "sentBy", created_at AS "createdAt"`,
+         RETURNING ${MESSAGE_RETURNING}`,
         [messageId, change.status, change.channel_message_id, change.error],
       );
       if (rows[0]) await this.recordStatusEvent(manager, rows[0]);

@@ -18,6 +18,11 @@ export interface ClaimedDelivery {
   event: { id: string; type: string; data: Record<string, unknown>; createdAt: Date };
 }
 
+/** A delivery with its event's type, as DeliveryResponse.of reads it; alias d, events e. */
+const DELIVERY_SELECT = `SELECT d.id, d.event_id AS "eventId", e.type AS "eventType", d.status, d.attempts, d.last_status_code AS "lastStatusCode",
+  d.last_response AS "lastResponse", d.last_error AS "lastError", d.next_attempt_at AS "nextAttemptAt", d.created_at AS "createdAt", d.updated_at AS "updatedAt"
+  FROM webhook_deliveries d JOIN events e ON e.id = d.event_id`;
+
 interface ClaimRow {
   id: string;
   attempts: number;
@@ -108,9 +113,7 @@ export class WebhooksService {
       where.push(`(d.created_at, d.id) < (${param(createdAt)}, ${param(id)})`);
     }
     const rows: (WebhookDelivery & { eventType: string })[] = await this.dataSource.query(
-      `SELECT d.id, d.event_id AS "eventId", e.type AS "eventType", d.status, d.attempts, d.last_status_code AS "lastStatusCode", d.last_response AS "lastResponse",
-              d.last_error AS "lastError", d.next_attempt_at AS "nextAttemptAt", d.created_at AS "createdAt", d.updated_at AS "updatedAt"
-       FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+      `${DELIVERY_SELECT}
        WHERE ${where.join(' AND ')} ORDER BY d.created_at DESC, d.id DESC LIMIT ${param(query.limit + 1)}`,
       params,
     );
@@ -203,9 +206,7 @@ export class WebhooksService {
 
   private async deliveryById(webhookId: string, deliveryId: string): Promise<DeliveryResponse> {
     const rows: (WebhookDelivery & { eventType: string })[] = await this.dataSource.query(
-      `SELECT d.id, d.event_id AS "eventId", e.type AS "eventType", d.status, d.attempts, d.last_status_code AS "lastStatusCode", d.last_response AS "lastResponse",
-              d.last_error AS "lastError", d.next_attempt_at AS "nextAttemptAt", d.created_at AS "createdAt", d.updated_at AS "updatedAt"
-       FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE d.id = $1 AND d.webhook_id = $2`,
+      `${DELIVERY_SELECT} WHERE d.id = $1 AND d.webhook_id = $2`,
       [deliveryId, webhookId],
     );
     if (!rows[0]) throw new NotFoundException('Delivery not found');
