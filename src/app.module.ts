@@ -6,7 +6,6 @@ import { DatabaseModule } from './database/database.module';
 import { ContactsModule } from './contacts/contacts.module';
 import { EventsModule } from './events/events.module';
 import { ConversationsModule } from './conversations/conversations.module';
-import { EventRelayModule } from './events/event-relay.module';
 import { EventStreamModule } from './events/event-stream.module';
 import { HealthModule } from './health/health.module';
 import { InboundModule } from './inbound/inbound.module';
@@ -37,7 +36,6 @@ export class AppModule {
         MessagingModule,
         InboundModule,
         WebhooksModule,
-        EventRelayModule,
         HealthModule,
       ],
     };

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { ListContactsQuery } from '../src/contacts/contact.dto';
+import { ContactRepository } from '../src/contacts/contact.repository';
 import { ContactsService } from '../src/contacts/contacts.service';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -405,14 +406,14 @@ describe('ContactsService.findOrCreateByPhone', () => {
 
 describe('contacts list query plan', () => {
   let t: TestApp;
-  let contacts: ContactsService;
+  let contacts: ContactRepository;
   let dataSource: DataSource;
   /** Part of one contact's name: a search as selective as a real one (names are random hex here). */
   let rareName: string;
   const md5 = async (text: string): Promise<string> => ((await dataSource.query('SELECT md5($1) AS hash', [text])) as { hash: string }[])[0].hash;
   beforeAll(async () => {
     t = await startTestApp();
-    contacts = t.app.get(ContactsService);
+    contacts = t.app.get(ContactRepository);
     dataSource = t.app.get(DataSource);
     await dataSource.query(`
       INSERT INTO contacts (id, phone, name, email, tags, created_at, updated_at)
@@ -428,10 +429,10 @@ describe('contacts list query plan', () => {
 
   /** The plan of the exact SQL the service runs for this query; sequential scans off, to ask whether an index CAN serve it. */
   async function planOf(query: ListContactsQuery): Promise<string> {
-    const [sql, parameters] = contacts.listQuery(query).getQueryAndParameters();
+    const { text, values } = contacts.listStatement(query, query).compile();
     return dataSource.transaction(async (manager) => {
       await manager.query('SET LOCAL enable_seqscan = off');
-      const rows: { 'QUERY PLAN': string }[] = await manager.query(`EXPLAIN ${sql}`, parameters);
+      const rows: { 'QUERY PLAN': string }[] = await manager.query(`EXPLAIN ${text}`, values);
       return rows.map((row) => row['QUERY PLAN']).join('\n');
     });
   }

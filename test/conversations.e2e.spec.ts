@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
-import { conversationListSql } from '../src/conversations/conversations.service';
+import { ConversationRepository } from '../src/conversations/conversation.repository';
+import { conversationFilterOf } from '../src/conversations/conversations.service';
 import { ListConversationsQuery } from '../src/conversations/conversation.dto';
 import { customerWrites } from './support/inbox';
 import { startTestApp, TestApp } from './support/test-app';
@@ -215,8 +216,9 @@ describe('conversation list', () => {
     await dataSource.query('VACUUM ANALYZE contacts');
     await dataSource.query('VACUUM ANALYZE conversations');
     const plan = async (query: Partial<ListConversationsQuery>) => {
-      const { sql, params } = conversationListSql({ limit: 25, ...query } as ListConversationsQuery, '00000000-0000-7000-8000-000000000001');
-      const rows: { 'QUERY PLAN': string }[] = await dataSource.query(`EXPLAIN ${sql}`, params);
+      const page = { limit: 25, ...query } as ListConversationsQuery;
+      const { text, values } = t.app.get(ConversationRepository).listStatement(conversationFilterOf(page, '00000000-0000-7000-8000-000000000001'), page).compile();
+      const rows: { 'QUERY PLAN': string }[] = await dataSource.query(`EXPLAIN ${text}`, values);
       return rows.map((r) => r['QUERY PLAN']).join('\n');
     };
     expect(await plan({})).toContain('conversations_last_message_idx');

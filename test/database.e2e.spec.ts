@@ -1,3 +1,4 @@
+import { MIGRATIONS } from '../src/database/migrations';
 import { describeWithPglite, describeWithPostgres } from './support/environment';
 import { ADMIN, startTestApp } from './support/test-app';
 import { createTestDatabase } from './support/test-database';
@@ -8,7 +9,7 @@ describeWithPostgres('migrations on PostgreSQL (needs TEST_DATABASE_URL)', () =>
     try {
       const apps = await Promise.all([1, 2, 3].map(() => startTestApp({ database })));
       const migrations = await database.query<{ name: string }>('SELECT name FROM migrations ORDER BY id');
-      expect(migrations.map((m) => m.name)).toEqual(['Users1763830000000', 'Inbox1763840000000', 'Webhooks1763850000000']);
+      expect(migrations.map((m) => m.name)).toEqual(MIGRATIONS.map((migration) => new migration().name));
       const admins = await database.query<{ count: string }>("SELECT count(*) FROM users WHERE role = 'admin'");
       expect(admins[0].count).toBe('1');
       await Promise.all(apps.map((app) => app.close()));

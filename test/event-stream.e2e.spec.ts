@@ -4,7 +4,10 @@ import { EventReplayService } from '../src/events/event-replay.service';
 import { EventStream } from '../src/events/event-stream';
 import { EventStreamClients } from '../src/events/event-stream-clients.service';
 import type { EventType } from '../src/events/event-types';
-import { EventEnvelope, EventsService, toEnvelope } from '../src/events/events.service';
+import type { EventEnvelope } from '../src/events/event.entity';
+import { toEnvelope } from '../src/events/event-envelope';
+import { EventRepository } from '../src/events/event.repository';
+import { EventsService } from '../src/events/events.service';
 import { UsersService } from '../src/users/users.service';
 import { describeWithPostgresAndRedis, TEST_REDIS_URL } from './support/environment';
 import { createTestDatabase, TestDatabase } from './support/test-database';
@@ -116,7 +119,7 @@ class SseClient {
 async function record(t: TestApp, type: EventType = 'contact.updated', data: Record<string, unknown> = { n: Math.random() }): Promise<EventEnvelope> {
   const event = await t.app.get(DataSource).transaction(async (manager) => {
     const recorded = await t.app.get(EventsService).record(manager, type, data);
-    await manager.query('UPDATE events SET relayed_at = now() WHERE id = $1', [recorded.id]);
+    await t.app.get(EventRepository).markRelayed(manager, [recorded.id]);
     return recorded;
   });
   // Distinct milliseconds, so the table's (created_at, id) order is the order of recording.

@@ -148,7 +148,7 @@ describe('sending through the WhatsApp Cloud API', () => {
   describe('retries and failures', () => {
     it('retries after 429 and 5xx answers and a send finally succeeds', async () => {
       const { id, phone } = await customerWrites(t);
-      graph.failNext({ status: 429, body: { error: { message: 'Too many calls', code: 80007 } } }, { status: 503, body: {} });
+      graph.failNext(phone, { status: 429, body: { error: { message: 'Too many calls', code: 80007 } } }, { status: 503, body: {} });
       const answer = await send(id, { type: 'text', text: 'persist' });
       await statusBecomes(id, answer.body.id, 'sent');
       expect(graph.sendsTo(phone)).toHaveLength(3);
@@ -157,7 +157,7 @@ describe('sending through the WhatsApp Cloud API', () => {
     it('marks the message failed with the channel’s reason after the last retry', async () => {
       const { id, phone } = await customerWrites(t);
       const down = { status: 500, body: { error: { message: 'Service temporarily unavailable', code: 2 } } };
-      graph.failNext(down, down, down, down);
+      graph.failNext(phone, down, down, down, down);
       const answer = await send(id, { type: 'text', text: 'doomed' });
       const failed = await statusBecomes(id, answer.body.id, 'failed');
       expect(failed.error).toBe('(#2) Service temporarily unavailable');
@@ -166,7 +166,7 @@ describe('sending through the WhatsApp Cloud API', () => {
 
     it('does not retry a refusal such as 131047 and marks the message failed with its text', async () => {
       const { id, phone } = await customerWrites(t);
-      graph.failNext({ status: 400, body: { error: { message: 'Re-engagement message', code: 131047, error_data: { details: 'Message failed to send because more than 24 hours have passed' } } } });
+      graph.failNext(phone, { status: 400, body: { error: { message: 'Re-engagement message', code: 131047, error_data: { details: 'Message failed to send because more than 24 hours have passed' } } } });
       const answer = await send(id, { type: 'text', text: 'refused' });
       const failed = await statusBecomes(id, answer.body.id, 'failed');
       expect(failed.error).toBe('(#131047) Re-engagement message: Message failed to send because more than 24 hours have passed');

@@ -3,7 +3,10 @@ import { DataSource } from 'typeorm';
 import { encodeCursor } from '../src/common/pagination';
 import { ListNotificationsQuery } from '../src/notifications/notification.dto';
 import type { NotificationType } from '../src/notifications/notification.entity';
-import { notificationListQuery, NotificationsService } from '../src/notifications/notifications.service';
+import { Database } from '../src/database/database';
+import { query } from '../src/database/sql';
+import { NotificationRepository } from '../src/notifications/notification.repository';
+import { NotificationsService } from '../src/notifications/notifications.service';
 import { startTestApp, TestApp } from './support/test-app';
 
 /** The stored uuid behind the `user_<hex>` the API answers. */
@@ -20,7 +23,7 @@ describe('notifications', () => {
 
   /** Creates a notification for the user (public id) the way other modules do, inside a transaction's manager. */
   const notify = (userId: string, fields: { type?: NotificationType; conversationId?: string | null; text?: string } = {}) =>
-    t.app.get(NotificationsService).notify(t.app.get(DataSource).manager, {
+    t.app.get(NotificationsService).notify(t.app.get(Database).db, {
       userId: uuidOf(userId),
       type: fields.type ?? 'message.received',
       conversationId: fields.conversationId ?? null,
@@ -211,10 +214,10 @@ describe('notifications list query plan', () => {
   /** The plan of exactly the SQL the service runs for this query, with sequential scans priced out. */
   const planOf = (fields: Partial<ListNotificationsQuery>) =>
     t.app.get(DataSource).transaction(async (manager) => {
-      const query = Object.assign(new ListNotificationsQuery(), fields);
-      const [sql, parameters] = notificationListQuery(manager, userIds[0], query).getQueryAndParameters();
+      const page = Object.assign(new ListNotificationsQuery(), fields);
+      const { text, values } = t.app.get(NotificationRepository).listStatement(userIds[0], page.unread === true, page).compile();
       await manager.query('SET LOCAL enable_seqscan = off');
-      const rows: Record<string, string>[] = await manager.query(`EXPLAIN ${sql}`, parameters);
+      const rows: Record<string, string>[] = await manager.query(`EXPLAIN ${text}`, values);
       return rows.map((row) => row['QUERY PLAN']).join('\n');
     });
 
@@ -244,8 +247,9 @@ describe('notifications list query plan', () => {
   });
 
   it('the explained query fetches limit + 1 of the user\'s unread rows', async () => {
-    const rows = await notificationListQuery(t.app.get(DataSource).manager, userIds[0], Object.assign(new ListNotificationsQuery(), { unread: true })).getMany();
+    const statement = t.app.get(NotificationRepository).listStatement(userIds[0], true, Object.assign(new ListNotificationsQuery(), { unread: true }));
+    const rows = await query<{ user_id: string; read_at: Date | null }>(t.app.get(Database).db, statement);
     expect(rows).toHaveLength(26);
-    expect(rows.every((row) => row.userId === userIds[0] && row.readAt === null)).toBe(true);
+    expect(rows.every((row) => row.user_id === userIds[0] && row.read_at === null)).toBe(true);
   });
 });

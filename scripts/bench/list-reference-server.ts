@@ -1,15 +1,17 @@
 /**
  * Child entry of the conversation list's reference: bare Fastify and a raw `pg` pool running the
- * service's own list query (`conversationListSql`) and shaping rows with the service's own
- * functions (`toPage`, `ConversationResponse.of`). So it answers the same bytes from the same SQL
+ * service's own list statement (`ConversationRepository.listStatement`) and shaping rows with the
+ * service's own functions (`pageOf`, `mapPage`, `ConversationResponse.of`). So it answers the same bytes from the same SQL
  * on a pool of the same size, and the gap to the service is only what the service adds: Nest,
  * guards, token check, user lookup, rate limit, logging, TypeORM's query path.
  */
 import Fastify from 'fastify';
 import { Pool } from 'pg';
-import { toPage } from '../../src/common/pagination';
-import { ConversationResponse, type ConversationRow, type ListConversationsQuery } from '../../src/conversations/conversation.dto';
-import { conversationListSql } from '../../src/conversations/conversations.service';
+import { mapPage } from '../../src/common/pagination';
+import { ConversationResponse, type ListConversationsQuery } from '../../src/conversations/conversation.dto';
+import type { ConversationWithCustomer } from '../../src/conversations/conversation.entity';
+import { ConversationRepository } from '../../src/conversations/conversation.repository';
+import { conversationFilterOf } from '../../src/conversations/conversations.service';
 import { listeningPort, serveOnRequest } from './child-server';
 
 export type ListReferenceRequest = {
@@ -23,14 +25,15 @@ export type ListReferenceRequest = {
 
 serveOnRequest('list reference', async ({ databaseUrl, poolMax, callerId, limit, path }: ListReferenceRequest) => {
   const pool = new Pool({ connectionString: databaseUrl, max: poolMax });
+  const conversations = new ConversationRepository();
   const app = Fastify();
   app.addHook('onClose', () => pool.end());
   app.get(path, async () => {
     // Built per request, as the service builds it from the validated query.
     const query = { limit } as ListConversationsQuery;
-    const { sql, params } = conversationListSql(query, callerId);
-    const { rows } = await pool.query<ConversationRow>(sql, params);
-    return toPage(rows, query.limit, (row) => [row.last_message_at.toISOString(), row.id], ConversationResponse.of);
+    const { text, values } = conversations.listStatement(conversationFilterOf(query, callerId), query).compile();
+    const { rows } = await pool.query<ConversationWithCustomer>(text, values);
+    return mapPage(conversations.pageOf(rows, query), ConversationResponse.of);
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   return { port: listeningPort(app.server) };

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '../config/app-config';
-import type { User } from '../users/user.entity';
+import type { UserRow } from '../users/user.entity';
 
 /** What an access token carries: the user and the token generation it was issued in. */
 export interface TokenClaims {
@@ -30,9 +30,9 @@ export class AuthTokenService {
     private readonly config: AppConfig,
   ) {}
 
-  issue(user: User): { token: string; expiresAt: Date } {
+  issue(user: UserRow): { token: string; expiresAt: Date } {
     const expiresInSeconds = Math.floor(this.config.authTokenTtlMs / 1000);
-    const token = this.jwt.sign({ sub: user.id, ver: user.tokenVersion } satisfies TokenClaims, { expiresIn: expiresInSeconds });
+    const token = this.jwt.sign({ sub: user.id, ver: user.token_version } satisfies TokenClaims, { expiresIn: expiresInSeconds });
     return { token, expiresAt: new Date(Date.now() + expiresInSeconds * 1000) };
   }
 

@@ -1,9 +1,9 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/api-errors';
-import { LoginRateLimit } from '../rate-limit/rate-limit.decorators';
+import { LoginRateLimit } from '../common/rate-limit.decorators';
 import { UserResponse } from '../users/user.dto';
-import type { User } from '../users/user.entity';
+import type { UserRow } from '../users/user.entity';
 import { CurrentUser, Public } from './auth.decorators';
 import { LoginDto, LoginResponse } from './auth.dto';
 import { AuthService } from './auth.service';
@@ -30,7 +30,7 @@ export class AuthController {
   @ApiOperation({ summary: 'Revoke every token of the caller (all devices)' })
   @ApiNoContentResponse()
   @ApiErrors(401, 429)
-  logout(@CurrentUser() user: User): Promise<void> {
+  logout(@CurrentUser() user: UserRow): Promise<void> {
     return this.auth.logout(user);
   }
 
@@ -39,7 +39,7 @@ export class AuthController {
   @ApiOperation({ summary: 'The authenticated user' })
   @ApiOkResponse({ type: UserResponse })
   @ApiErrors(401, 403, 429)
-  me(@CurrentUser() user: User): UserResponse {
+  me(@CurrentUser() user: UserRow): UserResponse {
     return UserResponse.of(user);
   }
 }

@@ -1,16 +1,12 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import type { User, UserRole } from '../users/user.entity';
+import type { UserRow } from '../users/user.entity';
 
 export const PUBLIC_ROUTE = 'auth:public';
-export const REQUIRED_ROLES = 'auth:roles';
 export const TOKEN_IN_QUERY = 'auth:token-in-query';
 
 /** The route answers without credentials (login, health, the channel webhook). */
 export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(PUBLIC_ROUTE, true);
-
-/** Only these roles may call the route; every other authenticated user gets 403. */
-export const Roles = (...roles: UserRole[]): MethodDecorator & ClassDecorator => SetMetadata(REQUIRED_ROLES, roles);
 
 /**
  * The route also accepts the token as an `access_token` query parameter: browsers' EventSource
@@ -18,9 +14,9 @@ export const Roles = (...roles: UserRole[]): MethodDecorator & ClassDecorator =>
  */
 export const AllowTokenInQuery = (): MethodDecorator & ClassDecorator => SetMetadata(TOKEN_IN_QUERY, true);
 
-export type AuthenticatedRequest = FastifyRequest & { user: User };
+export type AuthenticatedRequest = FastifyRequest & { user: UserRow };
 
 /** The user the AuthGuard authenticated for this request. */
-export const CurrentUser = createParamDecorator((_: unknown, context: ExecutionContext): User => {
+export const CurrentUser = createParamDecorator((_: unknown, context: ExecutionContext): UserRow => {
   return context.switchToHttp().getRequest<AuthenticatedRequest>().user;
 });

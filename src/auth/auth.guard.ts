@@ -1,9 +1,10 @@
 import { CanActivate, ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AppConfig } from '../config/app-config';
+import { REQUIRED_ROLES } from '../users/roles.decorator';
 import type { UserRole } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
-import { AuthenticatedRequest, PUBLIC_ROUTE, REQUIRED_ROLES, TOKEN_IN_QUERY } from './auth.decorators';
+import { AuthenticatedRequest, PUBLIC_ROUTE, TOKEN_IN_QUERY } from './auth.decorators';
 import { AuthTokenService } from './auth-token.service';
 
 /**
@@ -30,9 +31,9 @@ export class AuthGuard implements CanActivate {
     const claims = useQueryToken ? this.tokens.verify(queryToken as string) : this.tokens.claimsOf(request);
     if (!claims) throw new UnauthorizedException('Token is invalid or has expired');
     const user = await this.users.findForAuth(claims.sub);
-    if (!user || user.tokenVersion !== claims.ver) throw new UnauthorizedException('Token has been revoked');
+    if (!user || user.token_version !== claims.ver) throw new UnauthorizedException('Token has been revoked');
 
-    if (this.config.betaAccessOnly && user.role !== 'admin' && !user.betaAccess) throw new ForbiddenException('Beta access required');
+    if (this.config.betaAccessOnly && user.role !== 'admin' && !user.beta_access) throw new ForbiddenException('Beta access required');
     const roles = this.reflector.getAllAndOverride<UserRole[] | undefined>(REQUIRED_ROLES, targets);
     if (roles && !roles.includes(user.role)) throw new ForbiddenException(`This action requires the ${roles.join(' or ')} role`);
 

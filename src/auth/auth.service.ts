@@ -1,6 +1,6 @@
 import { Injectable, UnauthorizedException } from '@nestjs/common';
 import { UserResponse } from '../users/user.dto';
-import type { User } from '../users/user.entity';
+import type { UserRow } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { LoginDto, LoginResponse } from './auth.dto';
 import { AuthTokenService } from './auth-token.service';
@@ -20,7 +20,7 @@ export class AuthService {
   }
 
   /** Ends every session of the user, on every device: all their tokens stop working. */
-  logout(user: User): Promise<void> {
+  logout(user: UserRow): Promise<void> {
     return this.users.revokeTokens(user);
   }
 }

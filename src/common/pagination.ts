@@ -53,17 +53,9 @@ export function decodeCursor(cursor: string, kinds: CursorKind[]): CursorKey {
   throw new BadRequestException('cursor is not a cursor returned by this list');
 }
 
-/**
- * Builds a page from rows fetched with `LIMIT limit + 1`: the extra row only tells that another
- * page exists, and the cursor points after the last row returned.
- */
-export function toPage<Row, Item>(rows: Row[], limit: number, keyOf: (row: Row) => CursorKey, present: (row: Row) => Item): Page<Item> {
-  const pageRows = rows.slice(0, limit);
-  const last = pageRows[pageRows.length - 1];
-  return {
-    data: pageRows.map(present),
-    next_cursor: rows.length > limit && last !== undefined ? encodeCursor(keyOf(last)) : null,
-  };
+/** The same page with each row presented as the API answers it. */
+export function mapPage<Row, Item>(page: Page<Row>, present: (row: Row) => Item): Page<Item> {
+  return { data: page.data.map(present), next_cursor: page.next_cursor };
 }
 
 /** For the OpenAPI document: a page of `item`. */

@@ -4,7 +4,7 @@ import { ArrayMaxSize, IsArray, IsEmail, IsOptional, IsString, Length, MaxLength
 import { toPublicId } from '../common/ids';
 import { PageQuery } from '../common/pagination';
 import { toE164 } from '../common/phone';
-import { Contact } from './contact.entity';
+import type { ContactRow } from './contact.entity';
 
 export const MAX_TAGS = 50;
 export const MAX_TAG_LENGTH = 50;
@@ -146,15 +146,15 @@ export class ContactResponse {
   @ApiProperty({ format: 'date-time' })
   updated_at!: string;
 
-  static of(contact: Contact): ContactResponse {
+  static of(contact: ContactRow): ContactResponse {
     return {
       id: toPublicId('ct', contact.id),
       phone: contact.phone,
       name: contact.name,
       email: contact.email,
       tags: contact.tags,
-      created_at: contact.createdAt.toISOString(),
-      updated_at: contact.updatedAt.toISOString(),
+      created_at: contact.created_at.toISOString(),
+      updated_at: contact.updated_at.toISOString(),
     };
   }
 }

@@ -1,29 +1,13 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
-
-/** A customer in the contact book; the customer of at most one conversation. */
-@Entity('contacts')
-export class Contact {
-  @PrimaryColumn('uuid')
-  id!: string;
-
+/** A row of `contacts`: a customer in the contact book, the customer of at most one conversation. */
+export interface ContactRow {
+  id: string;
   /** E.164, unique. */
-  @Column('text')
-  phone!: string;
-
-  @Column('text', { nullable: true })
-  name!: string | null;
-
-  @Column('text', { nullable: true })
-  email!: string | null;
-
-  @Column('text', { array: true })
-  tags!: string[];
-
-  @Column('timestamptz', { name: 'created_at' })
-  createdAt!: Date;
-
-  @Column('timestamptz', { name: 'updated_at' })
-  updatedAt!: Date;
+  phone: string;
+  name: string | null;
+  email: string | null;
+  tags: string[];
+  created_at: Date;
+  updated_at: Date;
 }
 
 /**

@@ -27,24 +27,24 @@ export class ContactsController {
   @ApiOperation({ summary: 'Get one contact' })
   @ApiOkResponse({ type: ContactResponse })
   @ApiErrors(404)
-  async get(@Param('id', ContactId) id: string): Promise<ContactResponse> {
-    return ContactResponse.of(await this.contacts.get(id));
+  get(@Param('id', ContactId) id: string): Promise<ContactResponse> {
+    return this.contacts.get(id);
   }
 
   @Post()
   @ApiOperation({ summary: 'Create a contact; the phone is normalised to E.164 and must be unique' })
   @ApiCreatedResponse({ type: ContactResponse })
   @ApiErrors(400, 409)
-  async create(@Body() dto: CreateContactDto): Promise<ContactResponse> {
-    return ContactResponse.of(await this.contacts.create(dto));
+  create(@Body() dto: CreateContactDto): Promise<ContactResponse> {
+    return this.contacts.create(dto);
   }
 
   @Patch(':id')
   @ApiOperation({ summary: 'Change any subset of phone, name, email and tags (null clears name or email)' })
   @ApiOkResponse({ type: ContactResponse })
   @ApiErrors(400, 404, 409)
-  async update(@Param('id', ContactId) id: string, @Body() dto: UpdateContactDto): Promise<ContactResponse> {
-    return ContactResponse.of(await this.contacts.update(id, dto));
+  update(@Param('id', ContactId) id: string, @Body() dto: UpdateContactDto): Promise<ContactResponse> {
+    return this.contacts.update(id, dto);
   }
 
   @Delete(':id')

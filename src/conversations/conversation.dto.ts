@@ -3,22 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsIn, IsOptional, IsString, Length, Matches, ValidateIf } from 'class-validator';
 import { toPublicId } from '../common/ids';
 import { PageQuery } from '../common/pagination';
-import { CONVERSATION_STATUSES, type ConversationStatus } from './conversation.entity';
-
-/** A conversation joined with its contact, as the queries of this module select it. */
-export interface ConversationRow {
-  id: string;
-  status: ConversationStatus;
-  assigned_to: string | null;
-  last_message_at: Date;
-  created_at: Date;
-  updated_at: Date;
-  customer_name: string | null;
-  customer_phone: string;
-}
-
-/** The columns that make a ConversationRow, for `SELECT … FROM conversations c JOIN contacts ct ON ct.id = c.contact_id`. */
-export const CONVERSATION_COLUMNS = `c.id, c.status, c.assigned_to, c.last_message_at, c.created_at, c.updated_at, ct.name AS customer_name, ct.phone AS customer_phone`;
+import { CONVERSATION_STATUSES, type ConversationStatus, type ConversationWithCustomer } from './conversation.entity';
 
 export class CustomerResponse {
   @ApiProperty({ description: "The contact's name, or the phone when the contact has none", example: 'Maria Lopez' })
@@ -50,7 +35,7 @@ export class ConversationResponse {
   @ApiProperty({ format: 'date-time' })
   updated_at!: string;
 
-  static of(row: ConversationRow): ConversationResponse {
+  static of(row: ConversationWithCustomer): ConversationResponse {
     return {
       id: toPublicId('conv', row.id),
       status: row.status,

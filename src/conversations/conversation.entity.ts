@@ -1,33 +1,21 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
-
 export type ConversationStatus = 'open' | 'closed';
 export const CONVERSATION_STATUSES: ConversationStatus[] = ['open', 'closed'];
 
-/** The one conversation of a contact (its customer). */
-@Entity('conversations')
-export class Conversation {
-  @PrimaryColumn('uuid')
-  id!: string;
-
-  @Column('uuid', { name: 'contact_id' })
-  contactId!: string;
-
-  @Column('text')
-  status!: ConversationStatus;
-
-  @Column('uuid', { name: 'assigned_to', nullable: true })
-  assignedTo!: string | null;
-
-  @Column('timestamptz', { name: 'last_message_at' })
-  lastMessageAt!: Date;
-
+/** A row of `conversations`: the one conversation of a contact (its customer). */
+export interface ConversationRow {
+  id: string;
+  contact_id: string;
+  status: ConversationStatus;
+  assigned_to: string | null;
+  last_message_at: Date;
   /** The channel's timestamp of the customer's last message: the 24-hour window counts from it. */
-  @Column('timestamptz', { name: 'last_inbound_at', nullable: true })
-  lastInboundAt!: Date | null;
+  last_inbound_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
 
-  @Column('timestamptz', { name: 'created_at' })
-  createdAt!: Date;
-
-  @Column('timestamptz', { name: 'updated_at' })
-  updatedAt!: Date;
+/** A conversation with its customer, as every answer and event shows it. */
+export interface ConversationWithCustomer extends Omit<ConversationRow, 'contact_id' | 'last_inbound_at'> {
+  customer_name: string | null;
+  customer_phone: string;
 }

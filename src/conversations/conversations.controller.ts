@@ -5,7 +5,7 @@ import { CurrentUser } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/api-errors';
 import { PageOf, PageQuery, type Page } from '../common/pagination';
 import { PublicIdPipe } from '../common/public-id.pipe';
-import type { User } from '../users/user.entity';
+import type { UserRow } from '../users/user.entity';
 import { ConversationResponse, ListConversationsQuery, UpdateConversationDto } from './conversation.dto';
 import { ConversationsService } from './conversations.service';
 import { MessageResponse, SendMessageDto } from './message.dto';
@@ -28,7 +28,7 @@ export class ConversationsController {
   @ApiOperation({ summary: 'List conversations, most recent activity first', description: 'Filters: status, assigned_to (me, none or a user id), q (part of the customer name or phone).' })
   @ApiOkResponse({ type: PageOf(ConversationResponse, 'ConversationPage') })
   @ApiErrors(400)
-  list(@Query() query: ListConversationsQuery, @CurrentUser() caller: User): Promise<Page<ConversationResponse>> {
+  list(@Query() query: ListConversationsQuery, @CurrentUser() caller: UserRow): Promise<Page<ConversationResponse>> {
     return this.conversations.list(query, caller);
   }
 
@@ -44,7 +44,7 @@ export class ConversationsController {
   @ApiOperation({ summary: 'Close, reopen, assign or unassign', description: 'status and assigned_to are each optional, at least one present; assigned_to null unassigns.' })
   @ApiOkResponse({ type: ConversationResponse })
   @ApiErrors(400, 404, 422)
-  update(@Param('id', ConversationId) id: string, @Body() dto: UpdateConversationDto, @CurrentUser() actor: User): Promise<ConversationResponse> {
+  update(@Param('id', ConversationId) id: string, @Body() dto: UpdateConversationDto, @CurrentUser() actor: UserRow): Promise<ConversationResponse> {
     return this.conversations.update(id, dto, actor);
   }
 
@@ -69,7 +69,7 @@ export class ConversationsController {
   async send(
     @Param('id', ConversationId) id: string,
     @Body() dto: SendMessageDto,
-    @CurrentUser() actor: User,
+    @CurrentUser() actor: UserRow,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<MessageResponse> {

@@ -1,16 +1,16 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { NotificationsModule } from '../notifications/notifications.module';
-import { Conversation } from './conversation.entity';
+import { UsersModule } from '../users/users.module';
+import { ConversationRepository } from './conversation.repository';
 import { ConversationsController } from './conversations.controller';
 import { ConversationsService } from './conversations.service';
-import { Message } from './message.entity';
+import { MessageRepository } from './message.repository';
 import { MessagesService } from './messages.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Conversation, Message]), NotificationsModule],
+  imports: [NotificationsModule, UsersModule],
   controllers: [ConversationsController],
-  providers: [ConversationsService, MessagesService],
+  providers: [ConversationRepository, MessageRepository, ConversationsService, MessagesService],
   exports: [ConversationsService, MessagesService],
 })
 export class ConversationsModule {}

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsDefined, IsIn, IsObject, IsOptional, IsString, IsUrl, Length, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
 import { toPublicId } from '../common/ids';
-import type { Message, MessageDirection, MessageStatus } from './message.entity';
+import type { MessageDirection, MessageRow, MessageStatus } from './message.entity';
 
 export const SENDABLE_TYPES = ['text', 'template', 'image', 'document', 'audio', 'video'] as const;
 export type SendableType = (typeof SENDABLE_TYPES)[number];
@@ -132,10 +132,10 @@ export class MessageResponse {
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
 
-  static of(message: Message, customerPhone: string): MessageResponse {
+  static of(message: MessageRow, customerPhone: string): MessageResponse {
     return {
       id: toPublicId('msg', message.id),
-      conversation_id: toPublicId('conv', message.conversationId),
+      conversation_id: toPublicId('conv', message.conversation_id),
       direction: message.direction,
       type: message.type,
       text: message.text,
@@ -143,8 +143,8 @@ export class MessageResponse {
       from: message.direction === 'inbound' ? customerPhone : null,
       status: message.status,
       error: message.error,
-      sent_by: message.sentBy ? toPublicId('user', message.sentBy) : null,
-      created_at: message.createdAt.toISOString(),
+      sent_by: message.sent_by ? toPublicId('user', message.sent_by) : null,
+      created_at: message.created_at.toISOString(),
     };
   }
 }

@@ -1,56 +1,39 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
-
 export type MessageDirection = 'inbound' | 'outbound';
 /** Inbound messages are `received`; outbound ones move queued -> sent -> delivered -> read, or to failed. */
 export type MessageStatus = 'received' | 'queued' | 'sent' | 'delivered' | 'read' | 'failed';
 
-@Entity('messages')
-export class Message {
-  @PrimaryColumn('uuid')
-  id!: string;
-
-  @Column('uuid', { name: 'conversation_id' })
-  conversationId!: string;
-
-  @Column('text')
-  direction!: MessageDirection;
-
-  @Column('text')
-  type!: string;
-
+/** A row of `messages`. */
+export interface MessageRow {
+  id: string;
+  conversation_id: string;
+  direction: MessageDirection;
+  type: string;
   /** The text of a text message, or the caption, title or emoji of other types that have one. */
-  @Column('text', { nullable: true })
-  text!: string | null;
+  text: string | null;
+  /** The payload of the type (`image`, `template`, `location`, …): the channel's for inbound messages, the API's for outbound ones. */
+  content: Record<string, unknown> | null;
+  status: MessageStatus;
+  error: string | null;
+  channel_message_id: string | null;
+  sent_by: string | null;
+  idempotency_key: string | null;
+  request_hash: string | null;
+  channel_timestamp: Date | null;
+  /** Outbound: send attempts made so far. */
+  attempts: number;
+  /** Outbound and queued: when the next send attempt is due; null once sent or failed. */
+  next_attempt_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
 
-  /** The channel payload of the type (`image`, `template`, `location`, …), as the Graph API shapes it. */
-  @Column('jsonb', { nullable: true })
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeORM types jsonb inserts only through any-valued records
-  content!: Record<string, any> | null;
-
-  @Column('text')
-  status!: MessageStatus;
-
-  @Column('text', { nullable: true })
-  error!: string | null;
-
-  @Column('text', { name: 'channel_message_id', nullable: true })
-  channelMessageId!: string | null;
-
-  @Column('uuid', { name: 'sent_by', nullable: true })
-  sentBy!: string | null;
-
-  @Column('text', { name: 'idempotency_key', nullable: true })
-  idempotencyKey!: string | null;
-
-  @Column('text', { name: 'request_hash', nullable: true })
-  requestHash!: string | null;
-
-  @Column('timestamptz', { name: 'channel_timestamp', nullable: true })
-  channelTimestamp!: Date | null;
-
-  @Column('timestamptz', { name: 'created_at' })
-  createdAt!: Date;
-
-  @Column('timestamptz', { name: 'updated_at' })
-  updatedAt!: Date;
+/** A queued message claimed for one send attempt, with the customer it goes to. */
+export interface MessageToSend {
+  id: string;
+  attempts: number;
+  type: string;
+  text: string | null;
+  content: Record<string, unknown> | null;
+  /** E.164. */
+  customer_phone: string;
 }

@@ -1,7 +1,8 @@
-import { DynamicModule, Logger, Module } from '@nestjs/common';
+import { DynamicModule, Global, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/app-config';
+import { Database } from './database';
 import { EmbeddedPostgres } from './embedded-postgres';
 import { runMigrationsLocked } from './migrate';
 import { MIGRATIONS } from './migrations';
@@ -28,8 +29,10 @@ class EmbeddedDataSource extends DataSource {
 
 /**
  * The only place that knows which engine is in use: PostgreSQL when DATABASE_URL is set,
- * otherwise embedded PGlite in DATA_DIR. Same entities, same migrations, never `synchronize`.
+ * otherwise embedded PGlite in DATA_DIR. Same SQL, same migrations. Global: every repository's
+ * caller gets its `Db` from `Database`.
  */
+@Global()
 @Module({})
 export class DatabaseModule {
   static forRoot(config: AppConfig): DynamicModule {
@@ -41,7 +44,6 @@ export class DatabaseModule {
             type: 'postgres' as const,
             url: config.databaseUrl ?? undefined,
             extra: { max: config.databasePoolMax },
-            autoLoadEntities: true,
             migrations: MIGRATIONS,
             migrationsRun: false,
             synchronize: false,
@@ -50,6 +52,8 @@ export class DatabaseModule {
           dataSourceFactory: (options) => openDataSource(config, options as DataSourceOptions),
         }),
       ],
+      providers: [Database],
+      exports: [Database],
     };
   }
 }

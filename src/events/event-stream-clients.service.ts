@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { EventReplayService } from './event-replay.service';
 import { EventStream } from './event-stream';
-import type { EventEnvelope } from './events.service';
+import type { EventEnvelope } from './event.entity';
 import { StreamInterruptions } from './stream-interruptions';
 
 /** How long a replayed event is remembered, so that it is not sent again when it arrives live. */

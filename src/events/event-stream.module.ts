@@ -1,18 +1,32 @@
-import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
+import { DynamicModule, Global, Injectable, Module, OnModuleInit, Provider } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { EventReplayService } from './event-replay.service';
 import { EventStream } from './event-stream';
 import { EventStreamClients } from './event-stream-clients.service';
 import { EventsStreamController } from './events-stream.controller';
 import { LocalEventStream } from './local-event-stream';
+import { OutboxRelay } from './outbox-relay';
 import { RedisEventStream } from './redis-event-stream';
 import { StreamInterruptions } from './stream-interruptions';
+
+/** Publishes every relayed event to the live stream, after the relay's commit. */
+@Injectable()
+class StreamPublisher implements OnModuleInit {
+  constructor(
+    private readonly relay: OutboxRelay,
+    private readonly stream: EventStream,
+  ) {}
+
+  onModuleInit(): void {
+    this.relay.addConsumer({ afterCommit: (events) => this.stream.publish(events) });
+  }
+}
 
 /**
  * The live event stream: `EventStream` (injected by the abstract class) fans events out through
  * Redis pub/sub when REDIS_URL is set, so every instance's clients get every event, in process
- * otherwise; and GET /api/v1/events/stream serves it as Server-Sent Events. Global: the relay
- * publishes to it.
+ * otherwise; and GET /api/v1/events/stream serves it as Server-Sent Events. The relay publishes
+ * to it.
  */
 @Global()
 @Module({})
@@ -25,6 +39,7 @@ export class EventStreamModule {
       { provide: StreamInterruptions, useExisting: engine },
       EventReplayService,
       EventStreamClients,
+      StreamPublisher,
     ];
     return {
       module: EventStreamModule,

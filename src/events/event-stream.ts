@@ -1,4 +1,4 @@
-import type { EventEnvelope } from './events.service';
+import type { EventEnvelope } from './event.entity';
 
 export type EventListener = (event: EventEnvelope) => void;
 

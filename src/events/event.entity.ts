@@ -1,22 +1,17 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { EventType } from './event-types';
 
-/** One row of the outbox: a domain change, recorded in the transaction that made it. */
-@Entity('events')
-export class DomainEvent {
-  @PrimaryColumn('uuid')
-  id!: string;
+/** A row of `events`, the outbox: a domain change, recorded in the transaction that made it. */
+export interface EventRow {
+  id: string;
+  type: EventType;
+  data: Record<string, unknown>;
+  created_at: Date;
+}
 
-  @Column('text')
-  type!: EventType;
-
-  @Column('jsonb')
-  data!: Record<string, unknown>;
-
-  @Column('timestamptz', { name: 'created_at' })
-  createdAt!: Date;
-
-  /** When the relay handed it on to deliveries; null while pending. */
-  @Column('timestamptz', { name: 'relayed_at', nullable: true })
-  relayedAt!: Date | null;
+/** The seed's event envelope, as webhook deliveries, the live stream and its replay carry it. */
+export interface EventEnvelope {
+  id: string;
+  type: EventType;
+  created_at: string;
+  data: Record<string, unknown>;
 }

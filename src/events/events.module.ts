@@ -1,13 +1,12 @@
 import { Global, Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { DomainEvent } from './event.entity';
+import { EventRepository } from './event.repository';
 import { EventsService } from './events.service';
+import { OutboxRelay } from './outbox-relay';
 
-/** Global: every feature that changes data records its events here. */
+/** Global: every feature that changes data records its events here, and hands on its work through the relay. */
 @Global()
 @Module({
-  imports: [TypeOrmModule.forFeature([DomainEvent])],
-  providers: [EventsService],
-  exports: [EventsService],
+  providers: [EventRepository, EventsService, OutboxRelay],
+  exports: [EventRepository, EventsService, OutboxRelay],
 })
 export class EventsModule {}

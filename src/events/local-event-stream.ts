@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
 import { EventListener, EventStream } from './event-stream';
-import type { EventEnvelope } from './events.service';
+import type { EventEnvelope } from './event.entity';
 import type { StreamInterruptions } from './stream-interruptions';
 
 /**

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs
 import Redis from 'ioredis';
 import { AppConfig } from '../config/app-config';
 import { EventListener, EventStream } from './event-stream';
-import type { EventEnvelope } from './events.service';
+import type { EventEnvelope } from './event.entity';
 import { LocalFanOut } from './local-event-stream';
 import type { StreamInterruptions } from './stream-interruptions';
 

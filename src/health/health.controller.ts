@@ -4,7 +4,7 @@ import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/api-errors';
 import { MessagingChannel } from '../messaging/messaging-channel';
-import { NoRateLimit } from '../rate-limit/rate-limit.decorators';
+import { NoRateLimit } from '../common/rate-limit.decorators';
 
 class HealthResponse {
   @ApiProperty({ example: 'ok' })

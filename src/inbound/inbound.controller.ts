@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiProperty, ApiQuery, ApiTags } from '@ne
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/api-errors';
-import { NoRateLimit } from '../rate-limit/rate-limit.decorators';
+import { NoRateLimit } from '../common/rate-limit.decorators';
 import { InboundService } from './inbound.service';
 
 class WebhookAccepted {

@@ -1,13 +1,11 @@
 import { ForbiddenException, HttpException, Injectable, Logger, OnApplicationBootstrap, ServiceUnavailableException, UnauthorizedException } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { toPublicId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
+import { Database } from '../database/database';
 import { ContactsService } from '../contacts/contacts.service';
 import { ConversationResponse } from '../conversations/conversation.dto';
 import { ConversationsService } from '../conversations/conversations.service';
-import { Message } from '../conversations/message.entity';
 import { MessagesService } from '../conversations/messages.service';
 import { EventsService } from '../events/events.service';
 import { NotificationsService } from '../notifications/notifications.service';
@@ -22,7 +20,7 @@ export class InboundService implements OnApplicationBootstrap {
   private readonly logger = new Logger(InboundService.name);
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly config: AppConfig,
     private readonly contacts: ContactsService,
     private readonly conversations: ConversationsService,
@@ -59,25 +57,25 @@ export class InboundService implements OnApplicationBootstrap {
     for (const line of ignored) this.logger.warn(`Channel webhook: acknowledged without storing ${line}`);
     let stored = 0;
     try {
-      await this.dataSource.transaction(async (manager) => {
+      await this.database.transaction(async (db) => {
         for (const { phone, profileName, message } of messages) {
           // A redelivery must not reopen a conversation an agent closed since.
-          if (await manager.existsBy(Message, { channelMessageId: message.channelMessageId })) continue;
-          const { contact } = await this.contacts.findOrCreateByPhone(manager, phone, profileName);
-          const conversation = await this.conversations.openForContact(manager, contact.id, new Date());
-          const saved = await this.messages.recordInbound(manager, conversation, message);
+          if (await this.messages.isKnown(db, message.channelMessageId)) continue;
+          const { contact } = await this.contacts.findOrCreateByPhone(db, phone, profileName);
+          const conversation = await this.conversations.openForContact(db, contact.id, new Date());
+          const saved = await this.messages.recordInbound(db, conversation, message);
           if (!saved) continue;
           stored += 1;
-          const row = ConversationResponse.of(await this.conversations.findRow(manager, conversation.id));
-          await this.events.record(manager, 'message.received', {
-            message: { id: toPublicId('msg', saved.id), text: saved.text, from: phone, type: saved.type, created_at: saved.createdAt.toISOString() },
+          const row = ConversationResponse.of(await this.conversations.findWithCustomer(db, conversation.id));
+          await this.events.record(db, 'message.received', {
+            message: { id: toPublicId('msg', saved.id), text: saved.text, from: phone, type: saved.type, created_at: saved.created_at.toISOString() },
             conversation: row,
           });
-          if (conversation.assignedTo) {
-            await this.notifications.notify(manager, { userId: conversation.assignedTo, type: 'message.received', conversationId: conversation.id, text: `New message from ${row.customer.name}` });
+          if (conversation.assigned_to) {
+            await this.notifications.notify(db, { userId: conversation.assigned_to, type: 'message.received', conversationId: conversation.id, text: `New message from ${row.customer.name}` });
           }
         }
-        for (const status of statuses) await this.messages.applyChannelStatus(manager, status);
+        for (const status of statuses) await this.messages.applyChannelStatus(db, status);
       });
     } catch (error) {
       if (error instanceof HttpException) throw error;

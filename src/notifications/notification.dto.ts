@@ -3,7 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsBoolean, IsOptional } from 'class-validator';
 import { toPublicId } from '../common/ids';
 import { PageQuery } from '../common/pagination';
-import { Notification, NOTIFICATION_TYPES, type NotificationType } from './notification.entity';
+import { NOTIFICATION_TYPES, type NotificationRow, type NotificationType } from './notification.entity';
 
 /** `true` and `false` as booleans; anything else stays as given, so validation refuses it. */
 const booleanWord = ({ value }: { value: unknown }): unknown => (value === 'true' ? true : value === 'false' ? false : value);
@@ -35,14 +35,14 @@ export class NotificationResponse {
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When the user first marked it read; null while unread' })
   read_at!: string | null;
 
-  static of(notification: Notification): NotificationResponse {
+  static of(notification: NotificationRow): NotificationResponse {
     return {
       id: toPublicId('ntf', notification.id),
       type: notification.type,
-      conversation_id: notification.conversationId === null ? null : toPublicId('conv', notification.conversationId),
+      conversation_id: notification.conversation_id === null ? null : toPublicId('conv', notification.conversation_id),
       text: notification.text,
-      created_at: notification.createdAt.toISOString(),
-      read_at: notification.readAt === null ? null : notification.readAt.toISOString(),
+      created_at: notification.created_at.toISOString(),
+      read_at: notification.read_at === null ? null : notification.read_at.toISOString(),
     };
   }
 }

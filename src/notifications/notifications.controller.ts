@@ -4,7 +4,7 @@ import { CurrentUser } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/api-errors';
 import { PageOf, type Page } from '../common/pagination';
 import { PublicIdPipe } from '../common/public-id.pipe';
-import type { User } from '../users/user.entity';
+import type { UserRow } from '../users/user.entity';
 import { ListNotificationsQuery, NotificationResponse } from './notification.dto';
 import { NotificationsService } from './notifications.service';
 
@@ -24,7 +24,7 @@ export class NotificationsController {
   })
   @ApiOkResponse({ type: PageOf(NotificationResponse, 'NotificationPage') })
   @ApiErrors(400)
-  list(@CurrentUser() user: User, @Query() query: ListNotificationsQuery): Promise<Page<NotificationResponse>> {
+  list(@CurrentUser() user: UserRow, @Query() query: ListNotificationsQuery): Promise<Page<NotificationResponse>> {
     return this.notifications.list(user.id, query);
   }
 
@@ -32,7 +32,7 @@ export class NotificationsController {
   @HttpCode(204)
   @ApiOperation({ summary: "Mark all of the caller's unread notifications read", description: 'Those already read keep the time they were first read.' })
   @ApiNoContentResponse()
-  markAllRead(@CurrentUser() user: User): Promise<void> {
+  markAllRead(@CurrentUser() user: UserRow): Promise<void> {
     return this.notifications.markAllRead(user.id);
   }
 
@@ -44,15 +44,15 @@ export class NotificationsController {
   })
   @ApiOkResponse({ type: NotificationResponse })
   @ApiErrors(404)
-  async markRead(@CurrentUser() user: User, @Param('id', NotificationId) id: string): Promise<NotificationResponse> {
-    return NotificationResponse.of(await this.notifications.markRead(user.id, id));
+  markRead(@CurrentUser() user: UserRow, @Param('id', NotificationId) id: string): Promise<NotificationResponse> {
+    return this.notifications.markRead(user.id, id);
   }
 
   @Delete()
   @HttpCode(204)
   @ApiOperation({ summary: "Delete all of the caller's notifications", description: "Other users' notifications stay." })
   @ApiNoContentResponse()
-  clear(@CurrentUser() user: User): Promise<void> {
+  clear(@CurrentUser() user: UserRow): Promise<void> {
     return this.notifications.clear(user.id);
   }
 }

@@ -1,64 +1,68 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
-import { JobDefinition, JobName, JobQueue, retryDelay } from './job-queue';
+import { DEFAULT_CONCURRENCY, JobName, JobQueue, jobIdOf, WorkItem } from './job-queue';
 
 /**
- * Jobs in this process's memory, for the embedded default. A crash loses the pending ones;
- * every producer therefore keeps its work recorded in the database and re-adds it on start.
+ * Jobs in this process's memory, for the embedded default: at most `concurrency` running per
+ * kind, the rest waiting in order. A crash loses what waits here; the rows that record the work
+ * are still due, and the relay hands them on again.
  */
 @Injectable()
 export class InProcessJobQueue extends JobQueue implements BeforeApplicationShutdown {
   private readonly logger = new Logger(InProcessJobQueue.name);
+  /** Job ids waiting or running, so the same attempt added twice runs once. */
   private readonly pending = new Set<string>();
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly waiting = new Map<JobName, WorkItem[]>();
+  private readonly runningCount = new Map<JobName, number>();
   private readonly running = new Set<Promise<void>>();
   private closed = false;
+  /** Nothing here survives a crash, and a repeat of a waiting job costs a Set lookup: keep it short. */
+  readonly handoffLeaseMs = 2_000;
 
-  add<T>(name: JobName, data: T, jobId: string, delayMs = 0): Promise<void> {
-    const key = `${name}:${jobId}`;
-    if (this.closed || this.pending.has(key)) return Promise.resolve();
+  add(name: JobName, work: WorkItem): Promise<void> {
     this.definition(name);
+    const key = `${name}:${jobIdOf(work)}`;
+    if (this.closed || this.pending.has(key)) return Promise.resolve();
     this.pending.add(key);
-    this.schedule(name, data, key, 1, delayMs);
+    this.waitingOf(name).push(work);
+    this.startWaiting(name);
     return Promise.resolve();
   }
 
-  /** Stops starting attempts and waits for those running, before the database closes. */
+  /** Stops starting jobs and waits for those running, before the database closes. */
   async beforeApplicationShutdown(): Promise<void> {
     this.closed = true;
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
+    this.waiting.clear();
     await Promise.allSettled([...this.running]);
   }
 
   protected startProcessing(): void {
-    // Attempts are started by add() and by retries; nothing to poll.
+    // Jobs are started by add() and when a running one ends; nothing to poll.
   }
 
-  private schedule(name: JobName, data: unknown, key: string, attempt: number, delayMs: number): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      this.attempt(name, data, key, attempt);
-    }, delayMs);
-    this.timers.add(timer);
-  }
-
-  private attempt(name: JobName, data: unknown, key: string, attempt: number): void {
-    const definition: JobDefinition<unknown> = this.definition(name);
-    const final = attempt > definition.retryDelaysMs.length;
-    const run = definition.handle(data, { attempt, final }).then(
-      () => {
-        this.pending.delete(key);
-      },
-      (error: unknown) => {
-        if (final || this.closed) {
+  private startWaiting(name: JobName): void {
+    const definition = this.definition(name);
+    const limit = definition.concurrency ?? DEFAULT_CONCURRENCY;
+    const queue = this.waitingOf(name);
+    while (!this.closed && queue.length > 0 && (this.runningCount.get(name) ?? 0) < limit) {
+      const work = queue.shift()!;
+      const key = `${name}:${jobIdOf(work)}`;
+      this.runningCount.set(name, (this.runningCount.get(name) ?? 0) + 1);
+      const run = definition
+        .handle(work)
+        .catch((error: unknown) => this.logger.error(`Job ${key} failed: ${String(error)}`, error instanceof Error ? error.stack : undefined))
+        .finally(() => {
           this.pending.delete(key);
-          this.logger.error(`Job ${key} failed on attempt ${attempt}: ${String(error)}`);
-        } else {
-          this.schedule(name, data, key, attempt + 1, retryDelay(definition.retryDelaysMs, attempt, error));
-        }
-      },
-    );
-    this.running.add(run);
-    void run.finally(() => this.running.delete(run));
+          this.running.delete(run);
+          this.runningCount.set(name, (this.runningCount.get(name) ?? 1) - 1);
+          this.startWaiting(name);
+        });
+      this.running.add(run);
+    }
+  }
+
+  private waitingOf(name: JobName): WorkItem[] {
+    let queue = this.waiting.get(name);
+    if (!queue) this.waiting.set(name, (queue = []));
+    return queue;
   }
 }

@@ -4,64 +4,73 @@ import { OnApplicationBootstrap } from '@nestjs/common';
 export const JOB_NAMES = ['message.send', 'webhook.deliver'] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
-export interface JobContext {
-  /** 1 for the first attempt. */
+/**
+ * One attempt at one piece of recorded work: the id of the row that records it (a message to
+ * send, a delivery) and the attempt the relay handed on. The row is the truth; a job only wakes
+ * the attempt, and the handler claims the row for exactly this attempt, so a job run twice, or
+ * run after another worker took the attempt, does nothing.
+ */
+export interface WorkItem {
+  id: string;
   attempt: number;
-  /** No attempt follows this one if it fails: the handler records the failure itself. */
-  final: boolean;
 }
 
-export interface JobDefinition<T> {
-  handle(data: T, context: JobContext): Promise<void>;
-  /** Delays before the 2nd, 3rd, … attempts; attempts = delays + 1. */
-  retryDelaysMs: number[];
-  /** Jobs of this kind one instance runs at once (Bull); I/O-bound kinds want many. Default 16. */
+export interface JobDefinition {
+  handle(work: WorkItem): Promise<void>;
+  /** Jobs of this kind one instance runs at once; I/O-bound kinds want many. Default 16. */
   concurrency?: number;
 }
 
-/** Thrown by a handler whose next attempt must wait at least this long (a receiver's Retry-After). */
-export class RetryLaterError extends Error {
-  constructor(
-    message: string,
-    readonly minDelayMs: number,
-  ) {
-    super(message);
-  }
-}
+export const DEFAULT_CONCURRENCY = 16;
 
-/** The delay before the attempt after `attemptsMade`: the schedule's, or longer if the error asks. */
-export function retryDelay(retryDelaysMs: number[], attemptsMade: number, error: unknown): number {
-  const scheduled = retryDelaysMs[Math.min(attemptsMade, retryDelaysMs.length) - 1] ?? 0;
-  return error instanceof RetryLaterError ? Math.max(scheduled, error.minDelayMs) : scheduled;
+/** The one place a job id is formed: one job per attempt at one row. */
+export function jobIdOf(work: WorkItem): string {
+  return `${work.id}:${work.attempt}`;
 }
 
 /**
- * Background jobs with retries, the same for both engines: Bull on Redis (shared by replicas,
- * survives restarts) or in process (the embedded default). A job id is unique while the job
- * waits or retries, so adding the same job twice runs it once.
+ * The delay before the attempt after `attemptsMade` (1 for the first): the schedule's, the last
+ * delay repeating, or longer when the other side asked for it (a Retry-After).
+ */
+export function retryDelay(retryDelaysMs: number[], attemptsMade: number, atLeastMs = 0): number {
+  const scheduled = retryDelaysMs[Math.min(attemptsMade, retryDelaysMs.length) - 1] ?? 0;
+  return Math.max(scheduled, atLeastMs);
+}
+
+/**
+ * Runs the attempts the relay hands on, the same for both engines: Bull on Redis (shared by
+ * replicas, kept across restarts) or in process (the embedded default). Retries are not the
+ * queue's business: a failed attempt records its next attempt in its row, and the relay hands it
+ * on when it is due. Adding a job whose id is still waiting or running does nothing.
  */
 export abstract class JobQueue implements OnApplicationBootstrap {
-  protected readonly definitions = new Map<JobName, JobDefinition<unknown>>();
+  protected readonly definitions = new Map<JobName, JobDefinition>();
 
-  register<T>(name: JobName, definition: JobDefinition<T>): void {
+  /**
+   * How long a handed-on attempt may wait here before the relay hands it on again (adding a job
+   * still waiting is a no-op, so the cost of a short lease is a cheap repeat). It bounds how late
+   * an attempt whose job was lost with a crash starts.
+   */
+  abstract readonly handoffLeaseMs: number;
+
+  register(name: JobName, definition: JobDefinition): void {
     if (this.definitions.has(name)) throw new Error(`Job ${name} has two handlers`);
-    this.definitions.set(name, definition as JobDefinition<unknown>);
-    this.startProcessing(name, definition as JobDefinition<unknown>);
+    this.definitions.set(name, definition);
+    this.startProcessing(name, definition);
   }
 
-  /** Adds a job, run after `delayMs`; a job id already waiting or retrying is not added again. */
-  abstract add<T>(name: JobName, data: T, jobId: string, delayMs?: number): Promise<void>;
+  abstract add(name: JobName, work: WorkItem): Promise<void>;
 
   onApplicationBootstrap(): void {
     const missing = JOB_NAMES.filter((name) => !this.definitions.has(name));
     if (missing.length > 0) throw new Error(`No handler registered for job(s): ${missing.join(', ')}`);
   }
 
-  protected definition(name: JobName): JobDefinition<unknown> {
+  protected definition(name: JobName): JobDefinition {
     const definition = this.definitions.get(name);
     if (!definition) throw new Error(`No handler registered for job ${name}`);
     return definition;
   }
 
-  protected abstract startProcessing(name: JobName, definition: JobDefinition<unknown>): void;
+  protected abstract startProcessing(name: JobName, definition: JobDefinition): void;
 }

@@ -1,7 +1,7 @@
 import { BullModule } from '@nestjs/bull';
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
-import { BACKOFF_STRATEGIES, BullJobQueue } from './bull-job-queue';
+import { BullJobQueue } from './bull-job-queue';
 import { InProcessJobQueue } from './in-process-job-queue';
 import { JOB_NAMES, JobQueue } from './job-queue';
 
@@ -16,7 +16,7 @@ export class QueueModule {
     return {
       module: QueueModule,
       imports: [
-        BullModule.forRoot({ url: config.redisUrl, prefix: `${config.redisPrefix}bull`, settings: { backoffStrategies: BACKOFF_STRATEGIES } }),
+        BullModule.forRoot({ url: config.redisUrl, prefix: `${config.redisPrefix}bull` }),
         BullModule.registerQueue(...JOB_NAMES.map((name) => ({ name }))),
       ],
       providers: [{ provide: JobQueue, useClass: BullJobQueue }],

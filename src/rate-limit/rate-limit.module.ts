@@ -3,7 +3,7 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import Redis from 'ioredis';
 import { AuthModule } from '../auth/auth.module';
 import { AppConfig } from '../config/app-config';
-import { LOGIN_RATE_LIMITED, LOGIN_THROTTLER } from './rate-limit.decorators';
+import { LOGIN_RATE_LIMITED, LOGIN_THROTTLER } from '../common/rate-limit.decorators';
 import { RateLimitGuard } from './rate-limit.guard';
 import { InMemoryRateLimitStorage, RedisRateLimitStorage } from './rate-limit.storage';
 

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsEmail, IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
 import { toPublicId } from '../common/ids';
-import { User, USER_ROLES, type UserRole } from './user.entity';
+import { USER_ROLES, type UserRole, type UserRow } from './user.entity';
 
 const lowerCase = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim().toLowerCase() : value);
 const trimmed = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
@@ -87,14 +87,14 @@ export class UserResponse {
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
 
-  static of(user: User): UserResponse {
+  static of(user: UserRow): UserResponse {
     return {
       id: toPublicId('user', user.id),
       email: user.email,
       name: user.name,
       role: user.role,
-      beta_access: user.betaAccess,
-      created_at: user.createdAt.toISOString(),
+      beta_access: user.beta_access,
+      created_at: user.created_at.toISOString(),
     };
   }
 }

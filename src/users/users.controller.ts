@@ -1,9 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Roles } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/api-errors';
 import { PageOf, PageQuery, type Page } from '../common/pagination';
 import { PublicIdPipe } from '../common/public-id.pipe';
+import { Roles } from './roles.decorator';
 import { CreateUserDto, UpdateUserDto, UserResponse } from './user.dto';
 import { UsersService } from './users.service';
 
@@ -28,8 +28,8 @@ export class UsersController {
   @ApiOperation({ summary: 'Get one user' })
   @ApiOkResponse({ type: UserResponse })
   @ApiErrors(404)
-  async get(@Param('id', UserId) id: string): Promise<UserResponse> {
-    return UserResponse.of(await this.users.get(id));
+  get(@Param('id', UserId) id: string): Promise<UserResponse> {
+    return this.users.get(id);
   }
 
   @Post()
@@ -37,8 +37,8 @@ export class UsersController {
   @ApiOperation({ summary: 'Create a user (admin)' })
   @ApiCreatedResponse({ type: UserResponse })
   @ApiErrors(400, 409)
-  async create(@Body() dto: CreateUserDto): Promise<UserResponse> {
-    return UserResponse.of(await this.users.create(dto));
+  create(@Body() dto: CreateUserDto): Promise<UserResponse> {
+    return this.users.create(dto);
   }
 
   @Patch(':id')
@@ -46,8 +46,8 @@ export class UsersController {
   @ApiOperation({ summary: 'Change a user (admin); a new password revokes their tokens' })
   @ApiOkResponse({ type: UserResponse })
   @ApiErrors(400, 404, 409, 422)
-  async update(@Param('id', UserId) id: string, @Body() dto: UpdateUserDto): Promise<UserResponse> {
-    return UserResponse.of(await this.users.update(id, dto));
+  update(@Param('id', UserId) id: string, @Body() dto: UpdateUserDto): Promise<UserResponse> {
+    return this.users.update(id, dto);
   }
 
   @Delete(':id')

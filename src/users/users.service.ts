@@ -1,14 +1,15 @@
-import { Injectable, Logger, NotFoundException, OnApplicationBootstrap, UnprocessableEntityException, ConflictException } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { ConflictException, Injectable, Logger, NotFoundException, OnApplicationBootstrap, UnprocessableEntityException } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { DataSource, EntityManager, Repository } from 'typeorm';
-import { DECOY_PASSWORD_HASH, hashPassword, verifyPassword } from '../auth/password';
 import { newUuid } from '../common/ids';
-import { decodeCursor, Page, PageQuery, toPage } from '../common/pagination';
+import { mapPage, Page, PageQuery } from '../common/pagination';
 import { AppConfig } from '../config/app-config';
+import { Database } from '../database/database';
 import { isUniqueViolation } from '../database/errors';
+import type { Db } from '../database/sql';
+import { DECOY_PASSWORD_HASH, hashPassword, verifyPassword } from './password';
 import { CreateUserDto, UpdateUserDto, UserResponse } from './user.dto';
-import { User } from './user.entity';
+import type { UserRow } from './user.entity';
+import { UserRepository } from './user.repository';
 
 /**
  * How long a user looked up for authentication is trusted without asking the database again.
@@ -20,17 +21,17 @@ const AUTH_CACHE_MAX_ENTRIES = 10_000;
 @Injectable()
 export class UsersService implements OnApplicationBootstrap {
   private readonly logger = new Logger(UsersService.name);
-  private readonly authCache = new Map<string, { user: User; expiresAt: number }>();
+  private readonly authCache = new Map<string, { user: UserRow; expiresAt: number }>();
 
   constructor(
-    @InjectRepository(User) private readonly users: Repository<User>,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
+    private readonly users: UserRepository,
     private readonly config: AppConfig,
   ) {}
 
   /** Creates the first admin when the database has no user yet (see the README, "First start"). */
   async onApplicationBootstrap(): Promise<void> {
-    if ((await this.users.count()) > 0) return;
+    if ((await this.users.count(this.database.db)) > 0) return;
     let email = this.config.adminEmail;
     let password = this.config.adminPassword;
     if (email === null || password === null) {
@@ -53,10 +54,10 @@ export class UsersService implements OnApplicationBootstrap {
    * The user behind a token, or null when deleted. On the path of every request, so kept for a
    * few seconds (the bench measured the lookup as the largest cost of an authenticated request).
    */
-  async findForAuth(id: string): Promise<User | null> {
+  async findForAuth(id: string): Promise<UserRow | null> {
     const cached = this.authCache.get(id);
     if (cached && cached.expiresAt > Date.now()) return cached.user;
-    const user = await this.users.findOneBy({ id });
+    const user = await this.users.find(this.database.db, id);
     this.authCache.delete(id);
     if (user) {
       if (this.authCache.size >= AUTH_CACHE_MAX_ENTRIES) this.authCache.delete(this.authCache.keys().next().value!);
@@ -66,61 +67,61 @@ export class UsersService implements OnApplicationBootstrap {
   }
 
   /** The user with this e-mail and password, or null; an unknown e-mail costs as much time as a wrong password. */
-  async authenticate(email: string, password: string): Promise<User | null> {
-    const user = await this.users.findOneBy({ email: email.trim().toLowerCase() });
-    const valid = await verifyPassword(password, user?.passwordHash ?? DECOY_PASSWORD_HASH);
+  async authenticate(email: string, password: string): Promise<UserRow | null> {
+    const user = await this.users.findByEmail(this.database.db, email.trim().toLowerCase());
+    const valid = await verifyPassword(password, user?.password_hash ?? DECOY_PASSWORD_HASH);
     return valid && user ? user : null;
   }
 
   /** Invalidates every token issued to the user so far. */
-  async revokeTokens(user: User): Promise<void> {
-    await this.users.increment({ id: user.id }, 'tokenVersion', 1);
+  async revokeTokens(user: UserRow): Promise<void> {
+    await this.users.incrementTokenVersion(this.database.db, user.id);
     this.authCache.delete(user.id);
   }
 
+  /** Whether a user exists, inside the caller's transaction (an assignee, for instance). */
+  exists(db: Db, id: string): Promise<boolean> {
+    return this.users.exists(db, id);
+  }
+
   async list(query: PageQuery): Promise<Page<UserResponse>> {
-    const builder = this.users.createQueryBuilder('u').orderBy('u.created_at', 'ASC').addOrderBy('u.id', 'ASC').limit(query.limit + 1);
-    if (query.cursor) {
-      const [createdAt, id] = decodeCursor(query.cursor, ['timestamp', 'uuid']);
-      builder.where('(u.created_at, u.id) > (:createdAt, :id)', { createdAt, id });
-    }
-    const rows = await builder.getMany();
-    return toPage(rows, query.limit, (u) => [u.createdAt.toISOString(), u.id], UserResponse.of);
+    return mapPage(await this.users.list(this.database.db, query), UserResponse.of);
   }
 
-  async get(id: string): Promise<User> {
-    const user = await this.users.findOneBy({ id });
+  async get(id: string): Promise<UserResponse> {
+    const user = await this.users.find(this.database.db, id);
     if (!user) throw new NotFoundException('User not found');
-    return user;
+    return UserResponse.of(user);
   }
 
-  async create(dto: CreateUserDto): Promise<User> {
+  async create(dto: CreateUserDto): Promise<UserResponse> {
     try {
-      return await this.insert(dto);
+      return UserResponse.of(await this.insert(dto));
     } catch (error) {
       if (isUniqueViolation(error, 'users_email_key')) throw new ConflictException('A user with this email already exists');
       throw error;
     }
   }
 
-  async update(id: string, dto: UpdateUserDto): Promise<User> {
+  async update(id: string, dto: UpdateUserDto): Promise<UserResponse> {
     try {
-      return await this.dataSource.transaction(async (manager) => {
-        const user = await manager.findOne(User, { where: { id }, lock: { mode: 'pessimistic_write' } });
+      return await this.database.transaction(async (db) => {
+        const user = await this.users.find(db, id, true);
         if (!user) throw new NotFoundException('User not found');
-        if (user.role === 'admin' && dto.role === 'agent') await this.assertAnotherAdmin(manager, id);
+        if (user.role === 'admin' && dto.role === 'agent') await this.assertAnotherAdmin(db, id);
         Object.assign(user, {
           email: dto.email ?? user.email,
           name: dto.name ?? user.name,
           role: dto.role ?? user.role,
-          betaAccess: dto.beta_access ?? user.betaAccess,
-          updatedAt: new Date(),
+          beta_access: dto.beta_access ?? user.beta_access,
+          updated_at: new Date(),
         });
         if (dto.password !== undefined) {
-          user.passwordHash = await hashPassword(dto.password);
-          user.tokenVersion += 1;
+          user.password_hash = await hashPassword(dto.password);
+          user.token_version += 1;
         }
-        return manager.save(user);
+        await this.users.update(db, user);
+        return UserResponse.of(user);
       });
     } catch (error) {
       if (isUniqueViolation(error, 'users_email_key')) throw new ConflictException('A user with this email already exists');
@@ -131,37 +132,37 @@ export class UsersService implements OnApplicationBootstrap {
   }
 
   async remove(id: string): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
-      const user = await manager.findOne(User, { where: { id }, lock: { mode: 'pessimistic_write' } });
+    await this.database.transaction(async (db) => {
+      const user = await this.users.find(db, id, true);
       if (!user) throw new NotFoundException('User not found');
-      if (user.role === 'admin') await this.assertAnotherAdmin(manager, id);
-      await manager.delete(User, { id });
+      if (user.role === 'admin') await this.assertAnotherAdmin(db, id);
+      await this.users.delete(db, id);
     });
     this.authCache.delete(id);
   }
 
   /** Locks the admins so two concurrent demotions cannot both pass and leave none. */
-  private async assertAnotherAdmin(manager: EntityManager, exceptId: string): Promise<void> {
-    const admins: { id: string }[] = await manager.query(`SELECT id FROM users WHERE role = 'admin' FOR UPDATE`);
-    if (!admins.some((admin) => admin.id !== exceptId)) {
+  private async assertAnotherAdmin(db: Db, exceptId: string): Promise<void> {
+    const admins = await this.users.lockAdmins(db);
+    if (!admins.some((adminId) => adminId !== exceptId)) {
       throw new UnprocessableEntityException('The last admin cannot be removed or demoted');
     }
   }
 
-  private async insert(dto: CreateUserDto): Promise<User> {
+  private async insert(dto: CreateUserDto): Promise<UserRow> {
     const now = new Date();
-    const user = this.users.create({
+    const user: UserRow = {
       id: newUuid(now.getTime()),
       email: dto.email.toLowerCase(),
       name: dto.name,
       role: dto.role,
-      passwordHash: await hashPassword(dto.password),
-      betaAccess: dto.beta_access ?? false,
-      tokenVersion: 0,
-      createdAt: now,
-      updatedAt: now,
-    });
-    await this.users.insert(user);
+      password_hash: await hashPassword(dto.password),
+      beta_access: dto.beta_access ?? false,
+      token_version: 0,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.users.insert(this.database.db, user);
     return user;
   }
 }

@@ -1,18 +1,18 @@
-import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, OnModuleInit } from '@nestjs/common';
 import http from 'node:http';
 import https from 'node:https';
-import { toPublicId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
-import { JobQueue, retryDelay } from '../queue/job-queue';
+import { toEnvelope } from '../events/event-envelope';
+import { OutboxRelay } from '../events/outbox-relay';
+import { JobQueue, retryDelay, WorkItem } from '../queue/job-queue';
+import type { ClaimedDeliveryRow } from './delivery.repository';
 import { assertDeliverableUrl, lookupFor, UnsafeUrlError } from './url-guard';
 import { signDelivery } from './webhook-signature';
-import { AttemptOutcome, ClaimedDelivery, WebhooksService } from './webhooks.service';
+import { AttemptOutcome, WebhooksService } from './webhooks.service';
 
 /** Deliveries one instance attempts at once: they wait on receivers, not on CPU. */
 const CONCURRENCY = 200;
 const RESPONSE_EXCERPT = 500;
-const REQUEUE_OVERDUE_MS = 60_000;
-const REQUEUE_EVERY_MS = 30_000;
 
 interface ReceiverAnswer {
   statusCode: number;
@@ -25,58 +25,52 @@ interface ReceiverAnswer {
  * Standard Webhooks headers, done on a 2xx within WEBHOOK_TIMEOUT_MS. Anything else is tried
  * again on WEBHOOK_RETRY_SCHEDULE (a 429/503's Retry-After respected), 410 disables the
  * registration, and after the last attempt the delivery is failed. The delivery row is the truth:
- * the queue only wakes the next attempt, and a claim on the row keeps one attempt at a time.
+ * the relay hands each due attempt on, and the claim on the row for that attempt keeps one
+ * attempt at a time.
  */
 @Injectable()
-export class WebhookDeliveryProcessor implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger(WebhookDeliveryProcessor.name);
+export class WebhookDeliveryProcessor implements OnModuleInit, BeforeApplicationShutdown {
   private readonly agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
-  private requeueTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly queue: JobQueue,
+    private readonly relay: OutboxRelay,
     private readonly webhooks: WebhooksService,
     private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
-    this.queue.register<{ deliveryId: string }>('webhook.deliver', { retryDelaysMs: [], concurrency: CONCURRENCY, handle: ({ deliveryId }) => this.attempt(deliveryId) });
-  }
-
-  onApplicationBootstrap(): void {
-    void this.requeueOverdue(0);
-    this.requeueTimer = setInterval(() => void this.requeueOverdue(REQUEUE_OVERDUE_MS), REQUEUE_EVERY_MS).unref();
+    this.queue.register('webhook.deliver', { concurrency: CONCURRENCY, handle: (work) => this.attempt(work) });
+    this.relay.addWorkSource({ job: 'webhook.deliver', claimDue: (db, limit, leaseMs) => this.webhooks.claimDue(db, limit, leaseMs) });
   }
 
   beforeApplicationShutdown(): void {
-    clearInterval(this.requeueTimer);
     this.agents['http:'].destroy();
     this.agents['https:'].destroy();
   }
 
-  async attempt(deliveryId: string): Promise<void> {
-    const delivery = await this.webhooks.claim(deliveryId, this.config.webhookTimeoutMs + 5_000);
+  async attempt(work: WorkItem): Promise<void> {
+    const delivery = await this.webhooks.claimAttempt(work, this.config.webhookTimeoutMs + 5_000);
     if (!delivery) return;
-    const outcome = await this.deliver(delivery);
-    await this.webhooks.recordAttempt(delivery, outcome);
-    if (outcome.result === 'retry') await this.webhooks.enqueue(delivery.id, delivery.attempts, outcome.nextAttemptAt.getTime() - Date.now());
+    await this.webhooks.recordAttempt(delivery, await this.deliver(delivery));
   }
 
-  private async deliver(delivery: ClaimedDelivery): Promise<AttemptOutcome> {
-    if (!delivery.webhook.active) return { result: 'failed', statusCode: null, response: null, error: 'The registration is disabled' };
-    const eventId = toPublicId('evt', delivery.event.id);
-    const body = JSON.stringify({ id: eventId, type: delivery.event.type, created_at: delivery.event.createdAt.toISOString(), data: delivery.event.data });
+  private async deliver(delivery: ClaimedDeliveryRow): Promise<AttemptOutcome> {
+    if (!delivery.webhook_active) return { result: 'failed', statusCode: null, response: null, error: 'The registration is disabled' };
+    const envelope = toEnvelope({ id: delivery.event_id, type: delivery.event_type, data: delivery.event_data, created_at: delivery.event_created_at });
+    const eventId = envelope.id;
+    const body = JSON.stringify(envelope);
     const timestamp = Math.floor(Date.now() / 1000);
     let answer: ReceiverAnswer;
     try {
       // Checked again at every attempt: the host may resolve elsewhere since registration.
-      const url = await assertDeliverableUrl(delivery.webhook.url, this.config.webhookAllowPrivateUrls);
+      const url = await assertDeliverableUrl(delivery.webhook_url, this.config.webhookAllowPrivateUrls);
       answer = await this.post(url, body, {
         'content-type': 'application/json',
         'user-agent': 'TeamInbox-Webhooks/1',
         'webhook-id': eventId,
         'webhook-timestamp': String(timestamp),
-        'webhook-signature': signDelivery(delivery.webhook.secret, eventId, timestamp, body),
+        'webhook-signature': signDelivery(delivery.webhook_secret, eventId, timestamp, body),
       });
     } catch (error) {
       const message = error instanceof UnsafeUrlError ? error.message : `The receiver could not be reached: ${(error as Error).message}`;
@@ -87,10 +81,10 @@ export class WebhookDeliveryProcessor implements OnModuleInit, OnApplicationBoot
     return this.afterFailure(delivery, answer.statusCode, answer.excerpt, null, answer.retryAfterMs);
   }
 
-  private afterFailure(delivery: ClaimedDelivery, statusCode: number | null, response: string | null, error: string | null, retryAfterMs: number | null): AttemptOutcome {
+  private afterFailure(delivery: ClaimedDeliveryRow, statusCode: number | null, response: string | null, error: string | null, retryAfterMs: number | null): AttemptOutcome {
     const schedule = this.config.webhookRetryScheduleMs;
     if (delivery.attempts > schedule.length) return { result: 'failed', statusCode, response, error };
-    const delay = Math.max(retryDelay(schedule, delivery.attempts, null), retryAfterMs ?? 0);
+    const delay = retryDelay(schedule, delivery.attempts, retryAfterMs ?? 0);
     return { result: 'retry', statusCode, response, error, nextAttemptAt: new Date(Date.now() + delay) };
   }
 
@@ -126,14 +120,6 @@ export class WebhookDeliveryProcessor implements OnModuleInit, OnApplicationBoot
       });
       request.end(body);
     });
-  }
-
-  private async requeueOverdue(overdueMs: number): Promise<void> {
-    try {
-      for (const delivery of await this.webhooks.overdueDeliveries(overdueMs)) await this.webhooks.enqueue(delivery.id, `requeue-${delivery.attempts}`, 0);
-    } catch (error) {
-      this.logger.warn(`Could not look for overdue deliveries: ${(error as Error).message}`);
-    }
   }
 }
 

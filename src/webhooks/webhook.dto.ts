@@ -3,7 +3,7 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsOptional, IsStr
 import { toPublicId } from '../common/ids';
 import { PageQuery } from '../common/pagination';
 import { EVENT_TYPES } from '../events/event-types';
-import type { DeliveryStatus, Webhook, WebhookDelivery } from './webhook.entity';
+import type { DeliveryRow, DeliveryStatus, WebhookRow } from './webhook.entity';
 
 const SUBSCRIBABLE = ['*', ...EVENT_TYPES];
 
@@ -75,15 +75,15 @@ export class WebhookResponse {
   @ApiProperty({ format: 'date-time' })
   updated_at!: string;
 
-  static of(webhook: Webhook): WebhookResponse {
+  static of(webhook: WebhookRow): WebhookResponse {
     return {
       id: toPublicId('wh', webhook.id),
       url: webhook.url,
       events: webhook.events,
       active: webhook.active,
-      disabled_reason: webhook.disabledReason,
-      created_at: webhook.createdAt.toISOString(),
-      updated_at: webhook.updatedAt.toISOString(),
+      disabled_reason: webhook.disabled_reason,
+      created_at: webhook.created_at.toISOString(),
+      updated_at: webhook.updated_at.toISOString(),
     };
   }
 }
@@ -129,19 +129,19 @@ export class DeliveryResponse {
   @ApiProperty({ format: 'date-time' })
   updated_at!: string;
 
-  static of(delivery: WebhookDelivery & { eventType: string }): DeliveryResponse {
+  static of(delivery: DeliveryRow): DeliveryResponse {
     return {
       id: toPublicId('dlv', delivery.id),
-      event_id: toPublicId('evt', delivery.eventId),
-      event_type: delivery.eventType,
+      event_id: toPublicId('evt', delivery.event_id),
+      event_type: delivery.event_type,
       status: delivery.status,
       attempts: delivery.attempts,
-      last_status_code: delivery.lastStatusCode,
-      last_response: delivery.lastResponse,
-      last_error: delivery.lastError,
-      next_attempt_at: delivery.status === 'pending' && delivery.nextAttemptAt ? delivery.nextAttemptAt.toISOString() : null,
-      created_at: delivery.createdAt.toISOString(),
-      updated_at: delivery.updatedAt.toISOString(),
+      last_status_code: delivery.last_status_code,
+      last_response: delivery.last_response,
+      last_error: delivery.last_error,
+      next_attempt_at: delivery.status === 'pending' && delivery.next_attempt_at ? delivery.next_attempt_at.toISOString() : null,
+      created_at: delivery.created_at.toISOString(),
+      updated_at: delivery.updated_at.toISOString(),
     };
   }
 }

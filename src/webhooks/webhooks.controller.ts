@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Roles } from '../auth/auth.decorators';
+import { Roles } from '../users/roles.decorator';
 import { ApiErrors } from '../common/api-errors';
 import { PageOf, PageQuery, type Page } from '../common/pagination';
 import { PublicIdPipe } from '../common/public-id.pipe';

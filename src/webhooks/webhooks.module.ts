@@ -1,14 +1,12 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { Webhook, WebhookDelivery } from './webhook.entity';
+import { DeliveryRepository } from './delivery.repository';
 import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
+import { WebhookRepository } from './webhook.repository';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksService } from './webhooks.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Webhook, WebhookDelivery])],
   controllers: [WebhooksController],
-  providers: [WebhooksService, WebhookDeliveryProcessor],
-  exports: [WebhooksService],
+  providers: [WebhookRepository, DeliveryRepository, WebhooksService, WebhookDeliveryProcessor],
 })
 export class WebhooksModule {}

@@ -1,40 +1,17 @@
-import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { BadRequestException, Injectable, NotFoundException, OnModuleInit } from '@nestjs/common';
 import { newUuid } from '../common/ids';
-import { decodeCursor, Page, PageQuery, toPage } from '../common/pagination';
+import { mapPage, Page, PageQuery } from '../common/pagination';
 import { AppConfig } from '../config/app-config';
-import type { DomainEvent } from '../events/event.entity';
-import { JobQueue } from '../queue/job-queue';
+import { Database } from '../database/database';
+import type { Db } from '../database/sql';
+import type { EventRow } from '../events/event.entity';
+import { OutboxRelay } from '../events/outbox-relay';
+import type { WorkItem } from '../queue/job-queue';
+import { AttemptRecord, ClaimedDeliveryRow, DeliveryRepository } from './delivery.repository';
 import { assertDeliverableUrl, UnsafeUrlError } from './url-guard';
 import { CreateWebhookDto, DeliveryResponse, ListDeliveriesQuery, UpdateWebhookDto, WebhookResponse } from './webhook.dto';
-import { Webhook, WebhookDelivery } from './webhook.entity';
-
-/** What one attempt to deliver needs, claimed so that no other worker attempts it meanwhile. */
-export interface ClaimedDelivery {
-  id: string;
-  attempts: number;
-  webhook: { id: string; url: string; secret: string; active: boolean };
-  event: { id: string; type: string; data: Record<string, unknown>; createdAt: Date };
-}
-
-/** A delivery with its event's type, as DeliveryResponse.of reads it; alias d, events e. */
-const DELIVERY_SELECT = `SELECT d.id, d.event_id AS "eventId", e.type AS "eventType", d.status, d.attempts, d.last_status_code AS "lastStatusCode",
-  d.last_response AS "lastResponse", d.last_error AS "lastError", d.next_attempt_at AS "nextAttemptAt", d.created_at AS "createdAt", d.updated_at AS "updatedAt"
-  FROM webhook_deliveries d JOIN events e ON e.id = d.event_id`;
-
-interface ClaimRow {
-  id: string;
-  attempts: number;
-  webhook_id: string;
-  url: string;
-  secret: string;
-  active: boolean;
-  event_id: string;
-  type: string;
-  data: Record<string, unknown>;
-  created_at: Date;
-}
+import type { WebhookRow } from './webhook.entity';
+import { WebhookRepository } from './webhook.repository';
 
 export type AttemptOutcome =
   | { result: 'succeeded'; statusCode: number; response: string }
@@ -43,38 +20,39 @@ export type AttemptOutcome =
   | { result: 'failed'; statusCode: number | null; response: string | null; error: string | null };
 
 @Injectable()
-export class WebhooksService {
+export class WebhooksService implements OnModuleInit {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
+    private readonly webhooks: WebhookRepository,
+    private readonly deliveries: DeliveryRepository,
+    private readonly relay: OutboxRelay,
     private readonly config: AppConfig,
-    private readonly queue: JobQueue,
   ) {}
+
+  /** Every relayed event gets its deliveries in the relay's own transaction. */
+  onModuleInit(): void {
+    this.relay.addConsumer({ record: (db, events) => this.createDeliveries(db, events) });
+  }
 
   async create(dto: CreateWebhookDto): Promise<WebhookResponse> {
     const url = await this.checkUrl(dto.url);
     const now = new Date();
-    const webhook = this.dataSource.getRepository(Webhook).create({
+    const webhook: WebhookRow = {
       id: newUuid(now.getTime()),
       url,
       events: normaliseEvents(dto.events),
       secret: dto.secret,
       active: true,
-      disabledReason: null,
-      createdAt: now,
-      updatedAt: now,
-    });
-    await this.dataSource.getRepository(Webhook).insert(webhook);
+      disabled_reason: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.webhooks.insert(this.database.db, webhook);
     return WebhookResponse.of(webhook);
   }
 
   async list(query: PageQuery): Promise<Page<WebhookResponse>> {
-    const builder = this.dataSource.getRepository(Webhook).createQueryBuilder('w').orderBy('w.created_at', 'DESC').addOrderBy('w.id', 'DESC').limit(query.limit + 1);
-    if (query.cursor) {
-      const [createdAt, id] = decodeCursor(query.cursor, ['timestamp', 'uuid']);
-      builder.where('(w.created_at, w.id) < (:createdAt, :id)', { createdAt, id });
-    }
-    const rows = await builder.getMany();
-    return toPage(rows, query.limit, (w) => [w.createdAt.toISOString(), w.id], WebhookResponse.of);
+    return mapPage(await this.webhooks.list(this.database.db, query), WebhookResponse.of);
   }
 
   async get(id: string): Promise<WebhookResponse> {
@@ -89,132 +67,75 @@ export class WebhooksService {
     if (dto.secret !== undefined) webhook.secret = dto.secret;
     if (dto.active !== undefined) {
       webhook.active = dto.active;
-      webhook.disabledReason = null;
+      webhook.disabled_reason = null;
     }
-    webhook.updatedAt = new Date();
-    await this.dataSource.getRepository(Webhook).save(webhook);
+    webhook.updated_at = new Date();
+    await this.webhooks.update(this.database.db, webhook);
     return WebhookResponse.of(webhook);
   }
 
   async remove(id: string): Promise<void> {
-    const { affected } = await this.dataSource.getRepository(Webhook).delete({ id });
-    if (!affected) throw new NotFoundException('Webhook not found');
+    if (!(await this.webhooks.delete(this.database.db, id))) throw new NotFoundException('Webhook not found');
   }
 
   /** The attempt log of one registration, newest first. */
   async listDeliveries(webhookId: string, query: ListDeliveriesQuery): Promise<Page<DeliveryResponse>> {
     await this.find(webhookId);
-    const params: unknown[] = [webhookId];
-    const param = (value: unknown) => `$${params.push(value)}`;
-    const where = ['d.webhook_id = $1'];
-    if (query.status) where.push(`d.status = ${param(query.status)}`);
-    if (query.cursor) {
-      const [createdAt, id] = decodeCursor(query.cursor, ['timestamp', 'uuid']);
-      where.push(`(d.created_at, d.id) < (${param(createdAt)}, ${param(id)})`);
-    }
-    const rows: (WebhookDelivery & { eventType: string })[] = await this.dataSource.query(
-      `${DELIVERY_SELECT}
-       WHERE ${where.join(' AND ')} ORDER BY d.created_at DESC, d.id DESC LIMIT ${param(query.limit + 1)}`,
-      params,
-    );
-    return toPage(rows, query.limit, (d) => [d.createdAt.toISOString(), d.id], DeliveryResponse.of);
+    return mapPage(await this.deliveries.list(this.database.db, webhookId, query.status, query), DeliveryResponse.of);
   }
 
-  /** Schedules one more attempt now, whatever the delivery's state; answers it. */
+  /** Makes a delivery due now, whatever its state, and wakes the relay; answers it. */
   async retryDelivery(webhookId: string, deliveryId: string): Promise<DeliveryResponse> {
-    const [rows]: [{ id: string }[], number] = await this.dataSource.query(
-      `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), updated_at = now() WHERE id = $1 AND webhook_id = $2 RETURNING id`,
-      [deliveryId, webhookId],
-    );
-    if (!rows[0]) throw new NotFoundException('Delivery not found');
-    await this.enqueue(deliveryId, `manual-${Date.now()}`, 0);
-    return this.deliveryById(webhookId, deliveryId);
+    if (!(await this.deliveries.makeDue(this.database.db, webhookId, deliveryId))) throw new NotFoundException('Delivery not found');
+    this.relay.wake();
+    const delivery = await this.deliveries.find(this.database.db, webhookId, deliveryId);
+    if (!delivery) throw new NotFoundException('Delivery not found');
+    return DeliveryResponse.of(delivery);
   }
 
-  /**
-   * The outbox relay's part, inside its transaction: one pending delivery per (event, active
-   * registration subscribed to its type). A repeat for the same pair is a no-op. Answers the ids.
-   */
-  async createDeliveries(manager: EntityManager, events: DomainEvent[]): Promise<string[]> {
-    if (events.length === 0) return [];
-    const webhooks: { id: string; events: string[] }[] = await manager.query('SELECT id, events FROM webhooks WHERE active');
-    const pairs = events.flatMap((event) => webhooks.filter((w) => w.events.includes('*') || w.events.includes(event.type)).map((w) => [w.id, event.id]));
-    if (pairs.length === 0) return [];
+  /** The relay's part, inside its transaction: one due delivery per (event, active registration subscribed to its type). */
+  async createDeliveries(db: Db, events: EventRow[]): Promise<void> {
+    const webhooks = await this.webhooks.active(db);
     const now = new Date();
-    const inserted: { id: string }[] = await manager.query(
-      `INSERT INTO webhook_deliveries (id, webhook_id, event_id, status, attempts, next_attempt_at, created_at, updated_at)
-       SELECT d.id, d.webhook_id, d.event_id, 'pending', 0, $4, $4, $4 FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) AS d (id, webhook_id, event_id)
-       ON CONFLICT (webhook_id, event_id) DO NOTHING RETURNING id`,
-      [pairs.map(() => newUuid(now.getTime())), pairs.map(([webhookId]) => webhookId), pairs.map(([, eventId]) => eventId), now],
+    const deliveries = events.flatMap((event) =>
+      webhooks
+        .filter((webhook) => webhook.events.includes('*') || webhook.events.includes(event.type))
+        .map((webhook) => ({ id: newUuid(now.getTime()), webhook_id: webhook.id, event_id: event.id })),
     );
-    return inserted.map((row) => row.id);
+    await this.deliveries.insertPending(db, deliveries, now);
   }
 
-  /** Hands a delivery to the queue; the job id makes a repeat of the same attempt harmless. */
-  async enqueue(deliveryId: string, attemptKey: string | number, delayMs: number): Promise<void> {
-    await this.queue.add('webhook.deliver', { deliveryId }, `${deliveryId}:${attemptKey}`, delayMs);
+  /** The relay's hand-off of due deliveries. */
+  claimDue(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]> {
+    return this.deliveries.claimDue(db, limit, leaseMs);
   }
 
-  /** Pending deliveries whose time has come and gone by `overdueMs`: their job was lost (a crash). */
-  async overdueDeliveries(overdueMs: number): Promise<{ id: string; attempts: number; nextAttemptAt: Date }[]> {
-    return this.dataSource.query(
-      `SELECT id, attempts, next_attempt_at AS "nextAttemptAt" FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at LIMIT 1000`,
-      [new Date(Date.now() - overdueMs)],
-    );
-  }
-
-  /**
-   * Takes a due delivery for one attempt: counts the attempt and pushes next_attempt_at past the
-   * attempt's longest duration, so another worker (a duplicate job, another replica) skips it.
-   */
-  async claim(deliveryId: string, leaseMs: number): Promise<ClaimedDelivery | null> {
-    // One round trip: the claim and what the attempt needs (registration, event) together.
-    const [rows]: [ClaimRow[], number] = await this.dataSource.query(
-      `UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = now() + $2 * interval '1 millisecond', updated_at = now()
-       FROM webhooks w, events e
-       WHERE d.id = $1 AND d.status = 'pending' AND d.next_attempt_at <= now() + interval '1 second' AND w.id = d.webhook_id AND e.id = d.event_id
-       RETURNING d.id, d.attempts, w.id AS webhook_id, w.url, w.secret, w.active, e.id AS event_id, e.type, e.data, e.created_at`,
-      [deliveryId, leaseMs],
-    );
-    const row = rows[0];
-    if (!row) return null;
-    return {
-      id: row.id,
-      attempts: row.attempts,
-      webhook: { id: row.webhook_id, url: row.url, secret: row.secret, active: row.active },
-      event: { id: row.event_id, type: row.type, data: row.data, createdAt: row.created_at },
-    };
+  /** Takes a delivery for one attempt; null when it is not pending or another worker took this attempt. */
+  claimAttempt(work: WorkItem, leaseMs: number): Promise<ClaimedDeliveryRow | null> {
+    return this.deliveries.claimAttempt(this.database.db, work, leaseMs);
   }
 
   /** Records how an attempt went; a 410 also disables the registration. */
-  async recordAttempt(delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
-    const status = outcome.result === 'succeeded' ? 'succeeded' : outcome.result === 'retry' ? 'pending' : 'failed';
-    const record = (manager: EntityManager) =>
-      manager.query(
-        `UPDATE webhook_deliveries SET status = $2, last_status_code = $3, last_response = $4, last_error = $5, next_attempt_at = $6, updated_at = now() WHERE id = $1`,
-        [delivery.id, status, outcome.statusCode, outcome.response, 'error' in outcome ? outcome.error : null, outcome.result === 'retry' ? outcome.nextAttemptAt : null],
-      );
+  async recordAttempt(delivery: ClaimedDeliveryRow, outcome: AttemptOutcome): Promise<void> {
+    const record: AttemptRecord = {
+      status: outcome.result === 'succeeded' ? 'succeeded' : outcome.result === 'retry' ? 'pending' : 'failed',
+      last_status_code: outcome.statusCode,
+      last_response: outcome.response,
+      last_error: 'error' in outcome ? outcome.error : null,
+      next_attempt_at: outcome.result === 'retry' ? outcome.nextAttemptAt : null,
+    };
     if (outcome.result !== 'gone') {
-      await record(this.dataSource.manager);
+      await this.deliveries.recordAttempt(this.database.db, delivery.id, record);
       return;
     }
-    await this.dataSource.transaction(async (manager) => {
-      await record(manager);
-      await manager.query(`UPDATE webhooks SET active = false, disabled_reason = $2, updated_at = now() WHERE id = $1`, [delivery.webhook.id, 'The receiver answered 410 Gone']);
+    await this.database.transaction(async (db) => {
+      await this.deliveries.recordAttempt(db, delivery.id, record);
+      await this.webhooks.disable(db, delivery.webhook_id, 'The receiver answered 410 Gone');
     });
   }
 
-  private async deliveryById(webhookId: string, deliveryId: string): Promise<DeliveryResponse> {
-    const rows: (WebhookDelivery & { eventType: string })[] = await this.dataSource.query(
-      `${DELIVERY_SELECT} WHERE d.id = $1 AND d.webhook_id = $2`,
-      [deliveryId, webhookId],
-    );
-    if (!rows[0]) throw new NotFoundException('Delivery not found');
-    return DeliveryResponse.of(rows[0]);
-  }
-
-  private async find(id: string): Promise<Webhook> {
-    const webhook = await this.dataSource.getRepository(Webhook).findOneBy({ id });
+  private async find(id: string): Promise<WebhookRow> {
+    const webhook = await this.webhooks.find(this.database.db, id);
     if (!webhook) throw new NotFoundException('Webhook not found');
     return webhook;
   }

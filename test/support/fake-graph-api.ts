@@ -15,12 +15,13 @@ export interface GraphAnswer {
 
 /**
  * A stand-in for the WhatsApp Cloud API on loopback. Sends answer 200 with a fresh `wamid`
- * unless answers were queued with `failNext`; the phone-number probe answers `healthStatus`.
+ * unless answers were queued for the customer with `failNext`; the phone-number probe answers `healthStatus`.
  */
 export class FakeGraphApi {
   readonly requests: GraphRequest[] = [];
   healthStatus = 200;
-  private readonly queuedAnswers: GraphAnswer[] = [];
+  /** Answers queued per recipient (`to`, E.164 without +): other tests' sends may still be arriving. */
+  private readonly queuedAnswers = new Map<string, GraphAnswer[]>();
   private sent = 0;
 
   private readonly server: Server = createServer((request, response) => {
@@ -42,9 +43,10 @@ export class FakeGraphApi {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v21.0`;
   }
 
-  /** The next sends answer these, in order, before going back to 200. */
-  failNext(...answers: GraphAnswer[]): void {
-    this.queuedAnswers.push(...answers);
+  /** The next sends to this customer (E.164) answer these, in order, before going back to 200. */
+  failNext(phone: string, ...answers: GraphAnswer[]): void {
+    const to = phone.replace(/^\+/, '');
+    this.queuedAnswers.set(to, [...(this.queuedAnswers.get(to) ?? []), ...answers]);
   }
 
   /** Sends to one customer (E.164): other tests' sends may still be arriving. */
@@ -54,7 +56,7 @@ export class FakeGraphApi {
 
   reset(): void {
     this.requests.length = 0;
-    this.queuedAnswers.length = 0;
+    this.queuedAnswers.clear();
     this.healthStatus = 200;
   }
 
@@ -74,7 +76,7 @@ export class FakeGraphApi {
         ? { status: 200, body: { id: path.slice(1), display_phone_number: '15550000000', verified_name: 'Test' } }
         : { status: this.healthStatus, body: { error: { message: 'Invalid OAuth access token', code: 190 } } };
     }
-    const queued = this.queuedAnswers.shift();
+    const queued = this.queuedAnswers.get(String(this.requests[this.requests.length - 1].body?.to))?.shift();
     if (queued) return queued;
     this.sent += 1;
     return { status: 200, body: { messaging_product: 'whatsapp', contacts: [{ wa_id: 'x' }], messages: [{ id: `wamid.fake${this.sent}` }] } };

@@ -1,16 +1,27 @@
 import { InProcessJobQueue } from '../../src/queue/in-process-job-queue';
-import { retryDelay, RetryLaterError } from '../../src/queue/job-queue';
+import { jobIdOf, retryDelay, WorkItem } from '../../src/queue/job-queue';
 
 describe('retryDelay', () => {
   const schedule = [1_000, 60_000, 600_000];
 
   it('follows the schedule, one delay per retry', () => {
-    expect([1, 2, 3].map((attemptsMade) => retryDelay(schedule, attemptsMade, new Error('x')))).toEqual(schedule);
+    expect([1, 2, 3].map((attemptsMade) => retryDelay(schedule, attemptsMade))).toEqual(schedule);
   });
 
-  it('waits at least as long as the failure asks', () => {
-    expect(retryDelay(schedule, 1, new RetryLaterError('busy', 30_000))).toBe(30_000);
-    expect(retryDelay(schedule, 2, new RetryLaterError('busy', 30_000))).toBe(60_000);
+  it('repeats the last delay past the end of the schedule', () => {
+    expect(retryDelay(schedule, 7)).toBe(600_000);
+  });
+
+  it('waits at least as long as the other side asks', () => {
+    expect(retryDelay(schedule, 1, 30_000)).toBe(30_000);
+    expect(retryDelay(schedule, 2, 30_000)).toBe(60_000);
+  });
+});
+
+describe('jobIdOf', () => {
+  it('names one job per attempt at one row', () => {
+    expect(jobIdOf({ id: 'a', attempt: 1 })).toBe('a:1');
+    expect(jobIdOf({ id: 'a', attempt: 2 })).not.toBe(jobIdOf({ id: 'a', attempt: 1 }));
   });
 });
 
@@ -21,39 +32,62 @@ describe('InProcessJobQueue', () => {
   });
   afterEach(() => queue.beforeApplicationShutdown());
 
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 60));
-
-  it('retries a failing job on the schedule and tells the last attempt it is final', async () => {
-    const attempts: { attempt: number; final: boolean }[] = [];
-    queue.register<null>('message.send', {
-      retryDelaysMs: [5, 5],
-      handle: (_, context) => {
-        attempts.push(context);
-        return Promise.reject(new Error('down'));
+  /** Resolves when the handler has been called `count` times. */
+  function handled(count: number, seen: WorkItem[], work: (item: WorkItem) => Promise<void> = () => Promise.resolve()) {
+    let resolve!: () => void;
+    const done = new Promise<void>((r) => (resolve = r));
+    return {
+      done,
+      handle: async (item: WorkItem) => {
+        seen.push(item);
+        await work(item);
+        if (seen.length === count) resolve();
       },
-    });
-    await queue.add('message.send', null, 'job-1');
-    await settle();
-    expect(attempts).toEqual([
-      { attempt: 1, final: false },
-      { attempt: 2, final: false },
-      { attempt: 3, final: true },
+    };
+  }
+
+  it('runs the same attempt added twice while pending once, and the next attempt of the same row again', async () => {
+    const seen: WorkItem[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const { done, handle } = handled(2, seen, () => gate);
+    queue.register('message.send', { handle });
+    await queue.add('message.send', { id: 'm1', attempt: 1 });
+    await queue.add('message.send', { id: 'm1', attempt: 1 });
+    await queue.add('message.send', { id: 'm1', attempt: 2 });
+    release();
+    await done;
+    expect(seen).toEqual([
+      { id: 'm1', attempt: 1 },
+      { id: 'm1', attempt: 2 },
     ]);
   });
 
-  it('runs a job added twice while pending once', async () => {
-    let runs = 0;
-    queue.register<null>('message.send', {
-      retryDelaysMs: [],
-      handle: async () => {
-        runs += 1;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      },
+  it('runs no more jobs of a kind at once than its concurrency, and all of them in the end', async () => {
+    const seen: WorkItem[] = [];
+    let running = 0;
+    let most = 0;
+    const { done, handle } = handled(5, seen, async () => {
+      running += 1;
+      most = Math.max(most, running);
+      await new Promise((resolve) => setImmediate(resolve));
+      running -= 1;
     });
-    await queue.add('message.send', null, 'job-1');
-    await queue.add('message.send', null, 'job-1');
-    await settle();
-    expect(runs).toBe(1);
+    queue.register('message.send', { handle, concurrency: 2 });
+    for (let i = 1; i <= 5; i++) await queue.add('message.send', { id: `m${i}`, attempt: 1 });
+    await done;
+    expect(seen.map((item) => item.id).sort()).toEqual(['m1', 'm2', 'm3', 'm4', 'm5']);
+    expect(most).toBe(2);
+  });
+
+  it('keeps running jobs after one fails', async () => {
+    const seen: WorkItem[] = [];
+    const { done, handle } = handled(2, seen, (item) => (item.id === 'bad' ? Promise.reject(new Error('down')) : Promise.resolve()));
+    queue.register('message.send', { handle, concurrency: 1 });
+    await queue.add('message.send', { id: 'bad', attempt: 1 });
+    await queue.add('message.send', { id: 'good', attempt: 1 });
+    await done;
+    expect(seen.map((item) => item.id)).toEqual(['bad', 'good']);
   });
 
   it('refuses to boot while a job kind has no handler', () => {

@@ -1,5 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
-import { decodeCursor, encodeCursor, toPage } from '../../src/common/pagination';
+import { decodeCursor, encodeCursor } from '../../src/common/pagination';
+import { Keyset } from '../../src/database/keyset';
 
 describe('cursors', () => {
   const key = ['2026-11-22T16:41:46.123Z', '01a2047c-8e20-78c9-9d14-947d2651598e'];
@@ -18,16 +19,41 @@ describe('cursors', () => {
   });
 });
 
-describe('toPage', () => {
-  const rows = [{ n: 1 }, { n: 2 }, { n: 3 }];
+describe('Keyset', () => {
+  const at = (n: number) => new Date(Date.UTC(2026, 10, 22, 16, 0, n));
+  const rows = [1, 2, 3].map((n) => ({ created_at: at(n), id: `0000000${n}-0000-7000-8000-000000000000` }));
+  const newestFirst = new Keyset<(typeof rows)[number]>({ time: 't.created_at', id: 't.id' }, 'DESC', (row) => [row.created_at, row.id]);
+  const oldestFirst = new Keyset<(typeof rows)[number]>({ time: 't.created_at', id: 't.id' }, 'ASC', (row) => [row.created_at, row.id]);
 
   it('drops the look-ahead row and points the cursor after the last row returned', () => {
-    const page = toPage(rows, 2, (r) => [String(r.n)], (r) => r.n);
-    expect(page.data).toEqual([1, 2]);
-    expect(decodeCursor(page.next_cursor!, ['string'])).toEqual(['2']);
+    const page = newestFirst.page(rows, { limit: 2 });
+    expect(page.data).toEqual(rows.slice(0, 2));
+    expect(decodeCursor(page.next_cursor!, ['timestamp', 'uuid'])).toEqual([at(2).toISOString(), rows[1].id]);
   });
 
   it('answers next_cursor null on the last page', () => {
-    expect(toPage(rows, 3, (r) => [String(r.n)], (r) => r.n)).toEqual({ data: [1, 2, 3], next_cursor: null });
+    expect(newestFirst.page(rows, { limit: 3 })).toEqual({ data: rows, next_cursor: null });
+  });
+
+  it('continues after the cursor below it when newest first, as parameters', () => {
+    const cursor = encodeCursor([at(2).toISOString(), rows[1].id]);
+    expect(newestFirst.after(cursor)!.compile()).toEqual({ text: '(t.created_at, t.id) < ($1, $2)', values: [at(2).toISOString(), rows[1].id] });
+  });
+
+  it('continues after the cursor above it when oldest first', () => {
+    const cursor = encodeCursor([at(2).toISOString(), rows[1].id]);
+    expect(oldestFirst.after(cursor)!.compile().text).toBe('(t.created_at, t.id) > ($1, $2)');
+  });
+
+  it('has no condition on the first page', () => {
+    expect(newestFirst.after(undefined)).toBeNull();
+  });
+
+  it('orders by the time then the id and fetches one row more than the page', () => {
+    expect(newestFirst.orderAndLimit({ limit: 25 }).compile()).toEqual({ text: 'ORDER BY t.created_at DESC, t.id DESC LIMIT $1', values: [26] });
+  });
+
+  it('refuses a cursor of another shape with a 400', () => {
+    expect(() => newestFirst.after(encodeCursor(['x']))).toThrow(BadRequestException);
   });
 });

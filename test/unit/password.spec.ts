@@ -1,4 +1,4 @@
-import { DECOY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../src/auth/password';
+import { DECOY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../src/users/password';
 
 describe('password hashing', () => {
   it('verifies the password it hashed and refuses another', async () => {

@@ -1,0 +1,99 @@
+import { Injectable } from '@nestjs/common';
+import type { Page, PageQuery } from '../common/pagination';
+import { Keyset } from '../database/keyset';
+import { Db, execute, query, queryOne, sql } from '../database/sql';
+import type { WorkItem } from '../queue/job-queue';
+import type { MessageRow, MessageStatus, MessageToSend } from './message.entity';
+
+const COLUMNS = sql.raw(
+  'id, conversation_id, direction, type, text, content, status, error, channel_message_id, sent_by, idempotency_key, request_hash, channel_timestamp, attempts, next_attempt_at, created_at, updated_at',
+);
+const NEWEST_FIRST = new Keyset<MessageRow>({ time: 'created_at', id: 'id' }, 'DESC', (row) => [row.created_at, row.id]);
+
+/** The SQL of the `messages` table. */
+@Injectable()
+export class MessageRepository {
+  /** The thread, newest first, on messages_conversation_created_idx. */
+  async list(db: Db, conversationId: string, page: PageQuery): Promise<Page<MessageRow>> {
+    const where = [sql`conversation_id = ${conversationId}`];
+    const after = NEWEST_FIRST.after(page.cursor);
+    if (after) where.push(after);
+    return NEWEST_FIRST.page(await query<MessageRow>(db, sql`SELECT ${COLUMNS} FROM messages ${sql.where(where)} ${NEWEST_FIRST.orderAndLimit(page)}`), page);
+  }
+
+  /**
+   * Inserts a message; an inbound one the channel delivered before (same channel message id) is
+   * not inserted again. Answers whether it was inserted.
+   */
+  async insert(db: Db, message: MessageRow): Promise<boolean> {
+    const inserted = await query(
+      db,
+      sql`INSERT INTO messages (${COLUMNS})
+          VALUES (${message.id}, ${message.conversation_id}, ${message.direction}, ${message.type}, ${message.text},
+                  ${message.content === null ? null : JSON.stringify(message.content)}, ${message.status}, ${message.error}, ${message.channel_message_id},
+                  ${message.sent_by}, ${message.idempotency_key}, ${message.request_hash}, ${message.channel_timestamp}, ${message.attempts},
+                  ${message.next_attempt_at}, ${message.created_at}, ${message.updated_at})
+          ON CONFLICT (channel_message_id) WHERE channel_message_id IS NOT NULL DO NOTHING RETURNING id`,
+    );
+    return inserted.length > 0;
+  }
+
+  async existsWithChannelId(db: Db, channelMessageId: string): Promise<boolean> {
+    return (await queryOne(db, sql`SELECT 1 FROM messages WHERE channel_message_id = ${channelMessageId}`)) !== null;
+  }
+
+  findByIdempotencyKey(db: Db, sentBy: string, idempotencyKey: string): Promise<MessageRow | null> {
+    return queryOne(db, sql`SELECT ${COLUMNS} FROM messages WHERE sent_by = ${sentBy} AND idempotency_key = ${idempotencyKey}`);
+  }
+
+  /** Moves an outbound message to `status` if it is in one of `from`; answers the changed row. */
+  moveStatus(db: Db, channelMessageId: string, from: MessageStatus[], change: { status: MessageStatus; error: string | null; at: Date }): Promise<MessageRow | null> {
+    return queryOne(
+      db,
+      sql`UPDATE messages SET status = ${change.status}, error = ${change.error}, updated_at = ${change.at}
+           WHERE channel_message_id = ${channelMessageId} AND direction = 'outbound' AND status = ANY(${from})
+          RETURNING ${COLUMNS}`,
+    );
+  }
+
+  /** The relay's hand-off: queued messages whose attempt is due, their due time pushed past `leaseMs`, as the attempts to start. */
+  async claimDue(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]> {
+    const rows = await query<{ id: string; attempts: number }>(
+      db,
+      sql`UPDATE messages SET next_attempt_at = now() + ${leaseMs} * interval '1 millisecond'
+           WHERE id IN (SELECT id FROM messages WHERE status = 'queued' AND next_attempt_at <= now()
+                         ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+          RETURNING id, attempts`,
+    );
+    return rows.map((row) => ({ id: row.id, attempt: row.attempts + 1 }));
+  }
+
+  /**
+   * Takes a queued message for send attempt `attempt`, unless another worker took that attempt:
+   * counts it and pushes the due time past the attempt's longest duration. Answers what the send needs.
+   */
+  claimSend(db: Db, work: WorkItem, leaseMs: number): Promise<MessageToSend | null> {
+    return queryOne(
+      db,
+      sql`UPDATE messages m SET attempts = m.attempts + 1, next_attempt_at = now() + ${leaseMs} * interval '1 millisecond', updated_at = now()
+            FROM conversations c, contacts ct
+           WHERE m.id = ${work.id} AND m.status = 'queued' AND m.attempts = ${work.attempt - 1} AND c.id = m.conversation_id AND ct.id = c.contact_id
+          RETURNING m.id, m.attempts, m.type, m.text, m.content, ct.phone AS customer_phone`,
+    );
+  }
+
+  /** Ends a queued message's sending (sent or failed); answers the changed row, or null when it was no longer queued. */
+  finishSend(db: Db, id: string, change: { status: MessageStatus; channel_message_id: string | null; error: string | null }): Promise<MessageRow | null> {
+    return queryOne(
+      db,
+      sql`UPDATE messages SET status = ${change.status}, channel_message_id = COALESCE(${change.channel_message_id}, channel_message_id), error = ${change.error},
+                 next_attempt_at = NULL, updated_at = now()
+           WHERE id = ${id} AND status = 'queued'
+          RETURNING ${COLUMNS}`,
+    );
+  }
+
+  async scheduleSendAttempt(db: Db, id: string, at: Date): Promise<void> {
+    await execute(db, sql`UPDATE messages SET next_attempt_at = ${at}, updated_at = now() WHERE id = ${id} AND status = 'queued'`);
+  }
+}

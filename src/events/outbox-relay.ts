@@ -1,0 +1,142 @@
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Database } from '../database/database';
+import type { Db } from '../database/sql';
+import { JobName, JobQueue, WorkItem } from '../queue/job-queue';
+import type { EventEnvelope, EventRow } from './event.entity';
+import { toEnvelope } from './event-envelope';
+import { EventRepository } from './event.repository';
+
+const BATCH = 200;
+const POLL_EVERY_MS = 100;
+
+/** Something that follows every committed event (webhook deliveries, the live stream). */
+export interface EventConsumer {
+  /** Inside the relay's transaction: records the work that must follow the events, so it is never lost. */
+  record?(db: Db, events: EventRow[]): Promise<void>;
+  /** After that commit, for what keeps no record (the live stream); a failure is logged, not retried. */
+  afterCommit?(events: EventEnvelope[]): Promise<void>;
+}
+
+/**
+ * Recorded work of one kind (messages to send, deliveries to make): rows that say when their next
+ * attempt is due. `claimDue` takes due rows for this hand-off, pushing their due time past a
+ * lease so that no other relay hands them on meanwhile, and answers the attempts to start; the
+ * job claims its row for that attempt. A job lost with a crash leaves its row due again when the
+ * lease ends.
+ */
+export interface WorkSource {
+  job: JobName;
+  claimDue(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]>;
+}
+
+/**
+ * The one path from a commit to what follows it. Every cycle it relays the committed events to
+ * the consumers that registered (claimed with FOR UPDATE SKIP LOCKED, so replicas share the
+ * outbox and each event is relayed once), then hands every due piece of recorded work to the
+ * job queue. What was committed before a crash is still unrelayed or due after it, and goes out
+ * on restart.
+ */
+@Injectable()
+export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(OutboxRelay.name);
+  private readonly consumers: EventConsumer[] = [];
+  private readonly sources: WorkSource[] = [];
+  private timer?: NodeJS.Timeout;
+  private cycle: Promise<void> | null = null;
+  private wokenDuringCycle = false;
+  private stopped = true;
+
+  constructor(
+    private readonly database: Database,
+    private readonly events: EventRepository,
+    private readonly queue: JobQueue,
+  ) {}
+
+  /** For modules that follow events; called while the application starts. */
+  addConsumer(consumer: EventConsumer): void {
+    this.consumers.push(consumer);
+  }
+
+  /** For modules that record work; called while the application starts. */
+  addWorkSource(source: WorkSource): void {
+    this.sources.push(source);
+  }
+
+  onApplicationBootstrap(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.cycle;
+  }
+
+  /** Runs a cycle now rather than at the next poll: the caller has just committed work. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.cycle) {
+      this.wokenDuringCycle = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.schedule(0);
+  }
+
+  /** Relays every pending event and hands on every due piece of work; answers how many events it relayed. */
+  async relayPending(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const relayed = await this.relayEvents();
+      total += relayed;
+      if (relayed < BATCH) break;
+    }
+    for (const source of this.sources) {
+      while ((await this.handOn(source)) === BATCH);
+    }
+    return total;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.wokenDuringCycle = false;
+      this.cycle = this.relayPending()
+        .then(
+          () => undefined,
+          (error: unknown) => this.logger.warn(`Relay failed, retrying: ${(error as Error).message}`),
+        )
+        .finally(() => {
+          this.cycle = null;
+          this.schedule(this.wokenDuringCycle ? 0 : POLL_EVERY_MS);
+        });
+    }, delayMs);
+  }
+
+  private async relayEvents(): Promise<number> {
+    const events = await this.database.transaction(async (db) => {
+      const claimed = await this.events.claimUnrelayed(db, BATCH);
+      if (claimed.length === 0) return claimed;
+      for (const consumer of this.consumers) await consumer.record?.(db, claimed);
+      await this.events.markRelayed(
+        db,
+        claimed.map((event) => event.id),
+      );
+      return claimed;
+    });
+    if (events.length === 0) return 0;
+    const envelopes = events.map(toEnvelope);
+    for (const consumer of this.consumers) {
+      await consumer.afterCommit?.(envelopes).catch((error: unknown) => this.logger.warn(`An event consumer failed after relaying: ${(error as Error).message}`));
+    }
+    return events.length;
+  }
+
+  /** Claims a batch of due work and queues one job per attempt; answers how many it claimed. */
+  private async handOn(source: WorkSource): Promise<number> {
+    const due = await source.claimDue(this.database.db, BATCH, this.queue.handoffLeaseMs);
+    for (const work of due) await this.queue.add(source.job, work);
+    return due.length;
+  }
+}

@@ -1,0 +1,66 @@
+import { Injectable } from '@nestjs/common';
+import type { Page, PageQuery } from '../common/pagination';
+import { Keyset } from '../database/keyset';
+import { Db, execute, query, queryOne, sql } from '../database/sql';
+import type { UserRow } from './user.entity';
+
+const COLUMNS = sql.raw('id, email, name, role, password_hash, beta_access, token_version, created_at, updated_at');
+const OLDEST_FIRST = new Keyset<UserRow>({ time: 'created_at', id: 'id' }, 'ASC', (row) => [row.created_at, row.id]);
+
+/** The SQL of the `users` table. */
+@Injectable()
+export class UserRepository {
+  async insert(db: Db, user: UserRow): Promise<void> {
+    await execute(
+      db,
+      sql`INSERT INTO users (id, email, name, role, password_hash, beta_access, token_version, created_at, updated_at)
+          VALUES (${user.id}, ${user.email}, ${user.name}, ${user.role}, ${user.password_hash}, ${user.beta_access}, ${user.token_version}, ${user.created_at}, ${user.updated_at})`,
+    );
+  }
+
+  async count(db: Db): Promise<number> {
+    return (await queryOne<{ count: number }>(db, sql`SELECT count(*)::int AS count FROM users`))!.count;
+  }
+
+  /** Oldest first, on users_created_at_id_idx. */
+  async list(db: Db, page: PageQuery): Promise<Page<UserRow>> {
+    const after = OLDEST_FIRST.after(page.cursor);
+    const rows = await query<UserRow>(db, sql`SELECT ${COLUMNS} FROM users ${sql.where(after ? [after] : [])} ${OLDEST_FIRST.orderAndLimit(page)}`);
+    return OLDEST_FIRST.page(rows, page);
+  }
+
+  /** `lock`: held until the caller's transaction ends. */
+  find(db: Db, id: string, lock = false): Promise<UserRow | null> {
+    return queryOne(db, sql`SELECT ${COLUMNS} FROM users WHERE id = ${id} ${sql.raw(lock ? 'FOR UPDATE' : '')}`);
+  }
+
+  findByEmail(db: Db, email: string): Promise<UserRow | null> {
+    return queryOne(db, sql`SELECT ${COLUMNS} FROM users WHERE email = ${email}`);
+  }
+
+  async exists(db: Db, id: string): Promise<boolean> {
+    return (await queryOne(db, sql`SELECT 1 FROM users WHERE id = ${id}`)) !== null;
+  }
+
+  async update(db: Db, user: UserRow): Promise<void> {
+    await execute(
+      db,
+      sql`UPDATE users SET email = ${user.email}, name = ${user.name}, role = ${user.role}, password_hash = ${user.password_hash},
+                 beta_access = ${user.beta_access}, token_version = ${user.token_version}, updated_at = ${user.updated_at}
+           WHERE id = ${user.id}`,
+    );
+  }
+
+  async incrementTokenVersion(db: Db, id: string): Promise<void> {
+    await execute(db, sql`UPDATE users SET token_version = token_version + 1 WHERE id = ${id}`);
+  }
+
+  async delete(db: Db, id: string): Promise<void> {
+    await execute(db, sql`DELETE FROM users WHERE id = ${id}`);
+  }
+
+  /** The ids of every admin, locked so that two concurrent demotions cannot both see another admin. */
+  async lockAdmins(db: Db): Promise<string[]> {
+    return (await query<{ id: string }>(db, sql`SELECT id FROM users WHERE role = 'admin' FOR UPDATE`)).map((row) => row.id);
+  }
+}

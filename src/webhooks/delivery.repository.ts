@@ -1,0 +1,114 @@
+import { Injectable } from '@nestjs/common';
+import type { Page, PageQuery } from '../common/pagination';
+import { Keyset } from '../database/keyset';
+import { Db, execute, query, queryOne, sql } from '../database/sql';
+import type { EventType } from '../events/event-types';
+import type { WorkItem } from '../queue/job-queue';
+import type { DeliveryRow, DeliveryStatus } from './webhook.entity';
+
+/** A delivery with its event's type, as DeliveryResponse.of reads it. */
+const SELECT_DELIVERY = sql.raw(`SELECT d.id, d.event_id, e.type AS event_type, d.status, d.attempts, d.last_status_code, d.last_response,
+       d.last_error, d.next_attempt_at, d.created_at, d.updated_at
+  FROM webhook_deliveries d JOIN events e ON e.id = d.event_id`);
+const NEWEST_FIRST = new Keyset<DeliveryRow>({ time: 'd.created_at', id: 'd.id' }, 'DESC', (row) => [row.created_at, row.id]);
+
+/** What one attempt needs: the delivery, its registration and its event. */
+export interface ClaimedDeliveryRow {
+  id: string;
+  attempts: number;
+  webhook_id: string;
+  webhook_url: string;
+  webhook_secret: string;
+  webhook_active: boolean;
+  event_id: string;
+  event_type: EventType;
+  event_data: Record<string, unknown>;
+  event_created_at: Date;
+}
+
+/** How an attempt ended, as stored. */
+export interface AttemptRecord {
+  status: DeliveryStatus;
+  last_status_code: number | null;
+  last_response: string | null;
+  last_error: string | null;
+  next_attempt_at: Date | null;
+}
+
+/** The SQL of `webhook_deliveries`: one row per (event, registration), the record of that work. */
+@Injectable()
+export class DeliveryRepository {
+  /** One due delivery per (event, registration) pair; a pair that has one already is skipped. */
+  async insertPending(db: Db, deliveries: { id: string; webhook_id: string; event_id: string }[], now: Date): Promise<void> {
+    if (deliveries.length === 0) return;
+    await execute(
+      db,
+      sql`INSERT INTO webhook_deliveries (id, webhook_id, event_id, status, attempts, next_attempt_at, created_at, updated_at)
+          SELECT d.id, d.webhook_id, d.event_id, 'pending', 0, ${now}, ${now}, ${now}
+            FROM unnest(${deliveries.map((d) => d.id)}::uuid[], ${deliveries.map((d) => d.webhook_id)}::uuid[], ${deliveries.map((d) => d.event_id)}::uuid[])
+                 AS d (id, webhook_id, event_id)
+          ON CONFLICT (webhook_id, event_id) DO NOTHING`,
+    );
+  }
+
+  /** The attempt log of one registration, newest first, on webhook_deliveries_webhook_created_idx. */
+  async list(db: Db, webhookId: string, status: DeliveryStatus | undefined, page: PageQuery): Promise<Page<DeliveryRow>> {
+    const where = [sql`d.webhook_id = ${webhookId}`];
+    if (status) where.push(sql`d.status = ${status}`);
+    const after = NEWEST_FIRST.after(page.cursor);
+    if (after) where.push(after);
+    const rows = await query<DeliveryRow>(db, sql`${SELECT_DELIVERY} ${sql.where(where)} ${NEWEST_FIRST.orderAndLimit(page)}`);
+    return NEWEST_FIRST.page(rows, page);
+  }
+
+  find(db: Db, webhookId: string, deliveryId: string): Promise<DeliveryRow | null> {
+    return queryOne(db, sql`${SELECT_DELIVERY} WHERE d.id = ${deliveryId} AND d.webhook_id = ${webhookId}`);
+  }
+
+  /** Makes a delivery due now, whatever its state; answers whether it exists. */
+  async makeDue(db: Db, webhookId: string, deliveryId: string): Promise<boolean> {
+    return (
+      (await execute(
+        db,
+        sql`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), updated_at = now() WHERE id = ${deliveryId} AND webhook_id = ${webhookId}`,
+      )) > 0
+    );
+  }
+
+  /** The relay's hand-off: due deliveries, their due time pushed past `leaseMs`, as the attempts to start. */
+  async claimDue(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]> {
+    const rows = await query<{ id: string; attempts: number }>(
+      db,
+      sql`UPDATE webhook_deliveries SET next_attempt_at = now() + ${leaseMs} * interval '1 millisecond'
+           WHERE id IN (SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()
+                         ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+          RETURNING id, attempts`,
+    );
+    return rows.map((row) => ({ id: row.id, attempt: row.attempts + 1 }));
+  }
+
+  /**
+   * Takes a pending delivery for attempt `attempt`, unless another worker took that attempt: counts
+   * it and pushes the due time past the attempt's longest duration, so a crash mid-attempt leaves
+   * it due again. One round trip: the claim and what the attempt needs together.
+   */
+  claimAttempt(db: Db, work: WorkItem, leaseMs: number): Promise<ClaimedDeliveryRow | null> {
+    return queryOne(
+      db,
+      sql`UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = now() + ${leaseMs} * interval '1 millisecond', updated_at = now()
+            FROM webhooks w, events e
+           WHERE d.id = ${work.id} AND d.status = 'pending' AND d.attempts = ${work.attempt - 1} AND w.id = d.webhook_id AND e.id = d.event_id
+          RETURNING d.id, d.attempts, w.id AS webhook_id, w.url AS webhook_url, w.secret AS webhook_secret, w.active AS webhook_active,
+                    e.id AS event_id, e.type AS event_type, e.data AS event_data, e.created_at AS event_created_at`,
+    );
+  }
+
+  async recordAttempt(db: Db, id: string, record: AttemptRecord): Promise<void> {
+    await execute(
+      db,
+      sql`UPDATE webhook_deliveries SET status = ${record.status}, last_status_code = ${record.last_status_code}, last_response = ${record.last_response},
+                 last_error = ${record.last_error}, next_attempt_at = ${record.next_attempt_at}, updated_at = now()
+           WHERE id = ${id}`,
+    );
+  }
+}
