@@ -23,6 +23,7 @@ export default tseslint.config(
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
+  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } } },
   // Last, so that it turns off every rule above that formatting decides: Prettier owns the layout, ESLint the code.
   prettier,
 );
