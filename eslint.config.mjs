@@ -1,4 +1,5 @@
 import eslint from '@eslint/js';
+import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -16,4 +17,13 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', ignoreRestSiblings: true }],
     },
   },
+  {
+    // The plain JavaScript tooling (scripts/*.mjs, .dependency-cruiser.cjs) is in no tsconfig: lint it without type information.
+    files: ['**/*.{js,mjs,cjs}'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+  },
+  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } } },
+  // Last, so that it turns off every rule above that formatting decides: Prettier owns the layout, ESLint the code.
+  prettier,
 );
