@@ -86,16 +86,26 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
 async function main(cleanup: Cleanup): Promise<void> {
   const settings = readSettings(process.env);
   const { load } = settings;
-  const serviceOptions: ServiceOptions = { ...settings, adminEmail: ADMIN_EMAIL, adminPassword: ADMIN_PASSWORD, messagingAppSecret: MESSAGING_APP_SECRET, poolMax: POOL_MAX };
+  const serviceOptions: ServiceOptions = {
+    ...settings,
+    adminEmail: ADMIN_EMAIL,
+    adminPassword: ADMIN_PASSWORD,
+    messagingAppSecret: MESSAGING_APP_SECRET,
+    poolMax: POOL_MAX,
+  };
 
   if (settings.databaseUrl) await prepareDatabase(settings.databaseUrl, serviceOptions, cleanup);
 
   const service = await startService(serviceOptions, cleanup);
-  console.log(`service: pid ${service.pid} at ${service.baseUrl}, ${settings.databaseUrl ? 'PostgreSQL (BENCH_DATABASE_URL)' : 'embedded PGlite'}, ` +
-    `Redis ${settings.redisUrl ? 'on' : 'off'}, LOG_LEVEL=${settings.logLevel}`);
+  console.log(
+    `service: pid ${service.pid} at ${service.baseUrl}, ${settings.databaseUrl ? 'PostgreSQL (BENCH_DATABASE_URL)' : 'embedded PGlite'}, ` +
+      `Redis ${settings.redisUrl ? 'on' : 'off'}, LOG_LEVEL=${settings.logLevel}`,
+  );
   console.log(`service log: ${service.logFile}${settings.keepFiles ? '' : ' (deleted at the end; BENCH_KEEP_TMP=1 keeps it)'}`);
-  console.log(`load: ${load.connections} connections, ${load.warmupSeconds} s warm-up + ${load.durationSeconds} s per case; ` +
-    `node ${process.version}, ${availableParallelism()} CPUs shared by the load generator and the servers`);
+  console.log(
+    `load: ${load.connections} connections, ${load.warmupSeconds} s warm-up + ${load.durationSeconds} s per case; ` +
+      `node ${process.version}, ${availableParallelism()} CPUs shared by the load generator and the servers`,
+  );
 
   const token = await logIn(service.baseUrl);
   const auth = { authorization: `Bearer ${token}` };
@@ -125,18 +135,30 @@ async function main(cleanup: Cleanup): Promise<void> {
   printRatio('service /api/v1/me / bare (req/s)', serviceMe, bareMe, GOAL_PERCENT);
   printRatio('service /api/health / bare (req/s), the framework floor', serviceHealth, bareMe, GOAL_PERCENT);
   if (serviceMe.non2xx > 0 || serviceMe.errors > 0) {
-    console.log(`warning: the service answered ${serviceMe.non2xx} non-2xx and ${serviceMe.errors} errors; its figures are not of successful requests only`);
+    console.log(
+      `warning: the service answered ${serviceMe.non2xx} non-2xx and ${serviceMe.errors} errors; its figures are not of successful requests only`,
+    );
   }
 
   await benchWebhookFanOut({ serviceUrl: service.baseUrl, token, events: settings.webhookEvents, cleanup });
 
   if (!settings.databaseUrl) {
-    console.log('\nskipped: GET /api/v1/conversations and inbound ingest need a seeded PostgreSQL database (set BENCH_DATABASE_URL to a throwaway one)');
+    console.log(
+      '\nskipped: GET /api/v1/conversations and inbound ingest need a seeded PostgreSQL database (set BENCH_DATABASE_URL to a throwaway one)',
+    );
     return;
   }
   const adminId = (meBody as { id?: unknown }).id;
   if (typeof adminId !== 'string') throw new Error('GET /api/v1/me answered no id');
-  await benchConversationList({ serviceUrl: service.baseUrl, auth, adminId, databaseUrl: settings.databaseUrl, poolMax: POOL_MAX, load, cleanup });
+  await benchConversationList({
+    serviceUrl: service.baseUrl,
+    auth,
+    adminId,
+    databaseUrl: settings.databaseUrl,
+    poolMax: POOL_MAX,
+    load,
+    cleanup,
+  });
   await benchIngest({ serviceUrl: service.baseUrl, appSecret: MESSAGING_APP_SECRET, databaseUrl: settings.databaseUrl, load });
 }
 
@@ -156,7 +178,9 @@ async function prepareDatabase(databaseUrl: string, serviceOptions: ServiceOptio
   }
   switch (state.kind) {
     case 'seeded':
-      console.log(`bench database: already seeded, reused (${state.contacts} contacts, ${state.conversations} conversations, ${state.messages} messages)`);
+      console.log(
+        `bench database: already seeded, reused (${state.contacts} contacts, ${state.conversations} conversations, ${state.messages} messages)`,
+      );
       return;
     case 'empty': {
       console.log('bench database: seeding (one transaction) ...');
@@ -165,7 +189,9 @@ async function prepareDatabase(databaseUrl: string, serviceOptions: ServiceOptio
       return;
     }
     case 'foreign':
-      throw new Error(`BENCH_DATABASE_URL does not name a throwaway bench database: ${state.reason}. Create an empty one for the bench (CREATE DATABASE ti_bench) and drop it afterwards`);
+      throw new Error(
+        `BENCH_DATABASE_URL does not name a throwaway bench database: ${state.reason}. Create an empty one for the bench (CREATE DATABASE ti_bench) and drop it afterwards`,
+      );
     case 'new':
       throw new Error('the service started and stopped, but the bench database still has no tables or no admin');
   }
@@ -178,8 +204,10 @@ async function logIn(baseUrl: string): Promise<string> {
     body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }),
   });
   if (!response.ok) {
-    throw new Error(`login as ${ADMIN_EMAIL} failed with ${response.status}: ${await response.text()}` +
-      ' (with BENCH_DATABASE_URL, use a new, empty database: the service creates this admin on its first start there)');
+    throw new Error(
+      `login as ${ADMIN_EMAIL} failed with ${response.status}: ${await response.text()}` +
+        ' (with BENCH_DATABASE_URL, use a new, empty database: the service creates this admin on its first start there)',
+    );
   }
   const { token } = (await response.json()) as { token?: unknown };
   if (typeof token !== 'string') throw new Error('login answered no token');

@@ -79,12 +79,16 @@ async function main(): Promise<number> {
   const text = await response.text();
   const ms = (performance.now() - started).toFixed(0);
   const requestId = response.headers.get('x-request-id');
-  console.log(`-> ${response.status} ${response.statusText} in ${ms} ms${requestId ? ` (x-request-id ${requestId}, to find its log lines)` : ''}`);
+  console.log(
+    `-> ${response.status} ${response.statusText} in ${ms} ms${requestId ? ` (x-request-id ${requestId}, to find its log lines)` : ''}`,
+  );
   console.log(text);
 
   if (response.status !== 200) {
     if (response.status === 401) {
-      process.stderr.write(`simulate: the service refused the signature. ${secret === null ? 'It checks signatures: pass' : 'Use'} its MESSAGING_APP_SECRET (--secret or the variable).\n`);
+      process.stderr.write(
+        `simulate: the service refused the signature. ${secret === null ? 'It checks signatures: pass' : 'Use'} its MESSAGING_APP_SECRET (--secret or the variable).\n`,
+      );
     }
     return 1;
   }
@@ -100,9 +104,11 @@ function explainMessage(text: string): void {
   } catch {
     return;
   }
-  console.log(answer.messages === 1
-    ? 'stored: its conversation is now first in GET /api/v1/conversations'
-    : 'acknowledged but not stored (the service log says why)');
+  console.log(
+    answer.messages === 1
+      ? 'stored: its conversation is now first in GET /api/v1/conversations'
+      : 'acknowledged but not stored (the service log says why)',
+  );
 }
 
 main().then(

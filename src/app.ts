@@ -73,11 +73,19 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
 
   await app.register(helmet, {
     contentSecurityPolicy: {
-      directives: { 'default-src': ["'self'"], 'img-src': ["'self'", 'data:'], 'style-src': ["'self'", "'unsafe-inline'"], 'script-src': ["'self'"] },
+      directives: {
+        'default-src': ["'self'"],
+        'img-src': ["'self'", 'data:'],
+        'style-src': ["'self'", "'unsafe-inline'"],
+        'script-src': ["'self'"],
+      },
     },
   });
   if (config.corsOrigins.length > 0) {
-    app.enableCors({ origin: config.corsOrigins, exposedHeaders: ['x-request-id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'] });
+    app.enableCors({
+      origin: config.corsOrigins,
+      exposedHeaders: ['x-request-id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'],
+    });
   }
 
   app.setGlobalPrefix('api');

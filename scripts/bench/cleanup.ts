@@ -31,7 +31,10 @@ export class Cleanup {
    * children running; run the undo steps, then exit with the conventional 128 + signal status.
    */
   onSignals(): void {
-    for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    for (const [signal, code] of [
+      ['SIGINT', 130],
+      ['SIGTERM', 143],
+    ] as const) {
       process.once(signal, () => {
         process.stderr.write(`\n${signal}: stopping\n`);
         void this.run().finally(() => process.exit(code));

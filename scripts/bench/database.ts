@@ -17,7 +17,10 @@ export async function withClient<T>(databaseUrl: string, work: (client: Client) 
 /** How many of `wamids` are stored as a message's channel id. */
 export async function countStoredWamids(databaseUrl: string, wamids: string[]): Promise<number> {
   return withClient(databaseUrl, async (client) => {
-    const { rows } = await client.query<{ stored: number }>('SELECT count(*)::int AS stored FROM messages WHERE channel_message_id = ANY($1::text[])', [wamids]);
+    const { rows } = await client.query<{ stored: number }>(
+      'SELECT count(*)::int AS stored FROM messages WHERE channel_message_id = ANY($1::text[])',
+      [wamids],
+    );
     return rows[0].stored;
   });
 }

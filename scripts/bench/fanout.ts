@@ -38,12 +38,21 @@ export async function benchWebhookFanOut(context: FanOutContext): Promise<void> 
     const response = await fetch(`${context.serviceUrl}/api/v1/webhooks`, {
       method: 'POST',
       headers: { authorization: `Bearer ${context.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: `${receiver.baseUrl}/receiver-${i}`, events: ['contact.created'], secret: 'bench-webhook-secret-0123456789' }),
+      body: JSON.stringify({
+        url: `${receiver.baseUrl}/receiver-${i}`,
+        events: ['contact.created'],
+        secret: 'bench-webhook-secret-0123456789',
+      }),
     });
-    if (response.status !== 201) throw new Error(`registering a webhook answered ${response.status}: ${await response.text()} (the service needs WEBHOOK_ALLOW_PRIVATE_URLS=true)`);
+    if (response.status !== 201)
+      throw new Error(
+        `registering a webhook answered ${response.status}: ${await response.text()} (the service needs WEBHOOK_ALLOW_PRIVATE_URLS=true)`,
+      );
   }
 
-  console.log(`\nwebhook fan-out: ${REGISTRATIONS} registrations, ${context.events.toLocaleString('en-US')} events (contacts created through the API) ...`);
+  console.log(
+    `\nwebhook fan-out: ${REGISTRATIONS} registrations, ${context.events.toLocaleString('en-US')} events (contacts created through the API) ...`,
+  );
   // Numbers new to this run, even on a reused bench database: a random area code per run.
   const areaCode = 200 + Math.floor(Math.random() * 700);
   let phone = 0;
@@ -56,13 +65,18 @@ export async function benchWebhookFanOut(context: FanOutContext): Promise<void> 
         method: 'POST',
         headers: { authorization: `Bearer ${context.token}`, 'content-type': 'application/json' },
         // A fresh number per request: a duplicate phone is a 409 and records no event.
-        setupRequest: (request) => ({ ...request, body: JSON.stringify({ phone: `+1${areaCode}${String(1_000_000 + (phone += 1)).padStart(7, '0')}` }) }),
+        setupRequest: (request) => ({
+          ...request,
+          body: JSON.stringify({ phone: `+1${areaCode}${String(1_000_000 + (phone += 1)).padStart(7, '0')}` }),
+        }),
       },
     ],
   });
   const created = result['2xx'];
   const expected = created * REGISTRATIONS;
-  console.log(`  ${created} events recorded (${result.non2xx} refused) in ${(result.duration).toFixed(1)} s; waiting for ${expected.toLocaleString('en-US')} deliveries ...`);
+  console.log(
+    `  ${created} events recorded (${result.non2xx} refused) in ${result.duration.toFixed(1)} s; waiting for ${expected.toLocaleString('en-US')} deliveries ...`,
+  );
 
   const deadline = Date.now() + DRAIN_TIMEOUT_MS;
   let stats = await readStats(receiver.baseUrl);
@@ -73,7 +87,9 @@ export async function benchWebhookFanOut(context: FanOutContext): Promise<void> 
   await sleep(1_000);
   stats = await readStats(receiver.baseUrl);
   const perSecond = stats.seconds > 0 ? stats.received / stats.seconds : 0;
-  console.log(`  delivered ${stats.received.toLocaleString('en-US')} of ${expected.toLocaleString('en-US')} in ${stats.seconds.toFixed(1)} s; duplicates: ${stats.duplicates}`);
+  console.log(
+    `  delivered ${stats.received.toLocaleString('en-US')} of ${expected.toLocaleString('en-US')} in ${stats.seconds.toFixed(1)} s; duplicates: ${stats.duplicates}`,
+  );
   printGoal('  deliveries per second', perSecond, '/s', { atLeast: GOAL_DELIVERIES_PER_SECOND });
   printGoal('  event-to-receiver latency p50', stats.p50, 'ms', { below: GOAL_P99_MS });
   printGoal('  event-to-receiver latency p99', stats.p99, 'ms', { below: GOAL_P99_MS });

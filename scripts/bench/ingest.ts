@@ -11,7 +11,13 @@ const CUSTOMERS = 5_000;
 const GOAL_MESSAGES_PER_SECOND = 1_000;
 const GOAL_P99_MS = 100;
 
-const TEXTS = ['Hi, is my order shipped?', 'Thanks!', 'Can I change the delivery address?', 'When do you open tomorrow?', 'Is anyone there?'];
+const TEXTS = [
+  'Hi, is my order shipped?',
+  'Thanks!',
+  'Can I change the delivery address?',
+  'When do you open tomorrow?',
+  'Is anyone there?',
+];
 
 export interface IngestContext {
   serviceUrl: string;
@@ -52,7 +58,9 @@ export async function benchIngest(context: IngestContext): Promise<void> {
     },
   };
 
-  console.log(`\ningest: ${context.load.connections} connections posting signed single-message webhooks from ${CUSTOMERS.toLocaleString('en-US')} customers ...`);
+  console.log(
+    `\ningest: ${context.load.connections} connections posting signed single-message webhooks from ${CUSTOMERS.toLocaleString('en-US')} customers ...`,
+  );
   await warnIfMachineBusy('before this section');
   const figures = await measure({ url: `${context.serviceUrl}/api/webhooks/messaging`, method: 'POST', requests: [request] }, context.load);
   // Warm-up answers included: every acknowledged message counts, whichever run it was in.
@@ -63,7 +71,9 @@ export async function benchIngest(context: IngestContext): Promise<void> {
   printGoal('messages stored per second (2xx/s)', messagesPerSecond, 'msg/s', { atLeast: GOAL_MESSAGES_PER_SECOND });
   printGoal('acknowledgement p99', figures.p99, 'ms', { below: GOAL_P99_MS });
   console.log(`acknowledged (warm-up included): ${acknowledged.length}, of them stored: ${stored}`);
-  console.log(`acknowledged but not stored: ${acknowledged.length - stored}${acknowledged.length === stored ? '' : ' (MUST be 0: a 200 promises the message is committed)'}`);
+  console.log(
+    `acknowledged but not stored: ${acknowledged.length - stored}${acknowledged.length === stored ? '' : ' (MUST be 0: a 200 promises the message is committed)'}`,
+  );
   if (figures.non2xx > 0 || figures.errors > 0) {
     console.log(`warning: the service answered ${figures.non2xx} non-2xx and ${figures.errors} errors (timeouts or resets); see its log`);
   }

@@ -31,7 +31,13 @@ export interface ListContext {
 export async function benchConversationList(context: ListContext): Promise<void> {
   const callerId = parsePublicId('user', context.adminId);
   if (!callerId) throw new Error(`GET /api/v1/me answered an id that is not a user id: ${context.adminId}`);
-  const request: ListReferenceRequest = { databaseUrl: context.databaseUrl, poolMax: context.poolMax, callerId, limit: LIMIT, path: '/conversations' };
+  const request: ListReferenceRequest = {
+    databaseUrl: context.databaseUrl,
+    poolMax: context.poolMax,
+    callerId,
+    limit: LIMIT,
+    path: '/conversations',
+  };
   const reference = await startChildServer(join(__dirname, 'list-reference-server.js'), 'the list reference', request, context.cleanup);
 
   const serviceTarget = { url: `${context.serviceUrl}/api/v1/conversations?limit=${LIMIT}`, headers: context.auth };
@@ -40,10 +46,14 @@ export async function benchConversationList(context: ListContext): Promise<void>
   // not change between the two reads (the ingest section runs after this one).
   const [serviceBody, referenceBody] = [await getText(serviceTarget.url, serviceTarget.headers), await getText(referenceTarget.url, {})];
   if (serviceBody !== referenceBody) {
-    throw new Error(`the list reference does not answer the service's body:\nservice:   ${serviceBody.slice(0, 300)}\nreference: ${referenceBody.slice(0, 300)}`);
+    throw new Error(
+      `the list reference does not answer the service's body:\nservice:   ${serviceBody.slice(0, 300)}\nreference: ${referenceBody.slice(0, 300)}`,
+    );
   }
   const rows = (JSON.parse(serviceBody) as { data: unknown[] }).data.length;
-  console.log(`\nlist: both answer the same ${serviceBody.length}-byte page (${rows} conversations); reference pool ${context.poolMax} connections, as the service's`);
+  console.log(
+    `\nlist: both answer the same ${serviceBody.length}-byte page (${rows} conversations); reference pool ${context.poolMax} connections, as the service's`,
+  );
 
   await warnIfMachineBusy('before this section');
   console.log(`measuring GET /api/v1/conversations?limit=${LIMIT} (service) ...`);
@@ -58,7 +68,9 @@ export async function benchConversationList(context: ListContext): Promise<void>
   printRatio('service / reference (req/s)', service, bare, GOAL_PERCENT);
   printGoal('service p99', service.p99, 'ms', { below: GOAL_P99_MS });
   if (service.non2xx > 0 || service.errors > 0) {
-    console.log(`warning: the service answered ${service.non2xx} non-2xx and ${service.errors} errors; its figures are not of successful requests only`);
+    console.log(
+      `warning: the service answered ${service.non2xx} non-2xx and ${service.errors} errors; its figures are not of successful requests only`,
+    );
   }
 }
 

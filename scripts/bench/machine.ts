@@ -18,7 +18,9 @@ export async function busyPercent(ms = 1000): Promise<number> {
 export async function warnIfMachineBusy(when: string): Promise<void> {
   const busy = await busyPercent();
   if (busy >= 15) {
-    console.log(`warning: the CPUs were ${busy.toFixed(0)}% busy ${when} with no load applied (other processes, or background work such as autovacuum): figures will be lower and noisier than on a quiet machine`);
+    console.log(
+      `warning: the CPUs were ${busy.toFixed(0)}% busy ${when} with no load applied (other processes, or background work such as autovacuum): figures will be lower and noisier than on a quiet machine`,
+    );
   }
 }
 

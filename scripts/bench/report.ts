@@ -8,7 +8,14 @@ export interface Row {
 /** A plain-text table, aligned for a terminal and pasteable into a PR or the README as is. */
 export function printTable(title: string, rows: Row[]): void {
   const header = ['case', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'];
-  const cells = rows.map(({ name, figures: f }) => [name, f.rps.toFixed(0), f.p50.toFixed(1), f.p99.toFixed(1), String(f.non2xx), String(f.errors)]);
+  const cells = rows.map(({ name, figures: f }) => [
+    name,
+    f.rps.toFixed(0),
+    f.p50.toFixed(1),
+    f.p99.toFixed(1),
+    String(f.non2xx),
+    String(f.errors),
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i].length)));
   // The name column reads left-aligned, the numbers right-aligned so their digits line up.
   const line = (row: string[]) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');

@@ -15,12 +15,23 @@ export type DatabaseState =
 
 export async function inspectDatabase(databaseUrl: string, adminEmail: string): Promise<DatabaseState> {
   return withClient(databaseUrl, async (client) => {
-    const tables = await client.query<{ name: string }>(`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'`);
+    const tables = await client.query<{ name: string }>(
+      `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'`,
+    );
     const names = new Set(tables.rows.map((row) => row.name));
     if (!names.has('messages')) {
-      return names.size === 0 ? { kind: 'new' } : { kind: 'foreign', reason: `it has tables (${[...names].slice(0, 5).join(', ')}) but not Team Inbox's` };
+      return names.size === 0
+        ? { kind: 'new' }
+        : { kind: 'foreign', reason: `it has tables (${[...names].slice(0, 5).join(', ')}) but not Team Inbox's` };
     }
-    const { rows } = await client.query<{ users: number; admin: number; agents: number; contacts: number; conversations: number; messages: number }>(
+    const { rows } = await client.query<{
+      users: number;
+      admin: number;
+      agents: number;
+      contacts: number;
+      conversations: number;
+      messages: number;
+    }>(
       `SELECT (SELECT count(*) FROM users)::int AS users,
               (SELECT count(*) FROM users WHERE email = $1)::int AS admin,
               (SELECT count(*) FROM users WHERE email LIKE $2)::int AS agents,
@@ -32,14 +43,23 @@ export async function inspectDatabase(databaseUrl: string, adminEmail: string): 
     const counts = rows[0];
     // The service creates the bench admin only on a database without users; any other user means
     // someone else's data (and a failed login later).
-    if (counts.users > counts.admin + counts.agents) return { kind: 'foreign', reason: `it has ${counts.users - counts.admin - counts.agents} users that are not the bench's` };
-    if (counts.agents === SEED.agents && counts.contacts >= SEED.contacts && counts.conversations >= SEED.conversations && counts.messages >= SEED.messages) {
+    if (counts.users > counts.admin + counts.agents)
+      return { kind: 'foreign', reason: `it has ${counts.users - counts.admin - counts.agents} users that are not the bench's` };
+    if (
+      counts.agents === SEED.agents &&
+      counts.contacts >= SEED.contacts &&
+      counts.conversations >= SEED.conversations &&
+      counts.messages >= SEED.messages
+    ) {
       return { kind: 'seeded', contacts: counts.contacts, conversations: counts.conversations, messages: counts.messages };
     }
     if (counts.agents === 0 && counts.contacts === 0 && counts.conversations === 0 && counts.messages === 0) {
       return counts.users === 0 ? { kind: 'new' } : { kind: 'empty' };
     }
-    return { kind: 'foreign', reason: `it holds ${counts.contacts} contacts, ${counts.conversations} conversations and ${counts.messages} messages, but not as this bench seeds them` };
+    return {
+      kind: 'foreign',
+      reason: `it holds ${counts.contacts} contacts, ${counts.conversations} conversations and ${counts.messages} messages, but not as this bench seeds them`,
+    };
   });
 }
 

@@ -74,7 +74,9 @@ export async function startService(options: ServiceOptions, cleanup: Cleanup): P
     await waitForHealth(baseUrl, child);
   } catch (error) {
     const logs = [tail(errorFile), tail(logFile)].filter(Boolean).join('\n');
-    throw new Error(`${error instanceof Error ? error.message : String(error)}${logs ? `\n--- service output (last lines) ---\n${logs}` : ''}`);
+    throw new Error(
+      `${error instanceof Error ? error.message : String(error)}${logs ? `\n--- service output (last lines) ---\n${logs}` : ''}`,
+    );
   }
   return { baseUrl, logFile, tempDir, pid: child.pid ?? -1, stop: () => stopChild(child) };
 }

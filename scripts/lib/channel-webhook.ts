@@ -90,7 +90,10 @@ export function statusWebhook(update: OutboundStatus, business: BusinessNumber =
                   code: 131047,
                   title: 'Re-engagement message',
                   message: 'Re-engagement message',
-                  error_data: { details: 'Message failed to send because more than 24 hours have passed since the customer last replied to this number.' },
+                  error_data: {
+                    details:
+                      'Message failed to send because more than 24 hours have passed since the customer last replied to this number.',
+                  },
                 },
               ],
             }

@@ -30,8 +30,7 @@ Exit status: 0 when the service answered 200, 1 when it answered anything else o
 reached, 2 for a mistake on the command line.`;
 
 export type Simulation =
-  | { kind: 'message'; from: string; text: string; name: string | null }
-  | { kind: 'status'; wamid: string; to: string; value: StatusValue };
+  { kind: 'message'; from: string; text: string; name: string | null } | { kind: 'status'; wamid: string; to: string; value: StatusValue };
 
 export interface Invocation {
   simulation: Simulation;
@@ -79,7 +78,9 @@ export function parseInvocation(argv: string[], env: NodeJS.ProcessEnv): Invocat
   // would reach real people; and a signed body is a secret-derived value sent over the network.
   // So anything but this machine takes an explicit --allow-remote.
   if (!isLoopbackHost(url.hostname) && values['allow-remote'] !== true) {
-    throw new UsageError(`--url: ${url.host} is not this machine; simulated messages go to loopback only (127.0.0.1, ::1, localhost) unless --allow-remote is given`);
+    throw new UsageError(
+      `--url: ${url.host} is not this machine; simulated messages go to loopback only (127.0.0.1, ::1, localhost) unless --allow-remote is given`,
+    );
   }
 
   const given = option('secret');
@@ -104,7 +105,8 @@ function messageSimulation(option: (name: string) => string | undefined): Simula
     throw new UsageError(`missing ${[from === undefined && '--from', text === undefined && '--text'].filter(Boolean).join(' and ')}`);
   }
   if (text.trim() === '') throw new UsageError('--text: empty; WhatsApp does not deliver empty messages');
-  if (text.length > MAX_TEXT_LENGTH) throw new UsageError(`--text: ${text.length} characters; WhatsApp text messages have at most ${MAX_TEXT_LENGTH}`);
+  if (text.length > MAX_TEXT_LENGTH)
+    throw new UsageError(`--text: ${text.length} characters; WhatsApp text messages have at most ${MAX_TEXT_LENGTH}`);
   const name = option('name');
   if (name !== undefined && name.trim() === '') throw new UsageError('--name: empty; omit it for a customer without a profile name');
   return { kind: 'message', from: channelPhone('--from', from), text, name: name?.trim() ?? null };
@@ -116,7 +118,9 @@ function statusSimulation(option: (name: string) => string | undefined): Simulat
   }
   const wamid = option('status')!.trim();
   if (wamid.startsWith('msg_')) {
-    throw new UsageError(`--status takes the channel's id of the message (wamid.…, in the service log when it sends), not the API id ${wamid}`);
+    throw new UsageError(
+      `--status takes the channel's id of the message (wamid.…, in the service log when it sends), not the API id ${wamid}`,
+    );
   }
   if (!/^wamid\.\S+$/.test(wamid)) throw new UsageError(`--status: "${wamid}" is not a channel message id (wamid.…)`);
   const to = option('to');

@@ -13,7 +13,8 @@ export function webhookUrl(given: string): URL {
   } catch {
     throw new UsageError(`--url: "${given}" is not a URL (expected e.g. http://127.0.0.1:3000)`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--url: expected http:// or https://, got ${url.protocol}//`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`--url: expected http:// or https://, got ${url.protocol}//`);
   if (url.username || url.password) throw new UsageError('--url: credentials in the URL are not used by the webhook; remove them');
   if (url.search || url.hash) throw new UsageError('--url: expected no query string or fragment');
   const base = url.pathname.replace(/\/+$/, '');

@@ -17,7 +17,11 @@ export class AuthController {
   @Public()
   @LoginRateLimit()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Exchange an e-mail and password for a bearer token', description: 'Limited per client IP (LOGIN_RATE_LIMIT_MAX_REQUESTS per LOGIN_RATE_LIMIT_WINDOW_MS); does not count toward the per-user limit.' })
+  @ApiOperation({
+    summary: 'Exchange an e-mail and password for a bearer token',
+    description:
+      'Limited per client IP (LOGIN_RATE_LIMIT_MAX_REQUESTS per LOGIN_RATE_LIMIT_WINDOW_MS); does not count toward the per-user limit.',
+  })
   @ApiOkResponse({ type: LoginResponse })
   @ApiErrors(400, 401, 429)
   login(@Body() dto: LoginDto): Promise<LoginResponse> {

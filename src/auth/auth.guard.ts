@@ -25,9 +25,12 @@ export class AuthGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
 
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const queryToken = this.reflector.getAllAndOverride<boolean>(TOKEN_IN_QUERY, targets) ? (request.query as { access_token?: unknown }).access_token : undefined;
+    const queryToken = this.reflector.getAllAndOverride<boolean>(TOKEN_IN_QUERY, targets)
+      ? (request.query as { access_token?: unknown }).access_token
+      : undefined;
     const useQueryToken = !this.tokens.hasBearer(request) && typeof queryToken === 'string';
-    if (!this.tokens.hasBearer(request) && !useQueryToken) throw new UnauthorizedException('Authentication required: send Authorization: Bearer <token>');
+    if (!this.tokens.hasBearer(request) && !useQueryToken)
+      throw new UnauthorizedException('Authentication required: send Authorization: Bearer <token>');
     const claims = useQueryToken ? this.tokens.verify(queryToken as string) : this.tokens.claimsOf(request);
     if (!claims) throw new UnauthorizedException('Token is invalid or has expired');
     const user = await this.users.findForAuth(claims.sub);

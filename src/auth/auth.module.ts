@@ -15,7 +15,10 @@ import { AuthTokenService } from './auth-token.service';
       inject: [AppConfig],
       // A KeyObject, not the string: given a string, jsonwebtoken first tries to parse it as a
       // public key on every verification, which cost ~0.4 ms per request (measured by the bench).
-      useFactory: (config: AppConfig) => ({ secret: createSecretKey(Buffer.from(config.sessionSecret, 'utf8')), signOptions: { algorithm: 'HS256' } }),
+      useFactory: (config: AppConfig) => ({
+        secret: createSecretKey(Buffer.from(config.sessionSecret, 'utf8')),
+        signOptions: { algorithm: 'HS256' },
+      }),
     }),
   ],
   controllers: [AuthController],

@@ -13,30 +13,30 @@ export function redactUrl(url: string): string {
 /** The process's one pino logger: JSON lines, credentials redacted wherever they could appear. */
 export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
   return pino(
-  {
-    level,
-    base: undefined,
-    timestamp: pino.stdTimeFunctions.isoTime,
-    redact: {
-      paths: [
-        'req.headers.authorization',
-        'req.headers.cookie',
-        'req.headers["x-hub-signature-256"]',
-        'password',
-        '*.password',
-        'secret',
-        '*.secret',
-        'token',
-        '*.token',
-      ],
-      censor: '[redacted]',
+    {
+      level,
+      base: undefined,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: {
+        paths: [
+          'req.headers.authorization',
+          'req.headers.cookie',
+          'req.headers["x-hub-signature-256"]',
+          'password',
+          '*.password',
+          'secret',
+          '*.secret',
+          'token',
+          '*.token',
+        ],
+        censor: '[redacted]',
+      },
+      serializers: {
+        req: (req: { method: string; url: string; id: string }) => ({ method: req.method, url: redactUrl(req.url), id: req.id }),
+        err: pino.stdSerializers.err,
+      },
     },
-    serializers: {
-      req: (req: { method: string; url: string; id: string }) => ({ method: req.method, url: redactUrl(req.url), id: req.id }),
-      err: pino.stdSerializers.err,
-    },
-  },
-  destination,
+    destination,
   );
 }
 

@@ -35,7 +35,8 @@ export function encodeCursor(key: CursorKey): string {
 export type CursorKind = 'timestamp' | 'uuid' | 'string';
 
 const KIND_CHECK: Record<CursorKind, (value: unknown) => boolean> = {
-  timestamp: (value) => typeof value === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(value) && !Number.isNaN(Date.parse(value)),
+  timestamp: (value) =>
+    typeof value === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(value) && !Number.isNaN(Date.parse(value)),
   uuid: (value) => typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value),
   string: (value) => typeof value === 'string',
 };

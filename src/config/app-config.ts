@@ -137,7 +137,10 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
     messagingBusinessAccountId: read.string('MESSAGING_BUSINESS_ACCOUNT_ID'),
     messagingWebhookVerifyToken: read.string('MESSAGING_WEBHOOK_VERIFY_TOKEN'),
     messagingAppSecret,
-    messagingApiBaseUrl: (read.url('MESSAGING_API_BASE_URL', ['http:', 'https:']) ?? 'https://graph.facebook.com/v21.0').replace(/\/+$/, ''),
+    messagingApiBaseUrl: (read.url('MESSAGING_API_BASE_URL', ['http:', 'https:']) ?? 'https://graph.facebook.com/v21.0').replace(
+      /\/+$/,
+      '',
+    ),
     messagingRetryScheduleMs: read.durations('MESSAGING_RETRY_SCHEDULE', '2s,10s,1m,5m,15m'),
     webhookAllowPrivateUrls: read.boolean('WEBHOOK_ALLOW_PRIVATE_URLS', false),
     webhookRetryScheduleMs: read.durations('WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h'),
@@ -219,7 +222,10 @@ class SettingReader {
   }
 
   list(name: string): string[] {
-    return (this.string(name) ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+    return (this.string(name) ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
   }
 
   /** Which proxies' X-Forwarded-For to believe: true (all), false, or a comma-separated list of addresses/CIDRs. */

@@ -44,7 +44,8 @@ const IsPresent = (): PropertyDecorator => ValidateIf((_object: object, value: u
 // Validators run bottom-up and only the first failure is reported: the shape checks sit lowest.
 
 const TAGS_DESCRIPTION = `Up to ${MAX_TAGS} tags of 1 to ${MAX_TAG_LENGTH} characters; trimmed, repeats dropped`;
-const tagsDoc = (description: string, extra: ApiPropertyOptions = {}): ApiPropertyOptions => ({ type: [String], maxItems: MAX_TAGS, example: ['vip'], description, ...extra }) as ApiPropertyOptions;
+const tagsDoc = (description: string, extra: ApiPropertyOptions = {}): ApiPropertyOptions =>
+  ({ type: [String], maxItems: MAX_TAGS, example: ['vip'], description, ...extra }) as ApiPropertyOptions;
 
 export class CreateContactDto {
   @ApiProperty({ example: '+16315551234', description: 'International format, with or without +; stored and answered in E.164' })

@@ -66,7 +66,9 @@ export class ContactsService {
     try {
       return await this.database.transaction(async (db) => {
         const contact = await this.lock(db, id);
-        const changed = (Object.keys(changes) as (keyof typeof changes)[]).filter((field) => JSON.stringify(changes[field]) !== JSON.stringify(contact[field]));
+        const changed = (Object.keys(changes) as (keyof typeof changes)[]).filter(
+          (field) => JSON.stringify(changes[field]) !== JSON.stringify(contact[field]),
+        );
         if (changed.length === 0) return ContactResponse.of(contact);
         Object.assign(contact, changes, { updated_at: new Date() });
         await this.contacts.update(db, contact);

@@ -7,10 +7,14 @@ import { Db, execute, query, queryOne, Sql, sql } from '../database/sql';
 import type { ConversationRow, ConversationStatus, ConversationWithCustomer } from './conversation.entity';
 
 /** A conversation joined with its customer: `FROM conversations c JOIN contacts ct ON ct.id = c.contact_id`. */
-const WITH_CUSTOMER = sql.raw(`SELECT c.id, c.status, c.assigned_to, c.last_message_at, c.created_at, c.updated_at, ct.name AS customer_name, ct.phone AS customer_phone
+const WITH_CUSTOMER =
+  sql.raw(`SELECT c.id, c.status, c.assigned_to, c.last_message_at, c.created_at, c.updated_at, ct.name AS customer_name, ct.phone AS customer_phone
   FROM conversations c JOIN contacts ct ON ct.id = c.contact_id`);
 const COLUMNS = sql.raw('id, contact_id, status, assigned_to, last_message_at, last_inbound_at, created_at, updated_at');
-const RECENT_FIRST = new Keyset<ConversationWithCustomer>({ time: 'c.last_message_at', id: 'c.id' }, 'DESC', (row) => [row.last_message_at, row.id]);
+const RECENT_FIRST = new Keyset<ConversationWithCustomer>({ time: 'c.last_message_at', id: 'c.id' }, 'DESC', (row) => [
+  row.last_message_at,
+  row.id,
+]);
 
 export interface ConversationFilter {
   status?: ConversationStatus;
@@ -33,7 +37,10 @@ export class ConversationRepository {
     if (filter.status) where.push(sql`c.status = ${filter.status}`);
     if (filter.assignedTo === null) where.push(sql`c.assigned_to IS NULL`);
     else if (filter.assignedTo !== undefined) where.push(sql`c.assigned_to = ${filter.assignedTo}`);
-    if (filter.q) where.push(sql`c.contact_id IN (SELECT s.id FROM contacts s WHERE ${sql.raw(contactSearchText('s'))} ILIKE ${containsPattern(filter.q)})`);
+    if (filter.q)
+      where.push(
+        sql`c.contact_id IN (SELECT s.id FROM contacts s WHERE ${sql.raw(contactSearchText('s'))} ILIKE ${containsPattern(filter.q)})`,
+      );
     const after = RECENT_FIRST.after(page.cursor);
     if (after) where.push(after);
     return sql`${WITH_CUSTOMER} ${sql.where(where)} ${RECENT_FIRST.orderAndLimit(page)}`;

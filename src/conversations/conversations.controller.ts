@@ -25,7 +25,10 @@ export class ConversationsController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'List conversations, most recent activity first', description: 'Filters: status, assigned_to (me, none or a user id), q (part of the customer name or phone).' })
+  @ApiOperation({
+    summary: 'List conversations, most recent activity first',
+    description: 'Filters: status, assigned_to (me, none or a user id), q (part of the customer name or phone).',
+  })
   @ApiOkResponse({ type: PageOf(ConversationResponse, 'ConversationPage') })
   @ApiErrors(400)
   list(@Query() query: ListConversationsQuery, @CurrentUser() caller: UserRow): Promise<Page<ConversationResponse>> {
@@ -41,10 +44,17 @@ export class ConversationsController {
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Close, reopen, assign or unassign', description: 'status and assigned_to are each optional, at least one present; assigned_to null unassigns.' })
+  @ApiOperation({
+    summary: 'Close, reopen, assign or unassign',
+    description: 'status and assigned_to are each optional, at least one present; assigned_to null unassigns.',
+  })
   @ApiOkResponse({ type: ConversationResponse })
   @ApiErrors(400, 404, 422)
-  update(@Param('id', ConversationId) id: string, @Body() dto: UpdateConversationDto, @CurrentUser() actor: UserRow): Promise<ConversationResponse> {
+  update(
+    @Param('id', ConversationId) id: string,
+    @Body() dto: UpdateConversationDto,
+    @CurrentUser() actor: UserRow,
+  ): Promise<ConversationResponse> {
     return this.conversations.update(id, dto, actor);
   }
 
@@ -63,7 +73,11 @@ export class ConversationsController {
       'Answers 201 with the message `queued`; the channel send happens after, with retries, and moves it to sent, delivered, read or failed. ' +
       'Free-form types are refused (422) more than 24 hours after the customer last wrote; templates are always allowed.',
   })
-  @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'A retried request with the same key answers the first result and sends nothing again' })
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description: 'A retried request with the same key answers the first result and sends nothing again',
+  })
   @ApiCreatedResponse({ type: MessageResponse })
   @ApiErrors(400, 404, 409, 422)
   async send(
@@ -73,7 +87,8 @@ export class ConversationsController {
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<MessageResponse> {
-    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) throw new BadRequestException('Idempotency-Key must be 1 to 255 printable characters');
+    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey))
+      throw new BadRequestException('Idempotency-Key must be 1 to 255 printable characters');
     const { message, replayed } = await this.messages.send(id, dto, actor, idempotencyKey ?? null);
     if (replayed) void reply.header('idempotent-replayed', 'true');
     return message;

@@ -15,7 +15,14 @@ const publicUserId = (id: string | null) => (id ? toPublicId('user', id) : null)
 
 /** The repository's filter for a list query: `me` is the caller, `none` the unassigned ones. */
 export function conversationFilterOf(query: ListConversationsQuery, callerId: string): ConversationFilter {
-  const assignedTo = query.assigned_to === undefined ? undefined : query.assigned_to === 'none' ? null : query.assigned_to === 'me' ? callerId : parsePublicId('user', query.assigned_to)!;
+  const assignedTo =
+    query.assigned_to === undefined
+      ? undefined
+      : query.assigned_to === 'none'
+        ? null
+        : query.assigned_to === 'me'
+          ? callerId
+          : parsePublicId('user', query.assigned_to)!;
   return { status: query.status, assignedTo, q: query.q };
 }
 
@@ -47,15 +54,23 @@ export class ConversationsService {
     return this.database.transaction(async (db) => {
       const conversation = await this.conversations.lock(db, id);
       if (!conversation) throw new NotFoundException('Conversation not found');
-      if (assigneeId && !(await this.users.exists(db, assigneeId))) throw new UnprocessableEntityException('assigned_to does not name a user');
+      if (assigneeId && !(await this.users.exists(db, assigneeId)))
+        throw new UnprocessableEntityException('assigned_to does not name a user');
 
       const statusChanged = dto.status !== undefined && dto.status !== conversation.status;
       const assigneeChanged = assigneeId !== undefined && assigneeId !== conversation.assigned_to;
       if (statusChanged || assigneeChanged) {
-        await this.conversations.setStatusAndAssignee(db, id, dto.status ?? conversation.status, assigneeId === undefined ? conversation.assigned_to : assigneeId, new Date());
+        await this.conversations.setStatusAndAssignee(
+          db,
+          id,
+          dto.status ?? conversation.status,
+          assigneeId === undefined ? conversation.assigned_to : assigneeId,
+          new Date(),
+        );
       }
       const updated = ConversationResponse.of(await this.findWithCustomer(db, id));
-      if (statusChanged) await this.events.record(db, dto.status === 'closed' ? 'conversation.closed' : 'conversation.reopened', { conversation: updated });
+      if (statusChanged)
+        await this.events.record(db, dto.status === 'closed' ? 'conversation.closed' : 'conversation.reopened', { conversation: updated });
       if (assigneeChanged) {
         await this.events.record(db, 'conversation.assigned', {
           conversation: updated,
@@ -64,7 +79,12 @@ export class ConversationsService {
           assigned_by: publicUserId(actor.id),
         });
         if (assigneeId && assigneeId !== actor.id) {
-          await this.notifications.notify(db, { userId: assigneeId, type: 'conversation.assigned', conversationId: id, text: `${actor.name} assigned you the conversation with ${updated.customer.name}` });
+          await this.notifications.notify(db, {
+            userId: assigneeId,
+            type: 'conversation.assigned',
+            conversationId: id,
+            text: `${actor.name} assigned you the conversation with ${updated.customer.name}`,
+          });
         }
       }
       return updated;
@@ -76,15 +96,28 @@ export class ConversationsService {
    * closed (recording conversation.created / conversation.reopened), locked until commit.
    */
   async openForContact(db: Db, contactId: string, at: Date): Promise<ConversationRow> {
-    const fresh: ConversationRow = { id: newUuid(at.getTime()), contact_id: contactId, status: 'open', assigned_to: null, last_message_at: at, last_inbound_at: null, created_at: at, updated_at: at };
+    const fresh: ConversationRow = {
+      id: newUuid(at.getTime()),
+      contact_id: contactId,
+      status: 'open',
+      assigned_to: null,
+      last_message_at: at,
+      last_inbound_at: null,
+      created_at: at,
+      updated_at: at,
+    };
     const created = await this.conversations.insertUnlessContactHasOne(db, fresh);
     const conversation = (await this.conversations.lockByContact(db, contactId))!;
     if (created) {
-      await this.events.record(db, 'conversation.created', { conversation: ConversationResponse.of(await this.findWithCustomer(db, conversation.id)) });
+      await this.events.record(db, 'conversation.created', {
+        conversation: ConversationResponse.of(await this.findWithCustomer(db, conversation.id)),
+      });
     } else if (conversation.status === 'closed') {
       Object.assign(conversation, { status: 'open', updated_at: at });
       await this.conversations.setStatusAndAssignee(db, conversation.id, 'open', conversation.assigned_to, at);
-      await this.events.record(db, 'conversation.reopened', { conversation: ConversationResponse.of(await this.findWithCustomer(db, conversation.id)) });
+      await this.events.record(db, 'conversation.reopened', {
+        conversation: ConversationResponse.of(await this.findWithCustomer(db, conversation.id)),
+      });
     }
     return conversation;
   }

@@ -1,6 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsArray, IsDefined, IsIn, IsObject, IsOptional, IsString, IsUrl, Length, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+import {
+  IsArray,
+  IsDefined,
+  IsIn,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Length,
+  MaxLength,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 import { toPublicId } from '../common/ids';
 import type { MessageDirection, MessageRow, MessageStatus } from './message.entity';
 
@@ -108,7 +120,11 @@ export class MessageResponse {
   @ApiProperty({ enum: ['inbound', 'outbound'] })
   direction!: MessageDirection;
 
-  @ApiProperty({ example: 'text', description: 'text, template, image, document, audio, video, sticker, location, contacts, interactive, button, reaction, or what the channel sent' })
+  @ApiProperty({
+    example: 'text',
+    description:
+      'text, template, image, document, audio, video, sticker, location, contacts, interactive, button, reaction, or what the channel sent',
+  })
   type!: string;
 
   @ApiProperty({ type: String, nullable: true, description: 'The text, caption, reply title or reaction emoji, where the type has one' })

@@ -18,7 +18,10 @@ export class MessageRepository {
     const where = [sql`conversation_id = ${conversationId}`];
     const after = NEWEST_FIRST.after(page.cursor);
     if (after) where.push(after);
-    return NEWEST_FIRST.page(await query<MessageRow>(db, sql`SELECT ${COLUMNS} FROM messages ${sql.where(where)} ${NEWEST_FIRST.orderAndLimit(page)}`), page);
+    return NEWEST_FIRST.page(
+      await query<MessageRow>(db, sql`SELECT ${COLUMNS} FROM messages ${sql.where(where)} ${NEWEST_FIRST.orderAndLimit(page)}`),
+      page,
+    );
   }
 
   /**
@@ -47,7 +50,12 @@ export class MessageRepository {
   }
 
   /** Moves an outbound message to `status` if it is in one of `from`; answers the changed row. */
-  moveStatus(db: Db, channelMessageId: string, from: MessageStatus[], change: { status: MessageStatus; error: string | null; at: Date }): Promise<MessageRow | null> {
+  moveStatus(
+    db: Db,
+    channelMessageId: string,
+    from: MessageStatus[],
+    change: { status: MessageStatus; error: string | null; at: Date },
+  ): Promise<MessageRow | null> {
     return queryOne(
       db,
       sql`UPDATE messages SET status = ${change.status}, error = ${change.error}, updated_at = ${change.at}
@@ -83,7 +91,11 @@ export class MessageRepository {
   }
 
   /** Ends a queued message's sending (sent or failed); answers the changed row, or null when it was no longer queued. */
-  finishSend(db: Db, id: string, change: { status: MessageStatus; channel_message_id: string | null; error: string | null }): Promise<MessageRow | null> {
+  finishSend(
+    db: Db,
+    id: string,
+    change: { status: MessageStatus; channel_message_id: string | null; error: string | null },
+  ): Promise<MessageRow | null> {
     return queryOne(
       db,
       sql`UPDATE messages SET status = ${change.status}, channel_message_id = COALESCE(${change.channel_message_id}, channel_message_id), error = ${change.error},

@@ -82,8 +82,13 @@ export class MessagesService {
         const conversation = await this.conversationRows.lock(db, conversationId);
         if (!conversation) throw new NotFoundException('Conversation not found');
         const now = new Date();
-        if (type !== 'template' && (!conversation.last_inbound_at || now.getTime() - conversation.last_inbound_at.getTime() > CUSTOMER_WINDOW_MS)) {
-          throw new UnprocessableEntityException("The customer's last message is more than 24 hours old: only template messages can be sent");
+        if (
+          type !== 'template' &&
+          (!conversation.last_inbound_at || now.getTime() - conversation.last_inbound_at.getTime() > CUSTOMER_WINDOW_MS)
+        ) {
+          throw new UnprocessableEntityException(
+            "The customer's last message is more than 24 hours old: only template messages can be sent",
+          );
         }
         const queued: MessageRow = {
           id: newUuid(now.getTime()),
@@ -180,12 +185,23 @@ export class MessagesService {
   /** Moves an outbound message forward along its statuses (never backwards), recording message.status. */
   async applyChannelStatus(db: Db, status: ChannelStatus): Promise<void> {
     const from: MessageStatus[] =
-      status.status === 'failed' ? ['queued', 'sent'] : (Object.keys(STATUS_RANK) as (keyof typeof STATUS_RANK)[]).filter((s) => STATUS_RANK[s] < STATUS_RANK[status.status as keyof typeof STATUS_RANK]);
-    const moved = await this.messages.moveStatus(db, status.channelMessageId, from, { status: status.status, error: status.error, at: status.at });
+      status.status === 'failed'
+        ? ['queued', 'sent']
+        : (Object.keys(STATUS_RANK) as (keyof typeof STATUS_RANK)[]).filter(
+            (s) => STATUS_RANK[s] < STATUS_RANK[status.status as keyof typeof STATUS_RANK],
+          );
+    const moved = await this.messages.moveStatus(db, status.channelMessageId, from, {
+      status: status.status,
+      error: status.error,
+      at: status.at,
+    });
     if (moved) await this.recordStatusEvent(db, moved);
   }
 
-  private async finishSend(messageId: string, change: { status: MessageStatus; channel_message_id: string | null; error: string | null }): Promise<void> {
+  private async finishSend(
+    messageId: string,
+    change: { status: MessageStatus; channel_message_id: string | null; error: string | null },
+  ): Promise<void> {
     await this.database.transaction(async (db) => {
       const moved = await this.messages.finishSend(db, messageId, change);
       if (moved) await this.recordStatusEvent(db, moved);
@@ -194,7 +210,10 @@ export class MessagesService {
 
   private async recordStatusEvent(db: Db, message: MessageRow): Promise<void> {
     const conversation = await this.conversations.findWithCustomer(db, message.conversation_id);
-    await this.events.record(db, 'message.status', { message: MessageResponse.of(message, conversation.customer_phone), conversation_id: ConversationResponse.of(conversation).id });
+    await this.events.record(db, 'message.status', {
+      message: MessageResponse.of(message, conversation.customer_phone),
+      conversation_id: ConversationResponse.of(conversation).id,
+    });
   }
 
   /** The first answer to this Idempotency-Key, or a 409 if the key came with another request. */

@@ -70,7 +70,10 @@ async function openDataSource(config: AppConfig, options: DataSourceOptions): Pr
     // supplies 2 parameters, but prepared statement requires 1", seen under concurrent requests).
     const embedded = await EmbeddedPostgres.start(config.dataDir, EMBEDDED_CONNECTIONS);
     logger.log(`Embedded PostgreSQL (PGlite) in ${config.dataDir}`);
-    dataSource = new EmbeddedDataSource({ ...options, ...embedded.connectionOptions, extra: { max: EMBEDDED_CONNECTIONS } } as DataSourceOptions, embedded);
+    dataSource = new EmbeddedDataSource(
+      { ...options, ...embedded.connectionOptions, extra: { max: EMBEDDED_CONNECTIONS } } as DataSourceOptions,
+      embedded,
+    );
   }
   try {
     await dataSource.initialize();

@@ -62,7 +62,12 @@ export class EventStreamClients implements OnModuleInit, BeforeApplicationShutdo
     // The headers set so far (x-request-id, rate limit, CORS, security headers) survive the hijack.
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value;
     // Shutting down: an empty stream on a connection that closes, and the client reconnects elsewhere.
-    Object.assign(headers, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: this.closing ? 'close' : 'keep-alive', 'x-accel-buffering': 'no' });
+    Object.assign(headers, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: this.closing ? 'close' : 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
     reply.hijack();
     reply.raw.writeHead(200, headers);
     reply.raw.flushHeaders();
@@ -70,7 +75,9 @@ export class EventStreamClients implements OnModuleInit, BeforeApplicationShutdo
       reply.raw.end();
       return;
     }
-    const connection = new SseConnection(request, reply.raw, this.stream, this.replay, this.logger, () => this.connections.delete(connection));
+    const connection = new SseConnection(request, reply.raw, this.stream, this.replay, this.logger, () =>
+      this.connections.delete(connection),
+    );
     this.connections.add(connection);
     connection.start(lastEventId, EventStreamClients.keepAliveIntervalMs);
   }
@@ -123,7 +130,10 @@ class SseConnection {
     this.timer = setInterval(() => this.keepAlive(), keepAliveMs);
     if (lastEventId !== null) {
       this.replaying = this.replayFrom(lastEventId).catch((error: unknown) => {
-        this.logger.error(`Replay for event stream ${this.request.id} failed: ${String(error)}`, error instanceof Error ? error.stack : undefined);
+        this.logger.error(
+          `Replay for event stream ${this.request.id} failed: ${String(error)}`,
+          error instanceof Error ? error.stack : undefined,
+        );
         this.drop();
       });
     }

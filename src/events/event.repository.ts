@@ -14,12 +14,18 @@ const RELAY_GRACE = sql.raw(`interval '1 minute'`);
 @Injectable()
 export class EventRepository {
   async insert(db: Db, event: EventRow): Promise<void> {
-    await execute(db, sql`INSERT INTO events (id, type, data, created_at) VALUES (${event.id}, ${event.type}, ${JSON.stringify(event.data)}, ${event.created_at})`);
+    await execute(
+      db,
+      sql`INSERT INTO events (id, type, data, created_at) VALUES (${event.id}, ${event.type}, ${JSON.stringify(event.data)}, ${event.created_at})`,
+    );
   }
 
   /** The oldest events not yet relayed, locked for the caller's transaction; others' locked rows are skipped, so replicas share the outbox. */
   claimUnrelayed(db: Db, limit: number): Promise<EventRow[]> {
-    return query(db, sql`SELECT id, type, data, created_at FROM events WHERE relayed_at IS NULL ORDER BY created_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED`);
+    return query(
+      db,
+      sql`SELECT id, type, data, created_at FROM events WHERE relayed_at IS NULL ORDER BY created_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
+    );
   }
 
   async markRelayed(db: Db, ids: string[]): Promise<void> {

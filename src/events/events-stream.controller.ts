@@ -36,17 +36,27 @@ export class EventsStreamController {
       'Every event the service records, as it happens, one frame each: `id:` the event id, `event:` its type, `data:` the event envelope (`{"id", "type", "created_at", "data"}`) as JSON on one line.',
       'A comment line (`: keep-alive`) every 15 s keeps proxies from closing an idle stream.',
       '',
-      'Reconnecting with `Last-Event-ID` (sent by browsers\' `EventSource` on its own) or `last_event_id` first sends the events recorded after that one, oldest first, then the live ones, without gap or repetition. Events are kept at least an hour; for an unknown or expired id the stream starts with a comment saying so, then the live events.',
+      "Reconnecting with `Last-Event-ID` (sent by browsers' `EventSource` on its own) or `last_event_id` first sends the events recorded after that one, oldest first, then the live ones, without gap or repetition. Events are kept at least an hour; for an unknown or expired id the stream starts with a comment saying so, then the live events.",
       '',
       'Authentication: the bearer header, or the `access_token` query parameter (on this endpoint only: `EventSource` cannot send headers). The connection counts as one request for the rate limit. The stream ends when the server shuts down; reconnect with `Last-Event-ID`.',
     ].join('\n'),
   })
   @ApiProduces('text/event-stream')
-  @ApiQuery({ name: 'access_token', required: false, type: String, description: 'The access token, for clients that cannot send the Authorization header (EventSource); never logged' })
+  @ApiQuery({
+    name: 'access_token',
+    required: false,
+    type: String,
+    description: 'The access token, for clients that cannot send the Authorization header (EventSource); never logged',
+  })
   @ApiQuery({ name: 'last_event_id', required: false, type: String, description: 'Like the Last-Event-ID header, which takes precedence' })
-  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'The id (`evt_…`) of the last event the client received: the events after it are sent first' })
+  @ApiHeader({
+    name: 'Last-Event-ID',
+    required: false,
+    description: 'The id (`evt_…`) of the last event the client received: the events after it are sent first',
+  })
   @ApiOkResponse({
-    description: 'An endless `text/event-stream`: per event `id: <evt id>`, `event: <type>`, `data: <envelope JSON>` and a blank line; `: <comment>` lines in between.',
+    description:
+      'An endless `text/event-stream`: per event `id: <evt id>`, `event: <type>`, `data: <envelope JSON>` and a blank line; `: <comment>` lines in between.',
     content: { 'text/event-stream': { schema: { type: 'string', example: FRAME_EXAMPLE } } },
   })
   stream(

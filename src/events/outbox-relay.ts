@@ -128,7 +128,9 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
     if (events.length === 0) return 0;
     const envelopes = events.map(toEnvelope);
     for (const consumer of this.consumers) {
-      await consumer.afterCommit?.(envelopes).catch((error: unknown) => this.logger.warn(`An event consumer failed after relaying: ${(error as Error).message}`));
+      await consumer
+        .afterCommit?.(envelopes)
+        .catch((error: unknown) => this.logger.warn(`An event consumer failed after relaying: ${(error as Error).message}`));
     }
     return events.length;
   }

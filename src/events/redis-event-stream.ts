@@ -112,7 +112,9 @@ export class RedisEventStream extends EventStream implements StreamInterruptions
       this.logger.warn(`Subscribing to ${this.channel} again failed: ${String(error)}`);
       return;
     }
-    this.logger.warn(`Subscribed to ${this.channel} again after a disconnection: ending the event streams, whose clients resume with Last-Event-ID`);
+    this.logger.warn(
+      `Subscribed to ${this.channel} again after a disconnection: ending the event streams, whose clients resume with Last-Event-ID`,
+    );
     for (const listener of this.interruptionListeners) listener();
   }
 

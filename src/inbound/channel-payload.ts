@@ -76,7 +76,8 @@ function readMessage(message: unknown, profileNames: Map<string, string>, receiv
 /** The stored text (where the type has one) and the channel payload of the type. */
 function textAndContent(type: string, message: Json): { text: string | null; content: Json | null } {
   const payload = isObject(message[type]) ? (message[type] as Json) : null;
-  if (type === 'text') return { text: payload ? asString(payload.body) : null, content: isObject(message.context) ? { context: message.context } : null };
+  if (type === 'text')
+    return { text: payload ? asString(payload.body) : null, content: isObject(message.context) ? { context: message.context } : null };
   if (MEDIA_TYPES.has(type) && payload) return { text: asString(payload.caption), content: payload };
   if (type === 'location' && payload) return { text: asString(payload.name) ?? asString(payload.address), content: payload };
   if (type === 'contacts') {
@@ -103,7 +104,12 @@ function readStatus(status: unknown, receivedAt: Date, parsed: ParsedWebhook): v
     parsed.ignored.push(`a status ${JSON.stringify(value)} of ${JSON.stringify(id)}`);
     return;
   }
-  parsed.statuses.push({ channelMessageId: id, status: value, error: value === 'failed' ? errorOf(status.errors) : null, at: timestampOf(status.timestamp) ?? receivedAt });
+  parsed.statuses.push({
+    channelMessageId: id,
+    status: value,
+    error: value === 'failed' ? errorOf(status.errors) : null,
+    at: timestampOf(status.timestamp) ?? receivedAt,
+  });
 }
 
 /** The channel's reason for a failed status: `(#131047) Re-engagement message: <details>`. */

@@ -23,7 +23,9 @@ export class InboundController {
   constructor(private readonly inbound: InboundService) {}
 
   @Get()
-  @ApiOperation({ summary: 'Verification handshake: answers hub.challenge as text when hub.verify_token matches MESSAGING_WEBHOOK_VERIFY_TOKEN' })
+  @ApiOperation({
+    summary: 'Verification handshake: answers hub.challenge as text when hub.verify_token matches MESSAGING_WEBHOOK_VERIFY_TOKEN',
+  })
   @ApiQuery({ name: 'hub.mode', example: 'subscribe' })
   @ApiQuery({ name: 'hub.verify_token' })
   @ApiQuery({ name: 'hub.challenge' })
@@ -49,7 +51,11 @@ export class InboundController {
   })
   @ApiOkResponse({ type: WebhookAccepted })
   @ApiErrors(400, 401, 413, 415, 503)
-  receive(@Req() request: RawBodyRequest<FastifyRequest>, @Headers('x-hub-signature-256') signature: string | undefined, @Body() body: unknown): Promise<WebhookAccepted> {
+  receive(
+    @Req() request: RawBodyRequest<FastifyRequest>,
+    @Headers('x-hub-signature-256') signature: string | undefined,
+    @Body() body: unknown,
+  ): Promise<WebhookAccepted> {
     this.inbound.verifySignature(request.rawBody, signature);
     return this.inbound.ingest(body);
   }

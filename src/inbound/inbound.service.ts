@@ -1,4 +1,12 @@
-import { ForbiddenException, HttpException, Injectable, Logger, OnApplicationBootstrap, ServiceUnavailableException, UnauthorizedException } from '@nestjs/common';
+import {
+  ForbiddenException,
+  HttpException,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  ServiceUnavailableException,
+  UnauthorizedException,
+} from '@nestjs/common';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { toPublicId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
@@ -48,8 +56,11 @@ export class InboundService implements OnApplicationBootstrap {
   verifySignature(rawBody: Buffer | undefined, signature: string | undefined): void {
     const secret = this.config.messagingAppSecret;
     if (!secret) return;
-    const expected = `sha256=${createHmac('sha256', secret).update(rawBody ?? Buffer.alloc(0)).digest('hex')}`;
-    if (!signature || !sameSecret(signature, expected)) throw new UnauthorizedException('X-Hub-Signature-256 is missing or does not match the body');
+    const expected = `sha256=${createHmac('sha256', secret)
+      .update(rawBody ?? Buffer.alloc(0))
+      .digest('hex')}`;
+    if (!signature || !sameSecret(signature, expected))
+      throw new UnauthorizedException('X-Hub-Signature-256 is missing or does not match the body');
   }
 
   async ingest(body: unknown): Promise<{ messages: number; statuses: number }> {
@@ -68,11 +79,22 @@ export class InboundService implements OnApplicationBootstrap {
           stored += 1;
           const row = ConversationResponse.of(await this.conversations.findWithCustomer(db, conversation.id));
           await this.events.record(db, 'message.received', {
-            message: { id: toPublicId('msg', saved.id), text: saved.text, from: phone, type: saved.type, created_at: saved.created_at.toISOString() },
+            message: {
+              id: toPublicId('msg', saved.id),
+              text: saved.text,
+              from: phone,
+              type: saved.type,
+              created_at: saved.created_at.toISOString(),
+            },
             conversation: row,
           });
           if (conversation.assigned_to) {
-            await this.notifications.notify(db, { userId: conversation.assigned_to, type: 'message.received', conversationId: conversation.id, text: `New message from ${row.customer.name}` });
+            await this.notifications.notify(db, {
+              userId: conversation.assigned_to,
+              type: 'message.received',
+              conversationId: conversation.id,
+              text: `New message from ${row.customer.name}`,
+            });
           }
         }
         for (const status of statuses) await this.messages.applyChannelStatus(db, status);

@@ -28,7 +28,13 @@ export class GraphApiChannel extends MessagingChannel {
       response = await fetch(`${this.config.messagingApiBaseUrl}/${this.config.messagingPhoneNumberId}/messages`, {
         method: 'POST',
         headers: { authorization: `Bearer ${this.config.messagingAccessToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ messaging_product: 'whatsapp', recipient_type: 'individual', to: message.to.replace(/^\+/, ''), type: message.type, [message.type]: message.content }),
+        body: JSON.stringify({
+          messaging_product: 'whatsapp',
+          recipient_type: 'individual',
+          to: message.to.replace(/^\+/, ''),
+          type: message.type,
+          [message.type]: message.content,
+        }),
         signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
       });
     } catch (error) {

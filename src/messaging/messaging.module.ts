@@ -10,7 +10,11 @@ import { SandboxChannel } from './sandbox.channel';
 @Module({
   imports: [ConversationsModule],
   providers: [
-    { provide: MessagingChannel, inject: [AppConfig], useFactory: (config: AppConfig) => (config.messagingAccessToken ? new GraphApiChannel(config) : new SandboxChannel()) },
+    {
+      provide: MessagingChannel,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => (config.messagingAccessToken ? new GraphApiChannel(config) : new SandboxChannel()),
+    },
     MessageSendProcessor,
   ],
   exports: [MessagingChannel],

@@ -23,7 +23,12 @@ export class NotificationResponse {
   @ApiProperty({ enum: NOTIFICATION_TYPES })
   type!: NotificationType;
 
-  @ApiProperty({ type: String, nullable: true, example: 'conv_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d', description: 'The conversation it is about, if any' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'conv_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d',
+    description: 'The conversation it is about, if any',
+  })
   conversation_id!: string | null;
 
   @ApiProperty({ example: 'Ana Silva assigned you a conversation with +16315551234' })

@@ -20,7 +20,8 @@ export class NotificationsController {
   @Get()
   @ApiOperation({
     summary: "The caller's notifications, newest first",
-    description: 'Always the caller\'s own. `unread=true` lists only those not yet read. Created for a user when someone else assigns them a conversation, and when a customer writes in a conversation assigned to them.',
+    description:
+      "Always the caller's own. `unread=true` lists only those not yet read. Created for a user when someone else assigns them a conversation, and when a customer writes in a conversation assigned to them.",
   })
   @ApiOkResponse({ type: PageOf(NotificationResponse, 'NotificationPage') })
   @ApiErrors(400)
@@ -30,7 +31,10 @@ export class NotificationsController {
 
   @Post('read')
   @HttpCode(204)
-  @ApiOperation({ summary: "Mark all of the caller's unread notifications read", description: 'Those already read keep the time they were first read.' })
+  @ApiOperation({
+    summary: "Mark all of the caller's unread notifications read",
+    description: 'Those already read keep the time they were first read.',
+  })
   @ApiNoContentResponse()
   markAllRead(@CurrentUser() user: UserRow): Promise<void> {
     return this.notifications.markAllRead(user.id);

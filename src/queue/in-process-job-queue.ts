@@ -49,7 +49,9 @@ export class InProcessJobQueue extends JobQueue implements BeforeApplicationShut
       this.runningCount.set(name, (this.runningCount.get(name) ?? 0) + 1);
       const run = definition
         .handle(work)
-        .catch((error: unknown) => this.logger.error(`Job ${key} failed: ${String(error)}`, error instanceof Error ? error.stack : undefined))
+        .catch((error: unknown) =>
+          this.logger.error(`Job ${key} failed: ${String(error)}`, error instanceof Error ? error.stack : undefined),
+        )
         .finally(() => {
           this.pending.delete(key);
           this.running.delete(run);

@@ -1,6 +1,13 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { InjectThrottlerOptions, InjectThrottlerStorage, ThrottlerException, ThrottlerGuard, type ThrottlerModuleOptions, type ThrottlerStorage } from '@nestjs/throttler';
+import {
+  InjectThrottlerOptions,
+  InjectThrottlerStorage,
+  ThrottlerException,
+  ThrottlerGuard,
+  type ThrottlerModuleOptions,
+  type ThrottlerStorage,
+} from '@nestjs/throttler';
 import type { ThrottlerRequest } from '@nestjs/throttler/dist/throttler.guard.interface';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthTokenService } from '../auth/auth-token.service';
@@ -30,12 +37,26 @@ export class RateLimitGuard extends ThrottlerGuard {
     return `rate:${throttlerName}:${tracker}`;
   }
 
-  protected override async handleRequest({ context, limit, ttl, throttler, blockDuration, getTracker, generateKey }: ThrottlerRequest): Promise<boolean> {
+  protected override async handleRequest({
+    context,
+    limit,
+    ttl,
+    throttler,
+    blockDuration,
+    getTracker,
+    generateKey,
+  }: ThrottlerRequest): Promise<boolean> {
     const http = context.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
     const key = generateKey(context, await getTracker(request, context), throttler.name ?? 'default');
-    const { totalHits, timeToExpire, isBlocked } = await this.storageService.increment(key, ttl, limit, blockDuration, throttler.name ?? 'default');
+    const { totalHits, timeToExpire, isBlocked } = await this.storageService.increment(
+      key,
+      ttl,
+      limit,
+      blockDuration,
+      throttler.name ?? 'default',
+    );
     void reply.header('RateLimit-Limit', limit);
     void reply.header('RateLimit-Remaining', Math.max(0, limit - totalHits));
     void reply.header('RateLimit-Reset', timeToExpire);

@@ -55,7 +55,9 @@ export class RedisRateLimitStorage implements ThrottlerStorage, OnApplicationShu
   }
 
   async increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
-    const [hits, msToReset] = await (this.redis as Redis & { rateLimitIncrement(key: string, ttl: number): Promise<[number, number]> }).rateLimitIncrement(key, ttl);
+    const [hits, msToReset] = await (
+      this.redis as Redis & { rateLimitIncrement(key: string, ttl: number): Promise<[number, number]> }
+    ).rateLimitIncrement(key, ttl);
     return record(hits, msToReset, limit);
   }
 

@@ -28,6 +28,8 @@ export const DECOY_PASSWORD_HASH = `scrypt$${COST.N}$${COST.r}$${COST.p}$AAAAAAA
 
 function derive(password: string, salt: Buffer, cost: typeof COST, length = KEY_LENGTH): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFKC'), salt, length, { ...cost, maxmem: MAX_MEMORY }, (error, key) => (error ? reject(error) : resolve(key))),
+    scrypt(password.normalize('NFKC'), salt, length, { ...cost, maxmem: MAX_MEMORY }, (error, key) =>
+      error ? reject(error) : resolve(key),
+    ),
   );
 }

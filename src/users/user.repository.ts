@@ -25,7 +25,10 @@ export class UserRepository {
   /** Oldest first, on users_created_at_id_idx. */
   async list(db: Db, page: PageQuery): Promise<Page<UserRow>> {
     const after = OLDEST_FIRST.after(page.cursor);
-    const rows = await query<UserRow>(db, sql`SELECT ${COLUMNS} FROM users ${sql.where(after ? [after] : [])} ${OLDEST_FIRST.orderAndLimit(page)}`);
+    const rows = await query<UserRow>(
+      db,
+      sql`SELECT ${COLUMNS} FROM users ${sql.where(after ? [after] : [])} ${OLDEST_FIRST.orderAndLimit(page)}`,
+    );
     return OLDEST_FIRST.page(rows, page);
   }
 

@@ -1,4 +1,11 @@
-import { ConflictException, Injectable, Logger, NotFoundException, OnApplicationBootstrap, UnprocessableEntityException } from '@nestjs/common';
+import {
+  ConflictException,
+  Injectable,
+  Logger,
+  NotFoundException,
+  OnApplicationBootstrap,
+  UnprocessableEntityException,
+} from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { newUuid } from '../common/ids';
 import { mapPage, Page, PageQuery } from '../common/pagination';

@@ -171,19 +171,16 @@ const resolveForLookup: ResolveForLookup = (hostname, options) => dnsLookupAsync
 export function createSafeLookup(resolve: ResolveForLookup = resolveForLookup): LookupFunction {
   return (hostname, options, callback) => {
     const fail = (error: NodeJS.ErrnoException): void => callback(error, options.all ? [] : '', undefined);
-    void resolve(hostname, options).then(
-      (addresses) => {
-        // dns.lookup reports "no address" as ENOTFOUND itself; an injected resolver might not.
-        if (addresses.length === 0) return fail(lookupError('url host could not be resolved', 'ENOTFOUND', hostname));
-        // Refused if any address is private, as at registration, rather than quietly using another.
-        if (!addresses.every((entry) => isPublicAddress(entry.address))) {
-          return fail(lookupError('url resolves to a private, loopback, link-local or metadata address', 'EUNSAFEADDRESS', hostname));
-        }
-        if (options.all) return callback(null, addresses);
-        callback(null, addresses[0].address, addresses[0].family);
-      },
-      fail,
-    );
+    void resolve(hostname, options).then((addresses) => {
+      // dns.lookup reports "no address" as ENOTFOUND itself; an injected resolver might not.
+      if (addresses.length === 0) return fail(lookupError('url host could not be resolved', 'ENOTFOUND', hostname));
+      // Refused if any address is private, as at registration, rather than quietly using another.
+      if (!addresses.every((entry) => isPublicAddress(entry.address))) {
+        return fail(lookupError('url resolves to a private, loopback, link-local or metadata address', 'EUNSAFEADDRESS', hostname));
+      }
+      if (options.all) return callback(null, addresses);
+      callback(null, addresses[0].address, addresses[0].family);
+    }, fail);
   };
 }
 

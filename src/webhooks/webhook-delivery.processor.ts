@@ -57,7 +57,12 @@ export class WebhookDeliveryProcessor implements OnModuleInit, BeforeApplication
 
   private async deliver(delivery: ClaimedDeliveryRow): Promise<AttemptOutcome> {
     if (!delivery.webhook_active) return { result: 'failed', statusCode: null, response: null, error: 'The registration is disabled' };
-    const envelope = toEnvelope({ id: delivery.event_id, type: delivery.event_type, data: delivery.event_data, created_at: delivery.event_created_at });
+    const envelope = toEnvelope({
+      id: delivery.event_id,
+      type: delivery.event_type,
+      data: delivery.event_data,
+      created_at: delivery.event_created_at,
+    });
     const eventId = envelope.id;
     const body = JSON.stringify(envelope);
     const timestamp = Math.floor(Date.now() / 1000);
@@ -76,12 +81,19 @@ export class WebhookDeliveryProcessor implements OnModuleInit, BeforeApplication
       const message = error instanceof UnsafeUrlError ? error.message : `The receiver could not be reached: ${(error as Error).message}`;
       return this.afterFailure(delivery, null, null, message, null);
     }
-    if (answer.statusCode >= 200 && answer.statusCode < 300) return { result: 'succeeded', statusCode: answer.statusCode, response: answer.excerpt };
+    if (answer.statusCode >= 200 && answer.statusCode < 300)
+      return { result: 'succeeded', statusCode: answer.statusCode, response: answer.excerpt };
     if (answer.statusCode === 410) return { result: 'gone', statusCode: 410, response: answer.excerpt };
     return this.afterFailure(delivery, answer.statusCode, answer.excerpt, null, answer.retryAfterMs);
   }
 
-  private afterFailure(delivery: ClaimedDeliveryRow, statusCode: number | null, response: string | null, error: string | null, retryAfterMs: number | null): AttemptOutcome {
+  private afterFailure(
+    delivery: ClaimedDeliveryRow,
+    statusCode: number | null,
+    response: string | null,
+    error: string | null,
+    retryAfterMs: number | null,
+  ): AttemptOutcome {
     const schedule = this.config.webhookRetryScheduleMs;
     if (delivery.attempts > schedule.length) return { result: 'failed', statusCode, response, error };
     const delay = retryDelay(schedule, delivery.attempts, retryAfterMs ?? 0);
@@ -94,7 +106,12 @@ export class WebhookDeliveryProcessor implements OnModuleInit, BeforeApplication
     return new Promise((resolve, reject) => {
       const request = client.request(
         url,
-        { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, agent: this.agents[url.protocol as 'http:' | 'https:'], lookup: lookupFor(this.config.webhookAllowPrivateUrls) },
+        {
+          method: 'POST',
+          headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+          agent: this.agents[url.protocol as 'http:' | 'https:'],
+          lookup: lookupFor(this.config.webhookAllowPrivateUrls),
+        },
         (response) => {
           const chunks: Buffer[] = [];
           let size = 0;
@@ -107,7 +124,8 @@ export class WebhookDeliveryProcessor implements OnModuleInit, BeforeApplication
             resolve({
               statusCode: response.statusCode ?? 0,
               excerpt: Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_EXCERPT),
-              retryAfterMs: response.statusCode === 429 || response.statusCode === 503 ? parseRetryAfter(response.headers['retry-after']) : null,
+              retryAfterMs:
+                response.statusCode === 429 || response.statusCode === 503 ? parseRetryAfter(response.headers['retry-after']) : null,
             });
           });
           response.on('error', reject);

@@ -8,12 +8,18 @@ import type { DeliveryRow, DeliveryStatus, WebhookRow } from './webhook.entity';
 const SUBSCRIBABLE = ['*', ...EVENT_TYPES];
 
 export class CreateWebhookDto {
-  @ApiProperty({ example: 'https://example.com/hooks/team-inbox', description: 'https; not a private, loopback, link-local or metadata address' })
+  @ApiProperty({
+    example: 'https://example.com/hooks/team-inbox',
+    description: 'https; not a private, loopback, link-local or metadata address',
+  })
   @IsString()
   @MaxLength(2048)
   url!: string;
 
-  @ApiProperty({ example: ['message.received', 'conversation.assigned'], description: `Event types, or ["*"] for all: ${EVENT_TYPES.join(', ')}` })
+  @ApiProperty({
+    example: ['message.received', 'conversation.assigned'],
+    description: `Event types, or ["*"] for all: ${EVENT_TYPES.join(', ')}`,
+  })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(EVENT_TYPES.length)
@@ -117,7 +123,11 @@ export class DeliveryResponse {
   @ApiProperty({ type: String, nullable: true, description: 'The first 500 characters of the last answer' })
   last_response!: string | null;
 
-  @ApiProperty({ type: String, nullable: true, description: 'Why the last attempt failed without an answer (timeout, refused connection, unsafe address)' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Why the last attempt failed without an answer (timeout, refused connection, unsafe address)',
+  })
   last_error!: string | null;
 
   @ApiProperty({ type: String, format: 'date-time', nullable: true })

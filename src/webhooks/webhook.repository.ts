@@ -21,7 +21,10 @@ export class WebhookRepository {
   /** Newest first, on webhooks_created_at_id_idx. */
   async list(db: Db, page: PageQuery): Promise<Page<WebhookRow>> {
     const after = NEWEST_FIRST.after(page.cursor);
-    const rows = await query<WebhookRow>(db, sql`SELECT ${COLUMNS} FROM webhooks ${sql.where(after ? [after] : [])} ${NEWEST_FIRST.orderAndLimit(page)}`);
+    const rows = await query<WebhookRow>(
+      db,
+      sql`SELECT ${COLUMNS} FROM webhooks ${sql.where(after ? [after] : [])} ${NEWEST_FIRST.orderAndLimit(page)}`,
+    );
     return NEWEST_FIRST.page(rows, page);
   }
 

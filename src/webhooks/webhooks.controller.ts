@@ -1,5 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiAcceptedResponse,
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Roles } from '../users/roles.decorator';
 import { ApiErrors } from '../common/api-errors';
 import { PageOf, PageQuery, type Page } from '../common/pagination';
@@ -21,7 +29,8 @@ export class WebhooksController {
   @Post()
   @ApiOperation({
     summary: 'Register a receiver (admin)',
-    description: 'Deliveries are signed with the Standard Webhooks scheme using the secret; see the README for verifying them. The URL must be https and public.',
+    description:
+      'Deliveries are signed with the Standard Webhooks scheme using the secret; see the README for verifying them. The URL must be https and public.',
   })
   @ApiCreatedResponse({ type: WebhookResponse })
   @ApiErrors(400)

@@ -60,7 +60,8 @@ export class WebhooksService implements OnModuleInit {
   }
 
   async update(id: string, dto: UpdateWebhookDto): Promise<WebhookResponse> {
-    if (Object.values(dto).every((value) => value === undefined)) throw new BadRequestException('Body must set at least one of url, events, secret, active');
+    if (Object.values(dto).every((value) => value === undefined))
+      throw new BadRequestException('Body must set at least one of url, events, secret, active');
     const webhook = await this.find(id);
     if (dto.url !== undefined) webhook.url = await this.checkUrl(dto.url);
     if (dto.events !== undefined) webhook.events = normaliseEvents(dto.events);

@@ -24,7 +24,9 @@ export class Inbox1763840000000 implements MigrationInterface {
     await q.query('CREATE UNIQUE INDEX contacts_phone_key ON contacts (phone)');
     await q.query('CREATE INDEX contacts_created_at_id_idx ON contacts (created_at DESC, id DESC)');
     await q.query('CREATE INDEX contacts_tags_idx ON contacts USING gin (tags)');
-    await q.query(`CREATE INDEX contacts_search_idx ON contacts USING gin ((coalesce(name, '') || ' ' || phone || ' ' || coalesce(email, '')) gin_trgm_ops)`);
+    await q.query(
+      `CREATE INDEX contacts_search_idx ON contacts USING gin ((coalesce(name, '') || ' ' || phone || ' ' || coalesce(email, '')) gin_trgm_ops)`,
+    );
 
     await q.query(`
       CREATE TABLE conversations (
@@ -60,7 +62,9 @@ export class Inbox1763840000000 implements MigrationInterface {
         created_at timestamptz(3) NOT NULL,
         updated_at timestamptz(3) NOT NULL
       )`);
-    await q.query('CREATE UNIQUE INDEX messages_channel_message_id_key ON messages (channel_message_id) WHERE channel_message_id IS NOT NULL');
+    await q.query(
+      'CREATE UNIQUE INDEX messages_channel_message_id_key ON messages (channel_message_id) WHERE channel_message_id IS NOT NULL',
+    );
     await q.query('CREATE UNIQUE INDEX messages_idempotency_key ON messages (sent_by, idempotency_key) WHERE idempotency_key IS NOT NULL');
     await q.query('CREATE INDEX messages_conversation_created_idx ON messages (conversation_id, created_at DESC, id DESC)');
     await q.query(`CREATE INDEX messages_unsent_idx ON messages (created_at) WHERE status = 'queued'`);
