@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Page, PageQuery } from '../common/pagination';
 import { Keyset } from '../database/keyset';
+import { claimDueWork, msFromNow } from '../database/recorded-work';
 import { Db, execute, query, queryOne, sql } from '../database/sql';
 import type { WorkItem } from '../queue/job-queue';
 import type { MessageRow, MessageStatus, MessageToSend } from './message.entity';
@@ -65,15 +66,8 @@ export class MessageRepository {
   }
 
   /** The relay's hand-off: queued messages whose attempt is due, their due time pushed past `leaseMs`, as the attempts to start. */
-  async claimDue(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]> {
-    const rows = await query<{ id: string; attempts: number }>(
-      db,
-      sql`UPDATE messages SET next_attempt_at = now() + ${leaseMs} * interval '1 millisecond'
-           WHERE id IN (SELECT id FROM messages WHERE status = 'queued' AND next_attempt_at <= now()
-                         ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-          RETURNING id, attempts`,
-    );
-    return rows.map((row) => ({ id: row.id, attempt: row.attempts + 1 }));
+  claimDue(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]> {
+    return claimDueWork(db, 'messages', sql`status = 'queued'`, limit, leaseMs);
   }
 
   /**
@@ -83,7 +77,7 @@ export class MessageRepository {
   claimSend(db: Db, work: WorkItem, leaseMs: number): Promise<MessageToSend | null> {
     return queryOne(
       db,
-      sql`UPDATE messages m SET attempts = m.attempts + 1, next_attempt_at = now() + ${leaseMs} * interval '1 millisecond', updated_at = now()
+      sql`UPDATE messages m SET attempts = m.attempts + 1, next_attempt_at = ${msFromNow(leaseMs)}, updated_at = now()
             FROM conversations c, contacts ct
            WHERE m.id = ${work.id} AND m.status = 'queued' AND m.attempts = ${work.attempt - 1} AND c.id = m.conversation_id AND ct.id = c.contact_id
           RETURNING m.id, m.attempts, m.type, m.text, m.content, ct.phone AS customer_phone`,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Page, PageQuery } from '../common/pagination';
 import { Keyset } from '../database/keyset';
+import { claimDueWork, msFromNow } from '../database/recorded-work';
 import { Db, execute, query, queryOne, sql } from '../database/sql';
 import type { EventType } from '../events/event-types';
 import type { WorkItem } from '../queue/job-queue';
@@ -76,15 +77,8 @@ export class DeliveryRepository {
   }
 
   /** The relay's hand-off: due deliveries, their due time pushed past `leaseMs`, as the attempts to start. */
-  async claimDue(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]> {
-    const rows = await query<{ id: string; attempts: number }>(
-      db,
-      sql`UPDATE webhook_deliveries SET next_attempt_at = now() + ${leaseMs} * interval '1 millisecond'
-           WHERE id IN (SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()
-                         ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-          RETURNING id, attempts`,
-    );
-    return rows.map((row) => ({ id: row.id, attempt: row.attempts + 1 }));
+  claimDue(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]> {
+    return claimDueWork(db, 'webhook_deliveries', sql`status = 'pending'`, limit, leaseMs);
   }
 
   /**
@@ -95,7 +89,7 @@ export class DeliveryRepository {
   claimAttempt(db: Db, work: WorkItem, leaseMs: number): Promise<ClaimedDeliveryRow | null> {
     return queryOne(
       db,
-      sql`UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = now() + ${leaseMs} * interval '1 millisecond', updated_at = now()
+      sql`UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = ${msFromNow(leaseMs)}, updated_at = now()
             FROM webhooks w, events e
            WHERE d.id = ${work.id} AND d.status = 'pending' AND d.attempts = ${work.attempt - 1} AND w.id = d.webhook_id AND e.id = d.event_id
           RETURNING d.id, d.attempts, w.id AS webhook_id, w.url AS webhook_url, w.secret AS webhook_secret, w.active AS webhook_active,
