@@ -1,4 +1,4 @@
-import { DynamicModule, Global, Injectable, Module, OnModuleInit, Provider } from '@nestjs/common';
+import { DynamicModule, Injectable, Module, OnModuleInit, Provider } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { EventReplayService } from './event-replay.service';
 import { EventStream } from './event-stream';
@@ -25,10 +25,9 @@ class StreamPublisher implements OnModuleInit {
 /**
  * The live event stream: `EventStream` (injected by the abstract class) fans events out through
  * Redis pub/sub when REDIS_URL is set, so every instance's clients get every event, in process
- * otherwise; and GET /api/v1/events/stream serves it as Server-Sent Events. The relay publishes
- * to it.
+ * otherwise; and GET /api/v1/events/stream serves it as Server-Sent Events. StreamPublisher
+ * registers it with the relay, which publishes every event once it is relayed.
  */
-@Global()
 @Module({})
 export class EventStreamModule {
   static forRoot(config: AppConfig): DynamicModule {
@@ -45,7 +44,6 @@ export class EventStreamModule {
       module: EventStreamModule,
       providers,
       controllers: [EventsStreamController],
-      exports: [EventStream],
     };
   }
 }
