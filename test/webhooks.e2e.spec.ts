@@ -137,10 +137,12 @@ describe('webhook deliveries', () => {
 
   it('delivers only the event types a registration subscribed to', async () => {
     const path = newPath();
-    await register(path, ['conversation.closed']);
+    const webhook = await register(path, ['conversation.closed']);
     const { id } = await customerWrites(t);
     await t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body: { status: 'closed' } });
     await eventually(async () => expect(receiver.received(path).map((d) => d.json.type)).toEqual(['conversation.closed']));
+    // Relayed in order, the earlier events of the conversation got their deliveries (if any) before this one.
+    expect((await deliveriesOf(webhook.id)).map((d) => d.event_type)).toEqual(['conversation.closed']);
   });
 
   it('retries a failing receiver with the same webhook-id until it answers 2xx, and logs the attempts', async () => {
