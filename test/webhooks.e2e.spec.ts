@@ -171,11 +171,14 @@ describe('webhook deliveries', () => {
     await createContact('+14155550104');
     await eventually(async () => expect((await t.request('GET', `/api/v1/webhooks/${webhook.id}`, { token: admin })).body).toMatchObject({ active: false, disabled_reason: 'The receiver answered 410 Gone' }));
     await createContact('+14155550105');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Relayed while the registration is disabled: the relay writes the deliveries it makes in that same transaction.
+    await eventually(async () => expect(await relayedContactEvents(t, '+14155550105')).toBe(1));
+    expect(await deliveriesOf(webhook.id)).toHaveLength(1);
     expect(receiver.received(path)).toHaveLength(1);
     await t.request('PATCH', `/api/v1/webhooks/${webhook.id}`, { token: admin, body: { active: true } });
     await createContact('+14155550106');
     await eventually(async () => expect(receiver.received(path)).toHaveLength(2));
+    expect(receiver.received(path).map((d) => d.json.data.contact.phone)).toEqual(['+14155550104', '+14155550106']);
   });
 
   it('waits at least the receiver’s Retry-After before the next attempt', async () => {
@@ -248,7 +251,7 @@ describe('events committed before a crash', () => {
       });
       const second = await startTestApp({ database, env: FAST_RETRIES });
       await eventually(async () => expect(receiver.received('/crash')).toHaveLength(6));
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await allSent(second);
       expect(receiver.received('/crash').map((d) => d.json.data.n).sort()).toEqual([0, 1, 2, 3, 4, 5]);
       await second.close();
     } finally {
@@ -286,12 +289,30 @@ describeWithPostgresAndRedis('two instances on one PostgreSQL and Redis (needs T
       expect(created.status).toBe(201);
     }
     await eventually(async () => expect(receiver.received('/pair')).toHaveLength(20));
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await allSent(a);
     const ids = receiver.received('/pair').map((d) => d.json.id as string);
     expect(ids).toHaveLength(20);
     expect(new Set(ids).size).toBe(20);
   });
 });
+
+/** How many contact.created events for this phone the relay has handed on. */
+async function relayedContactEvents(t: TestApp, phone: string): Promise<number> {
+  const [row] = await t.sql<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'contact.created' AND data->'contact'->>'phone' = $1 AND relayed_at IS NOT NULL`, [phone]);
+  return row.n;
+}
+
+/**
+ * Waits until every event is relayed and no delivery is pending: a delivery is only attempted
+ * while pending, so nothing more can reach a receiver after this.
+ */
+async function allSent(t: TestApp): Promise<void> {
+  await eventually(async () =>
+    expect(await t.sql(`SELECT (SELECT count(*)::int FROM events WHERE relayed_at IS NULL) AS unrelayed, (SELECT count(*)::int FROM webhook_deliveries WHERE status = 'pending') AS pending`)).toEqual([
+      { unrelayed: 0, pending: 0 },
+    ]),
+  );
+}
 
 /** Runs SQL on a test database while no app has it open (PGlite is opened directly). */
 async function withOfflineDatabase(database: TestDatabase, work: (query: <T = Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<T[]>) => Promise<void>): Promise<void> {
