@@ -28,6 +28,9 @@ describe('request ids and logs', () => {
     await t.request('POST', '/api/v1/auth/login', { body: { email: ADMIN.email, password: 'a-wrong-password-xyz' } });
     const everything = JSON.stringify(t.logs);
     expect(t.logs.length).toBeGreaterThan(3);
+    // The lines that could carry them were written.
+    const completed = t.logs.filter((line) => line.msg === 'request completed').map((line) => `${(line.req as { method: string; url: string }).method} ${(line.req as { url: string }).url} ${String(line.status)}`);
+    expect(completed).toEqual(expect.arrayContaining(['POST /api/v1/auth/login 200', 'GET /api/v1/me 200', 'GET /api/v1/me?access_token=[redacted] 401', 'POST /api/v1/auth/login 401']));
     expect(everything).not.toContain(token);
     expect(everything).not.toContain(ADMIN.password);
     expect(everything).not.toContain('a-wrong-password-xyz');
