@@ -71,6 +71,7 @@ describe('CORS (CORS_ORIGIN set)', () => {
   it('does not allow another origin', async () => {
     const answer = await t.request('GET', '/api/health', { headers: { origin: 'https://evil.example.net' } });
     expect(answer.headers['access-control-allow-origin']).toBeUndefined();
+    expect((await t.request('GET', '/api/health', { headers: { origin: 'https://app.example.com' } })).headers['access-control-allow-origin']).toBe('https://app.example.com');
   });
 });
 
