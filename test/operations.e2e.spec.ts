@@ -153,8 +153,9 @@ describe('graceful shutdown', () => {
     const t = await startTestApp();
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const url = `${await t.app.getUrl()}/api/v1/auth/login`.replace('[::1]', '127.0.0.1');
+    const arrived = new Promise((resolve) => t.app.getHttpServer().once('request', resolve));
     const inFlight = fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await arrived;
     const closing = t.close();
     const answer = await inFlight;
     await closing;
