@@ -17,11 +17,16 @@ describe('retryDelay', () => {
 describe('InProcessJobQueue', () => {
   let queue: InProcessJobQueue;
   beforeEach(() => {
+    jest.useFakeTimers();
     queue = new InProcessJobQueue();
   });
-  afterEach(() => queue.beforeApplicationShutdown());
+  afterEach(async () => {
+    await queue.beforeApplicationShutdown();
+    jest.useRealTimers();
+  });
 
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 60));
+  /** Runs every attempt the queue has scheduled, and those they schedule, until none is left. */
+  const settle = () => jest.runAllTimersAsync();
 
   it('retries a failing job on the schedule and tells the last attempt it is final', async () => {
     const attempts: { attempt: number; final: boolean }[] = [];
