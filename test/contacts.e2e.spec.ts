@@ -220,7 +220,7 @@ describe('contacts', () => {
   it('records no event for a refused change', async () => {
     const created = await create({ phone: freshPhone() });
     const other = await create({ phone: freshPhone() });
-    await t.request('PATCH', `/api/v1/contacts/${created.body.id}`, { token, body: { phone: other.body.phone } });
+    expect((await t.request('PATCH', `/api/v1/contacts/${created.body.id}`, { token, body: { phone: other.body.phone } })).status).toBe(409);
     expect((await eventsOf(t, created.body.id)).map((e) => e.type)).toEqual(['contact.created']);
   });
 });
@@ -401,6 +401,10 @@ describe('ContactsService.findOrCreateByPhone', () => {
     ).rejects.toThrow('the caller failed later');
     expect(await dataSource.query(`SELECT id FROM contacts WHERE phone = '+16315557005'`)).toEqual([]);
     expect(await dataSource.query(`SELECT id FROM events WHERE data->'contact'->>'phone' = '+16315557005'`)).toEqual([]);
+    // The same queries find the contact and its event once a caller commits it.
+    expect((await t.request('POST', '/api/v1/contacts', { token, body: { phone: '+16315557005' } })).status).toBe(201);
+    expect(await dataSource.query(`SELECT id FROM contacts WHERE phone = '+16315557005'`)).toHaveLength(1);
+    expect(await dataSource.query(`SELECT id FROM events WHERE data->'contact'->>'phone' = '+16315557005'`)).toHaveLength(1);
   });
 });
 

@@ -99,9 +99,10 @@ describe('conversations', () => {
 
     it('records nothing when nothing changes', async () => {
       const { id } = await customerWrites(t);
-      const before = (await t.events()).length;
+      const before = await t.events();
+      expect(before.filter((e) => e.data.conversation?.id === id).map((e) => e.type)).toEqual(['conversation.created', 'message.received']);
       expect((await t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body: { status: 'open' } })).status).toBe(200);
-      expect((await t.events()).length).toBe(before);
+      expect((await t.events()).length).toBe(before.length);
     });
 
     it.each([
@@ -166,7 +167,9 @@ describe('conversation list', () => {
   });
   afterAll(() => t.close());
 
-  const names = async (query = '', token = admin) => ((await t.request('GET', `/api/v1/conversations${query}`, { token })).body.data as { customer: { name: string } }[]).map((c) => c.customer.name);
+  /** The names of this fixture's conversations in the list, in its order: the query-plan test below adds thousands of its own. */
+  const names = async (query = '', token = admin) =>
+    ((await t.request('GET', `/api/v1/conversations${query}`, { token })).body.data as { id: string; customer: { name: string } }[]).filter((c) => Object.values(ids).includes(c.id)).map((c) => c.customer.name);
 
   it('orders by the last message, newest first', async () => {
     expect(await names()).toEqual(['Dana Alba', 'Chen Wei', 'Bruno Costa', 'Alice Moreau']);
@@ -177,19 +180,21 @@ describe('conversation list', () => {
   it('filters by status', async () => {
     expect(await names('?status=closed')).toEqual(['Bruno Costa']);
     expect(await names('?status=open')).not.toContain('Bruno Costa');
+    expect((await names('?status=open')).sort()).toEqual(['Alice Moreau', 'Chen Wei', 'Dana Alba']);
   });
 
   it('filters by assignee: a user id, me, and none', async () => {
     expect(await names(`?assigned_to=${agent.id}`)).toEqual(['Chen Wei']);
     expect(await names('?assigned_to=me', agent.token)).toEqual(['Chen Wei']);
     expect(await names('?assigned_to=none')).not.toContain('Chen Wei');
+    expect((await names('?assigned_to=none')).sort()).toEqual(['Alice Moreau', 'Bruno Costa', 'Dana Alba']);
   });
 
   it('searches the customer name and phone, case-insensitively', async () => {
     expect(await names('?q=alba')).toEqual(['Dana Alba']);
     const phone = (await t.request('GET', `/api/v1/conversations/${ids['Chen Wei']}`, { token: admin })).body.customer.phone as string;
     expect(await names(`?q=${encodeURIComponent(phone.slice(-6))}`)).toEqual(['Chen Wei']);
-    expect(await names('?q=%25')).toEqual([]);
+    expect((await t.request('GET', '/api/v1/conversations?q=%25', { token: admin })).body.data).toEqual([]);
   });
 
   it('walks every conversation once with limit and cursor', async () => {
@@ -200,7 +205,9 @@ describe('conversation list', () => {
       seen.push(...page.body.data.map((c) => c.id));
       cursor = page.body.next_cursor;
     } while (cursor);
-    expect(seen.sort()).toEqual(Object.values(ids).sort());
+    const all = (await t.sql<{ id: string }>('SELECT id FROM conversations')).map((row) => `conv_${row.id.replace(/-/g, '')}`);
+    expect(all).toEqual(expect.arrayContaining(Object.values(ids)));
+    expect(seen.sort()).toEqual(all.sort());
   });
 
   it.each([['?status=pending'], ['?assigned_to=someone'], ['?limit=500'], ['?cursor=abc']])('refuses %s with 400', async (query) => {

@@ -185,6 +185,7 @@ describe('event stream (GET /api/v1/events/stream)', () => {
     await client.close();
     await waitFor(() => t.app.get(EventStreamClients).openCount === 0);
     expect(t.logs.some((line) => line.msg === 'event stream closed')).toBe(true);
+    expect(t.logs.filter((line) => line.msg === 'event stream closed' && (line.req as { url?: string })?.url === '/api/v1/events/stream?access_token=[redacted]')).toHaveLength(1);
     expect(JSON.stringify(t.logs)).not.toContain(token);
   });
 
@@ -206,8 +207,8 @@ describe('event stream (GET /api/v1/events/stream)', () => {
     const live = await record(t);
     await publish(t, ...missed, live);
     await client.until((c) => c.events.length >= 4);
-    await pause(50);
-    expect(client.events.map((e) => e.id)).toEqual([...missed, live].map((e) => e.id));
+    const last = await sendAndAwait(t, client);
+    expect(client.events.map((e) => e.id)).toEqual([...missed, live, last].map((e) => e.id));
     expect(client.comments).toEqual([]);
   });
 
@@ -225,8 +226,8 @@ describe('event stream (GET /api/v1/events/stream)', () => {
     try {
       const client = await connect({ 'last-event-id': seen.id });
       await client.until((c) => c.events.length >= 3);
-      await pause(50);
-      expect(client.events.map((e) => e.id)).toEqual([...missed, during].map((e) => e.id));
+      const last = await sendAndAwait(t, client);
+      expect(client.events.map((e) => e.id)).toEqual([...missed, during, last].map((e) => e.id));
     } finally {
       spy.mockRestore();
     }
@@ -307,11 +308,12 @@ describe('event stream (GET /api/v1/events/stream)', () => {
     });
     try {
       const abort = new AbortController();
-      const request = fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: abort.signal }).catch(() => null);
+      const request = fetch(url, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'left-before-start' }, signal: abort.signal }).catch(() => null);
       await started;
       abort.abort();
       expect(await request).toBeNull();
-      await pause(400);
+      // The server has handled the request to its end: it logs the stream closed.
+      await waitFor(() => t.logs.some((line) => line.msg === 'event stream closed' && line.reqId === 'left-before-start'));
       expect(spy).toHaveBeenCalled();
       expect(t.app.get(EventStreamClients).openCount).toBe(0);
     } finally {
@@ -362,8 +364,8 @@ describeWithPostgresAndRedis('event stream across instances (needs TEST_DATABASE
       const event = await record(a, 'message.received', { text: 'hello' });
       await publish(a, event);
       await client.until((c) => c.events.length >= 1);
-      await pause(50);
-      expect(client.events).toEqual([{ kind: 'event', id: event.id, event: 'message.received', data: JSON.stringify(event) }]);
+      const last = await sendAndAwait(a, client);
+      expect(client.events).toEqual([{ kind: 'event', id: event.id, event: 'message.received', data: JSON.stringify(event) }, expect.objectContaining({ id: last.id })]);
     } finally {
       await client.close();
     }
@@ -389,8 +391,8 @@ describeWithPostgresAndRedis('event stream across instances (needs TEST_DATABASE
         const live = await record(a);
         await publish(a, live);
         await resumed.until((c) => c.events.length >= 2);
-        await pause(50);
-        expect(resumed.events.map((e) => e.id)).toEqual([missed.id, live.id]);
+        const last = await sendAndAwait(a, resumed);
+        expect(resumed.events.map((e) => e.id)).toEqual([missed.id, live.id, last.id]);
       } finally {
         await resumed.close();
       }
@@ -420,6 +422,17 @@ describeWithPostgresAndRedis('event stream across instances (needs TEST_DATABASE
     }
   });
 });
+
+/**
+ * Records, publishes and waits for one more event: whatever was sent to the client before it has
+ * arrived by then, so a test can then say what did not come.
+ */
+async function sendAndAwait(t: TestApp, client: SseClient): Promise<EventEnvelope> {
+  const event = await record(t);
+  await publish(t, event);
+  await client.until((c) => c.events.some((e) => e.id === event.id));
+  return event;
+}
 
 async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

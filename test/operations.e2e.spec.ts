@@ -28,6 +28,9 @@ describe('request ids and logs', () => {
     await t.request('POST', '/api/v1/auth/login', { body: { email: ADMIN.email, password: 'a-wrong-password-xyz' } });
     const everything = JSON.stringify(t.logs);
     expect(t.logs.length).toBeGreaterThan(3);
+    // The lines that could carry them were written.
+    const completed = t.logs.filter((line) => line.msg === 'request completed').map((line) => `${(line.req as { method: string; url: string }).method} ${(line.req as { url: string }).url} ${String(line.status)}`);
+    expect(completed).toEqual(expect.arrayContaining(['POST /api/v1/auth/login 200', 'GET /api/v1/me 200', 'GET /api/v1/me?access_token=[redacted] 401', 'POST /api/v1/auth/login 401']));
     expect(everything).not.toContain(token);
     expect(everything).not.toContain(ADMIN.password);
     expect(everything).not.toContain('a-wrong-password-xyz');
@@ -68,6 +71,7 @@ describe('CORS (CORS_ORIGIN set)', () => {
   it('does not allow another origin', async () => {
     const answer = await t.request('GET', '/api/health', { headers: { origin: 'https://evil.example.net' } });
     expect(answer.headers['access-control-allow-origin']).toBeUndefined();
+    expect((await t.request('GET', '/api/health', { headers: { origin: 'https://app.example.com' } })).headers['access-control-allow-origin']).toBe('https://app.example.com');
   });
 });
 
@@ -149,8 +153,9 @@ describe('graceful shutdown', () => {
     const t = await startTestApp();
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const url = `${await t.app.getUrl()}/api/v1/auth/login`.replace('[::1]', '127.0.0.1');
+    const arrived = new Promise((resolve) => t.app.getHttpServer().once('request', resolve));
     const inFlight = fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await arrived;
     const closing = t.close();
     const answer = await inFlight;
     await closing;

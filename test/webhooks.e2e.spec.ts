@@ -38,7 +38,9 @@ describe('webhook registrations', () => {
       updated_at: expect.any(String),
     });
     expect(answer.text).not.toContain(SECRET);
-    expect((await t.request('GET', `/api/v1/webhooks/${answer.body.id}`, { token: admin })).text).not.toContain(SECRET);
+    const got = await t.request('GET', `/api/v1/webhooks/${answer.body.id}`, { token: admin });
+    expect(got.body).toEqual(answer.body);
+    expect(got.text).not.toContain(SECRET);
   });
 
   it.each([
@@ -83,7 +85,9 @@ describe('webhook registrations', () => {
     expect((await t.request('GET', `/api/v1/webhooks/${created.id}`, { token: admin })).status).toBe(404);
   });
 
-  it('attempted no delivery to the public addresses registered above (no event happened)', async () => {
+  it('attempts no delivery to a public address registered while no event happens', async () => {
+    const created = (await register({ url: 'https://93.184.216.34/quiet', events: ['*'], secret: SECRET })).body;
+    expect((await t.request('GET', `/api/v1/webhooks/${created.id}`, { token: admin })).body).toMatchObject({ url: 'https://93.184.216.34/quiet', events: ['*'], active: true });
     expect(await t.sql('SELECT id FROM webhook_deliveries')).toEqual([]);
     expect(await t.sql('SELECT id FROM events')).toEqual([]);
   });
@@ -133,10 +137,12 @@ describe('webhook deliveries', () => {
 
   it('delivers only the event types a registration subscribed to', async () => {
     const path = newPath();
-    await register(path, ['conversation.closed']);
+    const webhook = await register(path, ['conversation.closed']);
     const { id } = await customerWrites(t);
     await t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body: { status: 'closed' } });
     await eventually(async () => expect(receiver.received(path).map((d) => d.json.type)).toEqual(['conversation.closed']));
+    // Relayed in order, the earlier events of the conversation got their deliveries (if any) before this one.
+    expect((await deliveriesOf(webhook.id)).map((d) => d.event_type)).toEqual(['conversation.closed']);
   });
 
   it('retries a failing receiver with the same webhook-id until it answers 2xx, and logs the attempts', async () => {
@@ -165,11 +171,14 @@ describe('webhook deliveries', () => {
     await createContact('+14155550104');
     await eventually(async () => expect((await t.request('GET', `/api/v1/webhooks/${webhook.id}`, { token: admin })).body).toMatchObject({ active: false, disabled_reason: 'The receiver answered 410 Gone' }));
     await createContact('+14155550105');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Relayed while the registration is disabled: the relay writes the deliveries it makes in that same transaction.
+    await eventually(async () => expect(await relayedContactEvents(t, '+14155550105')).toBe(1));
+    expect(await deliveriesOf(webhook.id)).toHaveLength(1);
     expect(receiver.received(path)).toHaveLength(1);
     await t.request('PATCH', `/api/v1/webhooks/${webhook.id}`, { token: admin, body: { active: true } });
     await createContact('+14155550106');
     await eventually(async () => expect(receiver.received(path)).toHaveLength(2));
+    expect(receiver.received(path).map((d) => d.json.data.contact.phone)).toEqual(['+14155550104', '+14155550106']);
   });
 
   it('waits at least the receiver’s Retry-After before the next attempt', async () => {
@@ -242,7 +251,7 @@ describe('events committed before a crash', () => {
       });
       const second = await startTestApp({ database, env: FAST_RETRIES });
       await eventually(async () => expect(receiver.received('/crash')).toHaveLength(6));
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await allSent(second);
       expect(receiver.received('/crash').map((d) => d.json.data.n).sort()).toEqual([0, 1, 2, 3, 4, 5]);
       await second.close();
     } finally {
@@ -280,12 +289,30 @@ describeWithPostgresAndRedis('two instances on one PostgreSQL and Redis (needs T
       expect(created.status).toBe(201);
     }
     await eventually(async () => expect(receiver.received('/pair')).toHaveLength(20));
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await allSent(a);
     const ids = receiver.received('/pair').map((d) => d.json.id as string);
     expect(ids).toHaveLength(20);
     expect(new Set(ids).size).toBe(20);
   });
 });
+
+/** How many contact.created events for this phone the relay has handed on. */
+async function relayedContactEvents(t: TestApp, phone: string): Promise<number> {
+  const [row] = await t.sql<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'contact.created' AND data->'contact'->>'phone' = $1 AND relayed_at IS NOT NULL`, [phone]);
+  return row.n;
+}
+
+/**
+ * Waits until every event is relayed and no delivery is pending: a delivery is only attempted
+ * while pending, so nothing more can reach a receiver after this.
+ */
+async function allSent(t: TestApp): Promise<void> {
+  await eventually(async () =>
+    expect(await t.sql(`SELECT (SELECT count(*)::int FROM events WHERE relayed_at IS NULL) AS unrelayed, (SELECT count(*)::int FROM webhook_deliveries WHERE status = 'pending') AS pending`)).toEqual([
+      { unrelayed: 0, pending: 0 },
+    ]),
+  );
+}
 
 /** Runs SQL on a test database while no app has it open (PGlite is opened directly). */
 async function withOfflineDatabase(database: TestDatabase, work: (query: <T = Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<T[]>) => Promise<void>): Promise<void> {

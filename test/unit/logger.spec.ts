@@ -28,6 +28,9 @@ describe('NestPinoLogger', () => {
     const pino = createLogger('info', new Writable({ write: (chunk: Buffer, _e, done) => (sinkLines.push(chunk.toString()), done()) }));
     pino.info({ password: 'hunter22', body: { secret: 's3cr3t' }, req: { method: 'GET', url: '/x?access_token=abc', id: '1', headers: {} } }, 'm');
     expect(sinkLines.join('')).not.toMatch(/hunter22|s3cr3t|abc/);
+    expect(sinkLines.map((line) => JSON.parse(line) as unknown)).toEqual([
+      expect.objectContaining({ msg: 'm', password: '[redacted]', body: { secret: '[redacted]' }, req: expect.objectContaining({ url: '/x?access_token=[redacted]' }) }),
+    ]);
   });
 });
 
