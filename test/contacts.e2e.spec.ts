@@ -2,6 +2,8 @@ import { DataSource } from 'typeorm';
 import { ListContactsQuery } from '../src/contacts/contact.dto';
 import { ContactRepository } from '../src/contacts/contact.repository';
 import { ContactsService } from '../src/contacts/contacts.service';
+import { parsePublicId } from '../src/common/ids';
+import { createConversation } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
 
 /** A US number no other test in this file uses: +1631555xxxx. */
@@ -176,10 +178,7 @@ describe('contacts', () => {
 
   it('refuses to delete the customer of a conversation with 409', async () => {
     const created = await create({ phone: freshPhone() });
-    const uuid = created.body.id.slice(3).replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
-    await t.app
-      .get(DataSource)
-      .query(`INSERT INTO conversations (id, contact_id, status, last_message_at, created_at, updated_at) VALUES (gen_random_uuid(), $1, 'open', now(), now(), now())`, [uuid]);
+    await createConversation(t, { contact_id: parsePublicId('ct', created.body.id)! });
     const answer = await t.request('DELETE', `/api/v1/contacts/${created.body.id}`, { token });
     expect(answer.status).toBe(409);
     expect(answer.body).toEqual({ error: 'This contact has a conversation and cannot be deleted' });

@@ -171,7 +171,7 @@ describe('sending through the WhatsApp Cloud API', () => {
       const failed = await statusBecomes(id, answer.body.id, 'failed');
       expect(failed.error).toBe('(#131047) Re-engagement message: Message failed to send because more than 24 hours have passed');
       // A later message that needs one retry: by the time it is sent, a retry of the refused one, due sooner, would have gone out.
-      graph.failNext({ status: 503, body: {} });
+      graph.failNext(phone, { status: 503, body: {} });
       const later = await send(id, { type: 'text', text: 'later' });
       await statusBecomes(id, later.body.id, 'sent');
       expect(graph.sendsTo(phone).map((r) => (r.body?.text as { body: string }).body)).toEqual(['refused', 'later', 'later']);

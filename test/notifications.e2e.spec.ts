@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { encodeCursor } from '../src/common/pagination';
 import { ListNotificationsQuery } from '../src/notifications/notification.dto';
@@ -7,6 +6,7 @@ import { Database } from '../src/database/database';
 import { query } from '../src/database/sql';
 import { NotificationRepository } from '../src/notifications/notification.repository';
 import { NotificationsService } from '../src/notifications/notifications.service';
+import { createConversation } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
 
 /** The stored uuid behind the `user_<hex>` the API answers. */
@@ -58,11 +58,7 @@ describe('notifications', () => {
 
   it('presents the conversation as a conv_ id', async () => {
     const ana = await t.createUser();
-    const dataSource = t.app.get(DataSource);
-    const contactId = randomUUID();
-    const conversationId = randomUUID();
-    await dataSource.query('INSERT INTO contacts (id, phone, created_at, updated_at) VALUES ($1, $2, now(), now())', [contactId, `+1631555${Math.floor(1000 + Math.random() * 8999)}`]);
-    await dataSource.query("INSERT INTO conversations (id, contact_id, status, last_message_at, created_at, updated_at) VALUES ($1, $2, 'open', now(), now(), now())", [conversationId, contactId]);
+    const { id: conversationId } = await createConversation(t);
     await notify(ana.id, { conversationId });
     expect((await list(ana.token)).data[0]).toMatchObject({ conversation_id: `conv_${conversationId.replace(/-/g, '')}` });
   });
