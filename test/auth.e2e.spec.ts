@@ -15,7 +15,14 @@ describe('authentication', () => {
     expect(answer.body).toEqual({
       token: expect.any(String),
       expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
-      user: { id: expect.stringMatching(/^user_[0-9a-f]{32}$/), email: ADMIN.email, name: 'Admin', role: 'admin', beta_access: true, created_at: expect.any(String) },
+      user: {
+        id: expect.stringMatching(/^user_[0-9a-f]{32}$/),
+        email: ADMIN.email,
+        name: 'Admin',
+        role: 'admin',
+        beta_access: true,
+        created_at: expect.any(String),
+      },
     });
     expect(Date.parse(answer.body.expires_at) - Date.now()).toBeGreaterThan(11 * 3600_000);
   });
@@ -58,13 +65,20 @@ describe('authentication', () => {
 
   it('refuses a token signed with another secret with 401', async () => {
     const me = await t.request('GET', '/api/v1/me', { token: await t.adminToken() });
-    const forged = new JwtService({ secret: 'some-other-secret-of-enough-length!!' }).sign({ sub: parsePublicId('user', me.body.id)!, ver: 0 });
+    const forged = new JwtService({ secret: 'some-other-secret-of-enough-length!!' }).sign({
+      sub: parsePublicId('user', me.body.id)!,
+      ver: 0,
+    });
     expect((await t.request('GET', '/api/v1/me', { token: forged })).status).toBe(401);
   });
 
   it('refuses an expired token with 401', async () => {
     const me = await t.request('GET', '/api/v1/me', { token: await t.adminToken() });
-    const expired = new JwtService({ secret: t.config.sessionSecret }).sign({ sub: parsePublicId('user', me.body.id)!, ver: 0, exp: Math.floor(Date.now() / 1000) - 10 });
+    const expired = new JwtService({ secret: t.config.sessionSecret }).sign({
+      sub: parsePublicId('user', me.body.id)!,
+      ver: 0,
+      exp: Math.floor(Date.now() / 1000) - 10,
+    });
     const answer = await t.request('GET', '/api/v1/me', { token: expired });
     expect(answer.status).toBe(401);
     expect(answer.body).toEqual({ error: 'Token is invalid or has expired' });
@@ -99,11 +113,16 @@ describe('authentication', () => {
 
   it('revokes the tokens of a user whose password an admin changes', async () => {
     const agent = await t.createUser();
-    const changed = await t.request('PATCH', `/api/v1/users/${agent.id}`, { token: await t.adminToken(), body: { password: 'a-brand-new-password' } });
+    const changed = await t.request('PATCH', `/api/v1/users/${agent.id}`, {
+      token: await t.adminToken(),
+      body: { password: 'a-brand-new-password' },
+    });
     expect(changed.status).toBe(200);
     expect((await t.request('GET', '/api/v1/me', { token: agent.token })).status).toBe(401);
     expect((await t.request('POST', '/api/v1/auth/login', { body: { email: agent.email, password: agent.password } })).status).toBe(401);
-    expect((await t.request('POST', '/api/v1/auth/login', { body: { email: agent.email, password: 'a-brand-new-password' } })).status).toBe(200);
+    expect((await t.request('POST', '/api/v1/auth/login', { body: { email: agent.email, password: 'a-brand-new-password' } })).status).toBe(
+      200,
+    );
   });
 
   it('refuses a login body without a password with 400 naming the field', async () => {
@@ -123,7 +142,10 @@ describe('roles', () => {
   it('lets an agent read the team but not change it', async () => {
     const agent = await t.createUser();
     expect((await t.request('GET', '/api/v1/users', { token: agent.token })).status).toBe(200);
-    const create = await t.request('POST', '/api/v1/users', { token: agent.token, body: { email: 'x@example.com', password: 'long-enough-1', name: 'X', role: 'agent' } });
+    const create = await t.request('POST', '/api/v1/users', {
+      token: agent.token,
+      body: { email: 'x@example.com', password: 'long-enough-1', name: 'X', role: 'agent' },
+    });
     expect(create.status).toBe(403);
     expect(create.body).toEqual({ error: 'This action requires the admin role' });
     expect((await t.request('PATCH', `/api/v1/users/${agent.id}`, { token: agent.token, body: { role: 'admin' } })).status).toBe(403);
@@ -133,7 +155,10 @@ describe('roles', () => {
   it('applies a role change on the next request, without a new token', async () => {
     const agent = await t.createUser();
     await t.request('PATCH', `/api/v1/users/${agent.id}`, { token: await t.adminToken(), body: { role: 'admin' } });
-    const create = await t.request('POST', '/api/v1/users', { token: agent.token, body: { email: 'promoted-made-this@example.com', password: 'long-enough-1', name: 'Y', role: 'agent' } });
+    const create = await t.request('POST', '/api/v1/users', {
+      token: agent.token,
+      body: { email: 'promoted-made-this@example.com', password: 'long-enough-1', name: 'Y', role: 'agent' },
+    });
     expect(create.status).toBe(201);
   });
 });
@@ -157,7 +182,9 @@ describe('beta access restriction (BETA_ACCESS_ONLY=true)', () => {
     expect((await t.request('GET', '/api/v1/me', { token: agent.token })).status).toBe(200);
     expect((await t.request('GET', '/api/v1/me', { token: await t.adminToken() })).status).toBe(200);
     const outsider = await t.createUser({ beta_access: false });
-    expect((await t.request('POST', '/api/v1/auth/login', { body: { email: outsider.email, password: outsider.password } })).status).toBe(200);
+    expect((await t.request('POST', '/api/v1/auth/login', { body: { email: outsider.email, password: outsider.password } })).status).toBe(
+      200,
+    );
     expect((await t.request('GET', '/api/health', { token: outsider.token })).status).toBe(200);
   });
 });

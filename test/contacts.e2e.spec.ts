@@ -17,7 +17,9 @@ interface StoredEvent {
 
 /** The outbox events about one contact, oldest first. */
 function eventsOf(t: TestApp, contactId: string): Promise<StoredEvent[]> {
-  return t.app.get(DataSource).query(`SELECT type, data FROM events WHERE data->'contact'->>'id' = $1 ORDER BY created_at, id`, [contactId]);
+  return t.app
+    .get(DataSource)
+    .query(`SELECT type, data FROM events WHERE data->'contact'->>'id' = $1 ORDER BY created_at, id`, [contactId]);
 }
 
 function listQuery(fields: Partial<ListContactsQuery>): ListContactsQuery {
@@ -52,7 +54,12 @@ describe('contacts', () => {
   });
 
   it('stores name and email trimmed and tags trimmed without repeats', async () => {
-    const answer = await create({ phone: freshPhone(), name: '  Maria Lopez ', email: ' maria@example.com ', tags: [' vip', 'vip ', 'es'] });
+    const answer = await create({
+      phone: freshPhone(),
+      name: '  Maria Lopez ',
+      email: ' maria@example.com ',
+      tags: [' vip', 'vip ', 'es'],
+    });
     expect(answer.status).toBe(201);
     expect(answer.body).toMatchObject({ name: 'Maria Lopez', email: 'maria@example.com', tags: ['vip', 'es'] });
   });
@@ -119,7 +126,9 @@ describe('contacts', () => {
 
   it('answers 404 when patching or deleting an unknown contact', async () => {
     const id = 'ct_0000000000007000800000000000000b';
-    expect((await t.request('PATCH', `/api/v1/contacts/${id}`, { token, body: { name: 'X' } })).body).toEqual({ error: 'Contact not found' });
+    expect((await t.request('PATCH', `/api/v1/contacts/${id}`, { token, body: { name: 'X' } })).body).toEqual({
+      error: 'Contact not found',
+    });
     expect((await t.request('DELETE', `/api/v1/contacts/${id}`, { token })).body).toEqual({ error: 'Contact not found' });
   });
 
@@ -131,7 +140,10 @@ describe('contacts', () => {
   it('updates any subset of the fields, leaving the others as they were', async () => {
     const created = await create({ phone: freshPhone(), name: 'Ana', email: 'ana@example.com', tags: ['a'] });
     const phone = freshPhone();
-    const answer = await t.request('PATCH', `/api/v1/contacts/${created.body.id}`, { token, body: { phone: phone.slice(1), tags: ['b', ' b'] } });
+    const answer = await t.request('PATCH', `/api/v1/contacts/${created.body.id}`, {
+      token,
+      body: { phone: phone.slice(1), tags: ['b', ' b'] },
+    });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ ...created.body, phone, tags: ['b'], updated_at: expect.any(String) });
     expect(Date.parse(answer.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(created.body.updated_at));
@@ -202,7 +214,10 @@ describe('contacts', () => {
 
   it('records no event for a patch that changes nothing', async () => {
     const created = await create({ phone: freshPhone(), name: 'Same', tags: ['x'] });
-    const answer = await t.request('PATCH', `/api/v1/contacts/${created.body.id}`, { token, body: { name: 'Same', tags: ['x'], phone: created.body.phone } });
+    const answer = await t.request('PATCH', `/api/v1/contacts/${created.body.id}`, {
+      token,
+      body: { name: 'Same', tags: ['x'], phone: created.body.phone },
+    });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual(created.body);
     expect((await eventsOf(t, created.body.id)).map((e) => e.type)).toEqual(['contact.created']);
@@ -219,7 +234,9 @@ describe('contacts', () => {
   it('records no event for a refused change', async () => {
     const created = await create({ phone: freshPhone() });
     const other = await create({ phone: freshPhone() });
-    expect((await t.request('PATCH', `/api/v1/contacts/${created.body.id}`, { token, body: { phone: other.body.phone } })).status).toBe(409);
+    expect((await t.request('PATCH', `/api/v1/contacts/${created.body.id}`, { token, body: { phone: other.body.phone } })).status).toBe(
+      409,
+    );
     expect((await eventsOf(t, created.body.id)).map((e) => e.type)).toEqual(['contact.created']);
   });
 });
@@ -348,7 +365,8 @@ describe('ContactsService.findOrCreateByPhone', () => {
   });
   afterAll(() => t.close());
 
-  const findOrCreate = (phone: string, profileName: string | null) => dataSource.transaction((manager) => contacts.findOrCreateByPhone(manager, phone, profileName));
+  const findOrCreate = (phone: string, profileName: string | null) =>
+    dataSource.transaction((manager) => contacts.findOrCreateByPhone(manager, phone, profileName));
 
   it('creates a contact for a new phone with the profile name, recording contact.created', async () => {
     const { contact, created } = await findOrCreate('+16315557001', 'Pat Doe');
@@ -413,7 +431,8 @@ describe('contacts list query plan', () => {
   let dataSource: DataSource;
   /** Part of one contact's name: a search as selective as a real one (names are random hex here). */
   let rareName: string;
-  const md5 = async (text: string): Promise<string> => ((await dataSource.query('SELECT md5($1) AS hash', [text])) as { hash: string }[])[0].hash;
+  const md5 = async (text: string): Promise<string> =>
+    ((await dataSource.query('SELECT md5($1) AS hash', [text])) as { hash: string }[])[0].hash;
   beforeAll(async () => {
     t = await startTestApp();
     contacts = t.app.get(ContactRepository);

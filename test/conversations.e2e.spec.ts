@@ -48,7 +48,9 @@ describe('conversations', () => {
       const answer = await t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body: { status: 'closed' } });
       expect(answer.status).toBe(200);
       expect(answer.body).toMatchObject({ id, status: 'closed' });
-      expect((await t.events('conversation.closed')).filter((e) => e.data.conversation.id === id)).toEqual([expect.objectContaining({ data: { conversation: answer.body } })]);
+      expect((await t.events('conversation.closed')).filter((e) => e.data.conversation.id === id)).toEqual([
+        expect.objectContaining({ data: { conversation: answer.body } }),
+      ]);
     });
 
     it('reopens a closed conversation, recording conversation.reopened', async () => {
@@ -62,7 +64,10 @@ describe('conversations', () => {
     it('assigns and closes in one request', async () => {
       const { id } = await customerWrites(t);
       const agent = await t.createUser();
-      const answer = await t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body: { status: 'closed', assigned_to: agent.id } });
+      const answer = await t.request('PATCH', `/api/v1/conversations/${id}`, {
+        token: admin,
+        body: { status: 'closed', assigned_to: agent.id },
+      });
       expect(answer.body).toMatchObject({ status: 'closed', assigned_to: agent.id });
     });
 
@@ -73,7 +78,12 @@ describe('conversations', () => {
       const answer = await t.request('PATCH', `/api/v1/conversations/${id}`, { token: first.token, body: { assigned_to: second.id } });
       const events = (await t.events('conversation.assigned')).filter((e) => e.data.conversation.id === id);
       expect(events.map((e) => e.data)).toEqual([
-        { conversation: expect.objectContaining({ assigned_to: first.id }), assigned_to: first.id, previous_assigned_to: null, assigned_by: first.id },
+        {
+          conversation: expect.objectContaining({ assigned_to: first.id }),
+          assigned_to: first.id,
+          previous_assigned_to: null,
+          assigned_by: first.id,
+        },
         { conversation: answer.body, assigned_to: second.id, previous_assigned_to: first.id, assigned_by: first.id },
       ]);
     });
@@ -85,7 +95,13 @@ describe('conversations', () => {
       expect((await t.request('GET', '/api/v1/notifications', { token: taker.token })).body.data).toEqual([]);
       await t.request('PATCH', `/api/v1/conversations/${id}`, { token: taker.token, body: { assigned_to: colleague.id } });
       const notified = await t.request('GET', '/api/v1/notifications', { token: colleague.token });
-      expect(notified.body.data).toEqual([expect.objectContaining({ type: 'conversation.assigned', conversation_id: id, text: 'Test Agent assigned you the conversation with Otto' })]);
+      expect(notified.body.data).toEqual([
+        expect.objectContaining({
+          type: 'conversation.assigned',
+          conversation_id: id,
+          text: 'Test Agent assigned you the conversation with Otto',
+        }),
+      ]);
     });
 
     it('unassigns with assigned_to null', async () => {
@@ -128,7 +144,14 @@ describe('conversations', () => {
     });
 
     it('answers 404 for an unknown conversation', async () => {
-      expect((await t.request('PATCH', '/api/v1/conversations/conv_0000000000007000800000000000000a', { token: admin, body: { status: 'closed' } })).status).toBe(404);
+      expect(
+        (
+          await t.request('PATCH', '/api/v1/conversations/conv_0000000000007000800000000000000a', {
+            token: admin,
+            body: { status: 'closed' },
+          })
+        ).status,
+      ).toBe(404);
     });
   });
 
@@ -139,7 +162,11 @@ describe('conversations', () => {
       const texts: string[] = [];
       let cursor: string | null = null;
       do {
-        const page: { body: { data: { text: string }[]; next_cursor: string | null } } = await t.request('GET', `/api/v1/conversations/${id}/messages?limit=2${cursor ? `&cursor=${cursor}` : ''}`, { token: admin });
+        const page: { body: { data: { text: string }[]; next_cursor: string | null } } = await t.request(
+          'GET',
+          `/api/v1/conversations/${id}/messages?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+          { token: admin },
+        );
         texts.push(...page.body.data.map((m) => m.text));
         cursor = page.body.next_cursor;
       } while (cursor);
@@ -147,7 +174,9 @@ describe('conversations', () => {
     });
 
     it('answers 404 for the thread of an unknown conversation', async () => {
-      expect((await t.request('GET', '/api/v1/conversations/conv_0000000000007000800000000000000a/messages', { token: admin })).status).toBe(404);
+      expect(
+        (await t.request('GET', '/api/v1/conversations/conv_0000000000007000800000000000000a/messages', { token: admin })).status,
+      ).toBe(404);
     });
   });
 });
@@ -169,11 +198,15 @@ describe('conversation list', () => {
 
   /** The names of this fixture's conversations in the list, in its order: the query-plan test below adds thousands of its own. */
   const names = async (query = '', token = admin) =>
-    ((await t.request('GET', `/api/v1/conversations${query}`, { token })).body.data as { id: string; customer: { name: string } }[]).filter((c) => Object.values(ids).includes(c.id)).map((c) => c.customer.name);
+    ((await t.request('GET', `/api/v1/conversations${query}`, { token })).body.data as { id: string; customer: { name: string } }[])
+      .filter((c) => Object.values(ids).includes(c.id))
+      .map((c) => c.customer.name);
 
   it('orders by the last message, newest first', async () => {
     expect(await names()).toEqual(['Dana Alba', 'Chen Wei', 'Bruno Costa', 'Alice Moreau']);
-    await customerWrites(t, { phone: (await t.request('GET', `/api/v1/conversations/${ids['Alice Moreau']}`, { token: admin })).body.customer.phone.slice(1) });
+    await customerWrites(t, {
+      phone: (await t.request('GET', `/api/v1/conversations/${ids['Alice Moreau']}`, { token: admin })).body.customer.phone.slice(1),
+    });
     expect((await names())[0]).toBe('Alice Moreau');
   });
 
@@ -201,7 +234,11 @@ describe('conversation list', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { body: { data: { id: string }[]; next_cursor: string | null } } = await t.request('GET', `/api/v1/conversations?limit=1${cursor ? `&cursor=${cursor}` : ''}`, { token: admin });
+      const page: { body: { data: { id: string }[]; next_cursor: string | null } } = await t.request(
+        'GET',
+        `/api/v1/conversations?limit=1${cursor ? `&cursor=${cursor}` : ''}`,
+        { token: admin },
+      );
       seen.push(...page.body.data.map((c) => c.id));
       cursor = page.body.next_cursor;
     } while (cursor);
@@ -224,7 +261,10 @@ describe('conversation list', () => {
     await dataSource.query('VACUUM ANALYZE conversations');
     const plan = async (query: Partial<ListConversationsQuery>) => {
       const page = { limit: 25, ...query } as ListConversationsQuery;
-      const { text, values } = t.app.get(ConversationRepository).listStatement(conversationFilterOf(page, '00000000-0000-7000-8000-000000000001'), page).compile();
+      const { text, values } = t.app
+        .get(ConversationRepository)
+        .listStatement(conversationFilterOf(page, '00000000-0000-7000-8000-000000000001'), page)
+        .compile();
       const rows: { 'QUERY PLAN': string }[] = await dataSource.query(`EXPLAIN ${text}`, values);
       return rows.map((r) => r['QUERY PLAN']).join('\n');
     };

@@ -15,7 +15,10 @@ describe('error answers', () => {
   });
 
   it('answers malformed JSON with 400', async () => {
-    const answer = await t.request('POST', '/api/v1/auth/login', { payload: '{"email": ', headers: { 'content-type': 'application/json' } });
+    const answer = await t.request('POST', '/api/v1/auth/login', {
+      payload: '{"email": ',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual({ error: 'Body is not valid JSON' });
   });
@@ -33,11 +36,17 @@ describe('error answers', () => {
     expect(answer.body).toEqual({ error: 'Body is larger than this endpoint accepts' });
   });
 
-  it.each([['text/plain'], ['application/x-www-form-urlencoded'], ['multipart/form-data; boundary=x']])('answers a %s body with 415', async (contentType) => {
-    const answer = await t.request('POST', '/api/v1/auth/login', { payload: 'email=a&password=b', headers: { 'content-type': contentType } });
-    expect(answer.status).toBe(415);
-    expect(answer.body).toEqual({ error: 'Content-Type must be application/json' });
-  });
+  it.each([['text/plain'], ['application/x-www-form-urlencoded'], ['multipart/form-data; boundary=x']])(
+    'answers a %s body with 415',
+    async (contentType) => {
+      const answer = await t.request('POST', '/api/v1/auth/login', {
+        payload: 'email=a&password=b',
+        headers: { 'content-type': contentType },
+      });
+      expect(answer.status).toBe(415);
+      expect(answer.body).toEqual({ error: 'Content-Type must be application/json' });
+    },
+  );
 
   it('answers a failure inside with 500 "Internal server error" only, and logs it with the request id', async () => {
     const dataSource = t.app.get(DataSource);

@@ -32,7 +32,8 @@ function parseBlock(block: string): SseItem[] {
     const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
     (fields[name] ??= []).push(value);
   }
-  if (fields.data || fields.id || fields.event) items.push({ kind: 'event', id: fields.id?.at(-1), event: fields.event?.at(-1), data: (fields.data ?? []).join('\n') });
+  if (fields.data || fields.id || fields.event)
+    items.push({ kind: 'event', id: fields.id?.at(-1), event: fields.event?.at(-1), data: (fields.data ?? []).join('\n') });
   return items;
 }
 
@@ -116,7 +117,11 @@ class SseClient {
  * Records an event the way the application does, claims it as the relay does (so a running relay
  * leaves it to the test) and answers its envelope; `publish` then does what the relay does next.
  */
-async function record(t: TestApp, type: EventType = 'contact.updated', data: Record<string, unknown> = { n: Math.random() }): Promise<EventEnvelope> {
+async function record(
+  t: TestApp,
+  type: EventType = 'contact.updated',
+  data: Record<string, unknown> = { n: Math.random() },
+): Promise<EventEnvelope> {
   const event = await t.app.get(DataSource).transaction(async (manager) => {
     const recorded = await t.app.get(EventsService).record(manager, type, data);
     await t.app.get(EventRepository).markRelayed(manager, [recorded.id]);
@@ -185,7 +190,12 @@ describe('event stream (GET /api/v1/events/stream)', () => {
     await client.close();
     await waitFor(() => t.app.get(EventStreamClients).openCount === 0);
     expect(t.logs.some((line) => line.msg === 'event stream closed')).toBe(true);
-    expect(t.logs.filter((line) => line.msg === 'event stream closed' && (line.req as { url?: string })?.url === '/api/v1/events/stream?access_token=[redacted]')).toHaveLength(1);
+    expect(
+      t.logs.filter(
+        (line) =>
+          line.msg === 'event stream closed' && (line.req as { url?: string })?.url === '/api/v1/events/stream?access_token=[redacted]',
+      ),
+    ).toHaveLength(1);
     expect(JSON.stringify(t.logs)).not.toContain(token);
   });
 
@@ -195,7 +205,12 @@ describe('event stream (GET /api/v1/events/stream)', () => {
     await publish(t, event);
     await client.until((c) => c.events.length >= 1);
     expect(client.events[0]).toEqual({ kind: 'event', id: event.id, event: 'conversation.assigned', data: JSON.stringify(event) });
-    expect(JSON.parse(client.events[0].data)).toEqual({ id: event.id, type: 'conversation.assigned', created_at: event.created_at, data: { conversation_id: 'conv_1', assignee_id: 'user_2' } });
+    expect(JSON.parse(client.events[0].data)).toEqual({
+      id: event.id,
+      type: 'conversation.assigned',
+      created_at: event.created_at,
+      data: { conversation_id: 'conv_1', assignee_id: 'user_2' },
+    });
   });
 
   it('resumes after Last-Event-ID: the missed events in order, then live ones, none twice', async () => {
@@ -243,12 +258,16 @@ describe('event stream (GET /api/v1/events/stream)', () => {
          FROM generate_series(1, $2::int) AS n`,
       [seen.created_at, count],
     );
-    const expected = (await t.sql<{ id: string }>('SELECT id FROM events WHERE created_at > $1 ORDER BY created_at, id', [seen.created_at])).map((row) => `evt_${row.id.replace(/-/g, '')}`);
+    const expected = (
+      await t.sql<{ id: string }>('SELECT id FROM events WHERE created_at > $1 ORDER BY created_at, id', [seen.created_at])
+    ).map((row) => `evt_${row.id.replace(/-/g, '')}`);
     expect(expected).toHaveLength(count);
     const client = await connect({ 'last-event-id': seen.id });
     await client.until((c) => c.events.length >= count, 15_000);
     expect(client.events.map((e) => e.id)).toEqual(expected);
-    expect(client.events.map((e) => (JSON.parse(e.data) as { data: { n: number } }).data.n)).toEqual(Array.from({ length: count }, (_, i) => i + 1));
+    expect(client.events.map((e) => (JSON.parse(e.data) as { data: { n: number } }).data.n)).toEqual(
+      Array.from({ length: count }, (_, i) => i + 1),
+    );
     // Partly stamped in the future: the next tests' resumes must not meet them.
     await t.sql('DELETE FROM events WHERE created_at > $1', [seen.created_at]);
   });
@@ -308,7 +327,10 @@ describe('event stream (GET /api/v1/events/stream)', () => {
     });
     try {
       const abort = new AbortController();
-      const request = fetch(url, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'left-before-start' }, signal: abort.signal }).catch(() => null);
+      const request = fetch(url, {
+        headers: { authorization: `Bearer ${token}`, 'x-request-id': 'left-before-start' },
+        signal: abort.signal,
+      }).catch(() => null);
       await started;
       abort.abort();
       expect(await request).toBeNull();
@@ -365,7 +387,10 @@ describeWithPostgresAndRedis('event stream across instances (needs TEST_DATABASE
       await publish(a, event);
       await client.until((c) => c.events.length >= 1);
       const last = await sendAndAwait(a, client);
-      expect(client.events).toEqual([{ kind: 'event', id: event.id, event: 'message.received', data: JSON.stringify(event) }, expect.objectContaining({ id: last.id })]);
+      expect(client.events).toEqual([
+        { kind: 'event', id: event.id, event: 'message.received', data: JSON.stringify(event) },
+        expect.objectContaining({ id: last.id }),
+      ]);
     } finally {
       await client.close();
     }
@@ -407,7 +432,10 @@ describeWithPostgresAndRedis('event stream across instances (needs TEST_DATABASE
     const redis = new Redis(TEST_REDIS_URL!);
     try {
       await redis.publish(`${prefix}events`, 'not json');
-      await redis.publish(`${prefix}events`, JSON.stringify({ id: 'evt_x\nevent: forged', type: 'contact.created', created_at: '', data: {} }));
+      await redis.publish(
+        `${prefix}events`,
+        JSON.stringify({ id: 'evt_x\nevent: forged', type: 'contact.created', created_at: '', data: {} }),
+      );
       const event = await record(a);
       await publish(a, event);
       await client.until((c) => c.events.length >= 1);

@@ -13,13 +13,18 @@ describe('channel webhook', () => {
 
   const deliver = (body: unknown, headers: Record<string, string> = {}) => {
     const payload = JSON.stringify(body);
-    return t.request('POST', '/api/webhooks/messaging', { payload, headers: { 'content-type': 'application/json', 'x-hub-signature-256': hubSignature(payload, APP_SECRET), ...headers } });
+    return t.request('POST', '/api/webhooks/messaging', {
+      payload,
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': hubSignature(payload, APP_SECRET), ...headers },
+    });
   };
   const conversationOf = async (e164: string) => {
     const list = await t.request('GET', `/api/v1/conversations?q=${encodeURIComponent(e164)}`, { token: admin });
-    return list.body.data[0] as { id: string; status: string; customer: { name: string; phone: string }; last_message_at: string } | undefined;
+    return list.body.data[0] as
+      { id: string; status: string; customer: { name: string; phone: string }; last_message_at: string } | undefined;
   };
-  const threadOf = async (conversationId: string) => (await t.request('GET', `/api/v1/conversations/${conversationId}/messages`, { token: admin })).body.data as Record<string, unknown>[];
+  const threadOf = async (conversationId: string) =>
+    (await t.request('GET', `/api/v1/conversations/${conversationId}/messages`, { token: admin })).body.data as Record<string, unknown>[];
 
   beforeAll(async () => {
     t = await startTestApp({ env: { MESSAGING_APP_SECRET: APP_SECRET, MESSAGING_WEBHOOK_VERIFY_TOKEN: 'verify-me' } });
@@ -29,7 +34,10 @@ describe('channel webhook', () => {
 
   describe('verification handshake', () => {
     it('answers the challenge as text when the verify token matches', async () => {
-      const answer = await t.request('GET', '/api/webhooks/messaging?hub.mode=subscribe&hub.verify_token=verify-me&hub.challenge=1158201444');
+      const answer = await t.request(
+        'GET',
+        '/api/webhooks/messaging?hub.mode=subscribe&hub.verify_token=verify-me&hub.challenge=1158201444',
+      );
       expect(answer.status).toBe(200);
       expect(answer.text).toBe('1158201444');
       expect(answer.headers['content-type']).toMatch(/^text\/plain/);
@@ -48,7 +56,9 @@ describe('channel webhook', () => {
 
   describe('signature', () => {
     it('refuses a body without X-Hub-Signature-256 with 401', async () => {
-      const answer = await t.request('POST', '/api/webhooks/messaging', { body: channelWebhook({ messages: [channelMessage({ from: newCustomer() })] }) });
+      const answer = await t.request('POST', '/api/webhooks/messaging', {
+        body: channelWebhook({ messages: [channelMessage({ from: newCustomer() })] }),
+      });
       expect(answer.status).toBe(401);
       expect(answer.body).toEqual({ error: 'X-Hub-Signature-256 is missing or does not match the body' });
     });
@@ -56,39 +66,65 @@ describe('channel webhook', () => {
     it('refuses a signature of other bytes with 401, even for the same JSON re-serialised', async () => {
       const body = channelWebhook({ messages: [channelMessage({ from: newCustomer() })] });
       const signedCompact = hubSignature(JSON.stringify(body), APP_SECRET);
-      const answer = await t.request('POST', '/api/webhooks/messaging', { payload: JSON.stringify(body, null, 2), headers: { 'content-type': 'application/json', 'x-hub-signature-256': signedCompact } });
+      const answer = await t.request('POST', '/api/webhooks/messaging', {
+        payload: JSON.stringify(body, null, 2),
+        headers: { 'content-type': 'application/json', 'x-hub-signature-256': signedCompact },
+      });
       expect(answer.status).toBe(401);
     });
 
     it('checks the signature over the exact bytes received', async () => {
       const payload = JSON.stringify(channelWebhook({ messages: [channelMessage({ from: newCustomer() })] }), null, 2);
-      const answer = await t.request('POST', '/api/webhooks/messaging', { payload, headers: { 'content-type': 'application/json', 'x-hub-signature-256': hubSignature(payload, APP_SECRET) } });
+      const answer = await t.request('POST', '/api/webhooks/messaging', {
+        payload,
+        headers: { 'content-type': 'application/json', 'x-hub-signature-256': hubSignature(payload, APP_SECRET) },
+      });
       expect(answer.status).toBe(200);
     });
   });
 
   it('opens a conversation for a new customer, named after their profile, with the E.164 phone', async () => {
     const from = newCustomer();
-    const answer = await deliver(channelWebhook({ contacts: [{ wa_id: from, name: 'Maria Lopez' }], messages: [channelMessage({ from, payload: { body: 'Is my order shipped?' } })] }));
+    const answer = await deliver(
+      channelWebhook({
+        contacts: [{ wa_id: from, name: 'Maria Lopez' }],
+        messages: [channelMessage({ from, payload: { body: 'Is my order shipped?' } })],
+      }),
+    );
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ messages: 1, statuses: 0 });
     const conversation = await conversationOf(`+${from}`);
     expect(conversation).toMatchObject({ status: 'open', customer: { name: 'Maria Lopez', phone: `+${from}` }, assigned_to: null });
     expect(await threadOf(conversation!.id)).toEqual([
-      expect.objectContaining({ direction: 'inbound', type: 'text', text: 'Is my order shipped?', from: `+${from}`, status: 'received', sent_by: null }),
+      expect.objectContaining({
+        direction: 'inbound',
+        type: 'text',
+        text: 'Is my order shipped?',
+        from: `+${from}`,
+        status: 'received',
+        sent_by: null,
+      }),
     ]);
   });
 
   it('records conversation.created and message.received with the seed’s message shape', async () => {
     const from = newCustomer();
-    await deliver(channelWebhook({ contacts: [{ wa_id: from, name: 'Ken' }], messages: [channelMessage({ from, payload: { body: 'hello' } })] }));
+    await deliver(
+      channelWebhook({ contacts: [{ wa_id: from, name: 'Ken' }], messages: [channelMessage({ from, payload: { body: 'hello' } })] }),
+    );
     const conversation = await conversationOf(`+${from}`);
     const created = (await t.events('conversation.created')).filter((e) => e.data.conversation.id === conversation!.id);
     expect(created).toHaveLength(1);
     const received = (await t.events('message.received')).filter((e) => e.data.conversation.id === conversation!.id);
     expect(received).toHaveLength(1);
     expect(received[0].data).toEqual({
-      message: { id: expect.stringMatching(/^msg_[0-9a-f]{32}$/), text: 'hello', from: `+${from}`, type: 'text', created_at: expect.any(String) },
+      message: {
+        id: expect.stringMatching(/^msg_[0-9a-f]{32}$/),
+        text: 'hello',
+        from: `+${from}`,
+        type: 'text',
+        created_at: expect.any(String),
+      },
       conversation: expect.objectContaining({ id: conversation!.id, customer: { name: 'Ken', phone: `+${from}` } }),
     });
   });
@@ -131,7 +167,9 @@ describe('channel webhook', () => {
   it('stores every message of every entry and change of one delivery', async () => {
     const [a, b] = [newCustomer(), newCustomer()];
     const body = channelWebhook({ messages: [channelMessage({ from: a }), channelMessage({ from: b })] });
-    (body.entry as { changes: unknown[] }[]).push({ changes: [(channelWebhook({ messages: [channelMessage({ from: a })] }).entry as { changes: unknown[] }[])[0].changes[0]] });
+    (body.entry as { changes: unknown[] }[]).push({
+      changes: [(channelWebhook({ messages: [channelMessage({ from: a })] }).entry as { changes: unknown[] }[])[0].changes[0]],
+    });
     expect((await deliver(body)).body).toEqual({ messages: 3, statuses: 0 });
     expect(await threadOf((await conversationOf(`+${a}`))!.id)).toHaveLength(2);
     expect(await threadOf((await conversationOf(`+${b}`))!.id)).toHaveLength(1);
@@ -165,14 +203,32 @@ describe('channel webhook', () => {
 
   it('keeps a message of an unknown type raw and acknowledges it', async () => {
     const from = newCustomer();
-    const answer = await deliver(channelWebhook({ messages: [channelMessage({ from, type: 'unsupported', payload: undefined, extra: { errors: [{ code: 131051, title: 'Message type unknown' }] } })] }));
+    const answer = await deliver(
+      channelWebhook({
+        messages: [
+          channelMessage({
+            from,
+            type: 'unsupported',
+            payload: undefined,
+            extra: { errors: [{ code: 131051, title: 'Message type unknown' }] },
+          }),
+        ],
+      }),
+    );
     expect(answer.status).toBe(200);
     const [message] = await threadOf((await conversationOf(`+${from}`))!.id);
-    expect(message).toMatchObject({ type: 'unsupported', text: null, content: expect.objectContaining({ errors: [{ code: 131051, title: 'Message type unknown' }] }) });
+    expect(message).toMatchObject({
+      type: 'unsupported',
+      text: null,
+      content: expect.objectContaining({ errors: [{ code: 131051, title: 'Message type unknown' }] }),
+    });
   });
 
   it('acknowledges shapes it does not know, storing nothing and logging them', async () => {
-    const answer = await deliver({ object: 'whatsapp_business_account', entry: [{ changes: [{ field: 'account_update', value: { event: 'VERIFIED_ACCOUNT' } }] }] });
+    const answer = await deliver({
+      object: 'whatsapp_business_account',
+      entry: [{ changes: [{ field: 'account_update', value: { event: 'VERIFIED_ACCOUNT' } }] }],
+    });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ messages: 0, statuses: 0 });
     expect(t.logs.some((line) => String(line.msg).includes('account_update'))).toBe(true);
@@ -186,9 +242,10 @@ describe('channel webhook', () => {
     await t.request('PATCH', `/api/v1/conversations/${conversation!.id}`, { token: agent.token, body: { assigned_to: agent.id } });
     await deliver(channelWebhook({ messages: [channelMessage({ from })] }));
     const notifications = await t.request('GET', '/api/v1/notifications', { token: agent.token });
-    expect(notifications.body.data).toEqual([expect.objectContaining({ type: 'message.received', conversation_id: conversation!.id, text: 'New message from Leo', read_at: null })]);
+    expect(notifications.body.data).toEqual([
+      expect.objectContaining({ type: 'message.received', conversation_id: conversation!.id, text: 'New message from Leo', read_at: null }),
+    ]);
   });
-
 });
 
 describe('channel webhook rate limiting', () => {

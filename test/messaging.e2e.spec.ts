@@ -11,7 +11,12 @@ describe('sending through the WhatsApp Cloud API', () => {
   beforeAll(async () => {
     graph = await FakeGraphApi.start();
     t = await startTestApp({
-      env: { MESSAGING_ACCESS_TOKEN: 'graph-token', MESSAGING_PHONE_NUMBER_ID: '106540352242922', MESSAGING_API_BASE_URL: graph.baseUrl, MESSAGING_RETRY_SCHEDULE: '50ms,50ms,50ms' },
+      env: {
+        MESSAGING_ACCESS_TOKEN: 'graph-token',
+        MESSAGING_PHONE_NUMBER_ID: '106540352242922',
+        MESSAGING_API_BASE_URL: graph.baseUrl,
+        MESSAGING_RETRY_SCHEDULE: '50ms,50ms,50ms',
+      },
     });
     admin = await t.adminToken();
   });
@@ -21,7 +26,8 @@ describe('sending through the WhatsApp Cloud API', () => {
     await graph.close();
   });
 
-  const send = (conversationId: string, body: unknown, headers: Record<string, string> = {}) => t.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: admin, body, headers });
+  const send = (conversationId: string, body: unknown, headers: Record<string, string> = {}) =>
+    t.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: admin, body, headers });
   const messageById = async (conversationId: string, messageId: string) => {
     const thread = await t.request('GET', `/api/v1/conversations/${conversationId}/messages`, { token: admin });
     return (thread.body.data as { id: string; status: string; error: string | null }[]).find((m) => m.id === messageId)!;
@@ -56,7 +62,13 @@ describe('sending through the WhatsApp Cloud API', () => {
         method: 'POST',
         path: '/106540352242922/messages',
         authorization: 'Bearer graph-token',
-        body: { messaging_product: 'whatsapp', recipient_type: 'individual', to: phone.slice(1), type: 'text', text: { body: 'Your order has shipped', preview_url: false } },
+        body: {
+          messaging_product: 'whatsapp',
+          recipient_type: 'individual',
+          to: phone.slice(1),
+          type: 'text',
+          text: { body: 'Your order has shipped', preview_url: false },
+        },
       },
     ]);
   });
@@ -75,7 +87,9 @@ describe('sending through the WhatsApp Cloud API', () => {
     const { id } = await customerWrites(t);
     const before = (await t.request('GET', `/api/v1/conversations/${id}`, { token: admin })).body.last_message_at;
     await send(id, { type: 'text', text: 'later' });
-    expect(Date.parse((await t.request('GET', `/api/v1/conversations/${id}`, { token: admin })).body.last_message_at)).toBeGreaterThan(Date.parse(before));
+    expect(Date.parse((await t.request('GET', `/api/v1/conversations/${id}`, { token: admin })).body.last_message_at)).toBeGreaterThan(
+      Date.parse(before),
+    );
   });
 
   it('sends a template in the Graph API’s shape', async () => {
@@ -83,7 +97,10 @@ describe('sending through the WhatsApp Cloud API', () => {
     const components = [{ type: 'body', parameters: [{ type: 'text', text: 'A-1001' }] }];
     const answer = await send(id, { type: 'template', template: { name: 'order_update', language: 'en_US', components } });
     await statusBecomes(id, answer.body.id, 'sent');
-    expect(graph.sendsTo(phone)[0].body).toMatchObject({ type: 'template', template: { name: 'order_update', language: { code: 'en_US' }, components } });
+    expect(graph.sendsTo(phone)[0].body).toMatchObject({
+      type: 'template',
+      template: { name: 'order_update', language: { code: 'en_US' }, components },
+    });
   });
 
   it.each(['image', 'document', 'audio', 'video'])('sends an %s by link', async (type) => {
@@ -166,7 +183,16 @@ describe('sending through the WhatsApp Cloud API', () => {
 
     it('does not retry a refusal such as 131047 and marks the message failed with its text', async () => {
       const { id, phone } = await customerWrites(t);
-      graph.failNext(phone, { status: 400, body: { error: { message: 'Re-engagement message', code: 131047, error_data: { details: 'Message failed to send because more than 24 hours have passed' } } } });
+      graph.failNext(phone, {
+        status: 400,
+        body: {
+          error: {
+            message: 'Re-engagement message',
+            code: 131047,
+            error_data: { details: 'Message failed to send because more than 24 hours have passed' },
+          },
+        },
+      });
       const answer = await send(id, { type: 'text', text: 'refused' });
       const failed = await statusBecomes(id, answer.body.id, 'failed');
       expect(failed.error).toBe('(#131047) Re-engagement message: Message failed to send because more than 24 hours have passed');
@@ -215,19 +241,24 @@ describe('sending through the WhatsApp Cloud API', () => {
   });
 
   describe('statuses from the channel', () => {
-    const deliverStatuses = (...statuses: Record<string, unknown>[]) => t.request('POST', '/api/webhooks/messaging', { body: channelWebhook({ statuses }) });
+    const deliverStatuses = (...statuses: Record<string, unknown>[]) =>
+      t.request('POST', '/api/webhooks/messaging', { body: channelWebhook({ statuses }) });
 
     it('moves a message sent -> delivered -> read, and never back when statuses arrive out of order', async () => {
       const { id } = await customerWrites(t);
       const answer = await send(id, { type: 'text', text: 'track me' });
       await statusBecomes(id, answer.body.id, 'sent');
-      const [row] = await t.sql<{ channel_message_id: string }>('SELECT channel_message_id FROM messages WHERE id::text = $1', [parsePublicId('msg', answer.body.id)!]);
+      const [row] = await t.sql<{ channel_message_id: string }>('SELECT channel_message_id FROM messages WHERE id::text = $1', [
+        parsePublicId('msg', answer.body.id)!,
+      ]);
       expect(row.channel_message_id).toMatch(/^wamid\.fake/);
       await deliverStatuses(channelStatus(row.channel_message_id, 'read'));
       expect((await messageById(id, answer.body.id)).status).toBe('read');
       await deliverStatuses(channelStatus(row.channel_message_id, 'delivered'), channelStatus(row.channel_message_id, 'sent'));
       expect((await messageById(id, answer.body.id)).status).toBe('read');
-      const statuses = (await t.events('message.status')).filter((e) => e.data.message.id === answer.body.id).map((e) => e.data.message.status);
+      const statuses = (await t.events('message.status'))
+        .filter((e) => e.data.message.id === answer.body.id)
+        .map((e) => e.data.message.status);
       expect(statuses).toEqual(['sent', 'read']);
     });
 
@@ -235,17 +266,33 @@ describe('sending through the WhatsApp Cloud API', () => {
       const { id } = await customerWrites(t);
       const answer = await send(id, { type: 'text', text: 'bounce' });
       await statusBecomes(id, answer.body.id, 'sent');
-      const [row] = await t.sql<{ channel_message_id: string }>('SELECT channel_message_id FROM messages WHERE id::text = $1', [parsePublicId('msg', answer.body.id)!]);
-      await deliverStatuses(channelStatus(row.channel_message_id, 'failed', { errors: [{ code: 131026, title: 'Message undeliverable', error_data: { details: 'Receiver is incapable of receiving this message' } }] }));
-      expect(await messageById(id, answer.body.id)).toMatchObject({ status: 'failed', error: '(#131026) Message undeliverable: Receiver is incapable of receiving this message' });
+      const [row] = await t.sql<{ channel_message_id: string }>('SELECT channel_message_id FROM messages WHERE id::text = $1', [
+        parsePublicId('msg', answer.body.id)!,
+      ]);
+      await deliverStatuses(
+        channelStatus(row.channel_message_id, 'failed', {
+          errors: [
+            { code: 131026, title: 'Message undeliverable', error_data: { details: 'Receiver is incapable of receiving this message' } },
+          ],
+        }),
+      );
+      expect(await messageById(id, answer.body.id)).toMatchObject({
+        status: 'failed',
+        error: '(#131026) Message undeliverable: Receiver is incapable of receiving this message',
+      });
     });
 
     it('ignores a failed status for a message already delivered', async () => {
       const { id } = await customerWrites(t);
       const answer = await send(id, { type: 'text', text: 'arrived' });
       await statusBecomes(id, answer.body.id, 'sent');
-      const [row] = await t.sql<{ channel_message_id: string }>('SELECT channel_message_id FROM messages WHERE id::text = $1', [parsePublicId('msg', answer.body.id)!]);
-      await deliverStatuses(channelStatus(row.channel_message_id, 'delivered'), channelStatus(row.channel_message_id, 'failed', { errors: [{ code: 1, title: 'late' }] }));
+      const [row] = await t.sql<{ channel_message_id: string }>('SELECT channel_message_id FROM messages WHERE id::text = $1', [
+        parsePublicId('msg', answer.body.id)!,
+      ]);
+      await deliverStatuses(
+        channelStatus(row.channel_message_id, 'delivered'),
+        channelStatus(row.channel_message_id, 'failed', { errors: [{ code: 1, title: 'late' }] }),
+      );
       expect((await messageById(id, answer.body.id)).status).toBe('delivered');
     });
   });
@@ -255,15 +302,24 @@ describe('sending through the WhatsApp Cloud API', () => {
       const answer = await t.request('GET', '/api/health/messaging');
       expect(answer.status).toBe(200);
       expect(answer.body).toEqual({ status: 'ok', channel: 'whatsapp' });
-      expect(graph.requests.filter((r) => r.method === 'GET')).toEqual([expect.objectContaining({ path: '/106540352242922', authorization: 'Bearer graph-token' })]);
+      expect(graph.requests.filter((r) => r.method === 'GET')).toEqual([
+        expect.objectContaining({ path: '/106540352242922', authorization: 'Bearer graph-token' }),
+      ]);
     });
 
     it('asks the Graph API at most once every few seconds', async () => {
       // An app of its own: the shared one may hold an answer from an earlier test, and would then ask nothing here.
       const ownGraph = await FakeGraphApi.start();
-      const own = await startTestApp({ env: { MESSAGING_ACCESS_TOKEN: 'graph-token', MESSAGING_PHONE_NUMBER_ID: '106540352242922', MESSAGING_API_BASE_URL: ownGraph.baseUrl } });
+      const own = await startTestApp({
+        env: {
+          MESSAGING_ACCESS_TOKEN: 'graph-token',
+          MESSAGING_PHONE_NUMBER_ID: '106540352242922',
+          MESSAGING_API_BASE_URL: ownGraph.baseUrl,
+        },
+      });
       try {
-        for (let i = 0; i < 5; i++) expect((await own.request('GET', '/api/health/messaging')).body).toEqual({ status: 'ok', channel: 'whatsapp' });
+        for (let i = 0; i < 5; i++)
+          expect((await own.request('GET', '/api/health/messaging')).body).toEqual({ status: 'ok', channel: 'whatsapp' });
         expect(ownGraph.requests.filter((r) => r.method === 'GET').length).toBeLessThanOrEqual(1);
         expect(ownGraph.requests.filter((r) => r.method === 'GET')).toHaveLength(1);
       } finally {
@@ -278,7 +334,9 @@ describe('channel health when the Graph API refuses the token or is unreachable'
   it('answers 503 with the reason when the token is refused', async () => {
     const graph = await FakeGraphApi.start();
     graph.healthStatus = 401;
-    const t = await startTestApp({ env: { MESSAGING_ACCESS_TOKEN: 'bad', MESSAGING_PHONE_NUMBER_ID: '1', MESSAGING_API_BASE_URL: graph.baseUrl } });
+    const t = await startTestApp({
+      env: { MESSAGING_ACCESS_TOKEN: 'bad', MESSAGING_PHONE_NUMBER_ID: '1', MESSAGING_API_BASE_URL: graph.baseUrl },
+    });
     try {
       const answer = await t.request('GET', '/api/health/messaging');
       expect(answer.status).toBe(503);
@@ -310,7 +368,10 @@ describe('the sandbox channel (no MESSAGING_ACCESS_TOKEN)', () => {
     try {
       expect((await t.request('GET', '/api/health/messaging')).body).toEqual({ status: 'ok', channel: 'sandbox' });
       const { id } = await customerWrites(t);
-      const answer = await t.request('POST', `/api/v1/conversations/${id}/messages`, { token: await t.adminToken(), body: { type: 'text', text: 'hi' } });
+      const answer = await t.request('POST', `/api/v1/conversations/${id}/messages`, {
+        token: await t.adminToken(),
+        body: { type: 'text', text: 'hi' },
+      });
       await eventually(async () => {
         const thread = await t.request('GET', `/api/v1/conversations/${id}/messages`, { token: await t.adminToken() });
         expect(thread.body.data.find((m: { id: string }) => m.id === answer.body.id).status).toBe('sent');

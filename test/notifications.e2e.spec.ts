@@ -43,14 +43,23 @@ describe('notifications', () => {
     expect((await t.request('DELETE', '/api/v1/notifications')).status).toBe(401);
   });
 
-  it('lists the caller its own notifications in the documented shape, never another user\'s', async () => {
+  it("lists the caller its own notifications in the documented shape, never another user's", async () => {
     const ana = await t.createUser();
     const bob = await t.createUser();
     await notify(ana.id, { type: 'conversation.assigned', text: 'for Ana' });
     await notify(bob.id, { text: 'for Bob' });
     const page = await list(ana.token);
     expect(page).toEqual({
-      data: [{ id: expect.stringMatching(/^ntf_[0-9a-f]{32}$/), type: 'conversation.assigned', conversation_id: null, text: 'for Ana', created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), read_at: null }],
+      data: [
+        {
+          id: expect.stringMatching(/^ntf_[0-9a-f]{32}$/),
+          type: 'conversation.assigned',
+          conversation_id: null,
+          text: 'for Ana',
+          created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+          read_at: null,
+        },
+      ],
       next_cursor: null,
     });
     expect((await list(bob.token)).data.map((n) => n.text)).toEqual(['for Bob']);
@@ -215,7 +224,10 @@ describe('notifications list query plan', () => {
   const planOf = (fields: Partial<ListNotificationsQuery>) =>
     t.app.get(DataSource).transaction(async (manager) => {
       const page = Object.assign(new ListNotificationsQuery(), fields);
-      const { text, values } = t.app.get(NotificationRepository).listStatement(userIds[0], page.unread === true, page).compile();
+      const { text, values } = t.app
+        .get(NotificationRepository)
+        .listStatement(userIds[0], page.unread === true, page)
+        .compile();
       await manager.query('SET LOCAL enable_seqscan = off');
       const rows: Record<string, string>[] = await manager.query(`EXPLAIN ${text}`, values);
       return rows.map((row) => row['QUERY PLAN']).join('\n');
@@ -246,8 +258,10 @@ describe('notifications list query plan', () => {
     expectServedBy(await planOf({ ...fields, unread: true }), 'notifications_user_unread_idx', 'cursor' in fields);
   });
 
-  it('the explained query fetches limit + 1 of the user\'s unread rows', async () => {
-    const statement = t.app.get(NotificationRepository).listStatement(userIds[0], true, Object.assign(new ListNotificationsQuery(), { unread: true }));
+  it("the explained query fetches limit + 1 of the user's unread rows", async () => {
+    const statement = t.app
+      .get(NotificationRepository)
+      .listStatement(userIds[0], true, Object.assign(new ListNotificationsQuery(), { unread: true }));
     const rows = await query<{ user_id: string; read_at: Date | null }>(t.app.get(Database).db, statement);
     expect(rows).toHaveLength(26);
     expect(rows.every((row) => row.user_id === userIds[0] && row.read_at === null)).toBe(true);

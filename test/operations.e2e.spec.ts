@@ -29,8 +29,17 @@ describe('request ids and logs', () => {
     const everything = JSON.stringify(t.logs);
     expect(t.logs.length).toBeGreaterThan(3);
     // The lines that could carry them were written.
-    const completed = t.logs.filter((line) => line.msg === 'request completed').map((line) => `${(line.req as { method: string; url: string }).method} ${(line.req as { url: string }).url} ${String(line.status)}`);
-    expect(completed).toEqual(expect.arrayContaining(['POST /api/v1/auth/login 200', 'GET /api/v1/me 200', 'GET /api/v1/me?access_token=[redacted] 401', 'POST /api/v1/auth/login 401']));
+    const completed = t.logs
+      .filter((line) => line.msg === 'request completed')
+      .map((line) => `${(line.req as { method: string; url: string }).method} ${(line.req as { url: string }).url} ${String(line.status)}`);
+    expect(completed).toEqual(
+      expect.arrayContaining([
+        'POST /api/v1/auth/login 200',
+        'GET /api/v1/me 200',
+        'GET /api/v1/me?access_token=[redacted] 401',
+        'POST /api/v1/auth/login 401',
+      ]),
+    );
     expect(everything).not.toContain(token);
     expect(everything).not.toContain(ADMIN.password);
     expect(everything).not.toContain('a-wrong-password-xyz');
@@ -60,7 +69,11 @@ describe('CORS (CORS_ORIGIN set)', () => {
 
   it('allows the configured origin, preflight included', async () => {
     const preflight = await t.request('OPTIONS', '/api/v1/me', {
-      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+      headers: {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'authorization',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers['access-control-allow-origin']).toBe('https://app.example.com');
@@ -71,7 +84,9 @@ describe('CORS (CORS_ORIGIN set)', () => {
   it('does not allow another origin', async () => {
     const answer = await t.request('GET', '/api/health', { headers: { origin: 'https://evil.example.net' } });
     expect(answer.headers['access-control-allow-origin']).toBeUndefined();
-    expect((await t.request('GET', '/api/health', { headers: { origin: 'https://app.example.com' } })).headers['access-control-allow-origin']).toBe('https://app.example.com');
+    expect(
+      (await t.request('GET', '/api/health', { headers: { origin: 'https://app.example.com' } })).headers['access-control-allow-origin'],
+    ).toBe('https://app.example.com');
   });
 });
 
@@ -92,7 +107,9 @@ describe('OpenAPI document', () => {
   });
 
   it('lists every endpoint', () => {
-    const operations = Object.entries(doc.paths as Record<string, object>).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
+    const operations = Object.entries(doc.paths as Record<string, object>).flatMap(([path, methods]) =>
+      Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     expect(operations.sort()).toEqual(
       [
         'POST /api/v1/auth/login',
@@ -135,14 +152,20 @@ describe('OpenAPI document', () => {
   });
 
   it('documents a success answer and the {error} answers of every operation', () => {
-    for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, { content?: unknown }> }>>)) {
+    for (const [path, methods] of Object.entries(
+      doc.paths as Record<string, Record<string, { responses: Record<string, { content?: unknown }> }>>,
+    )) {
       for (const [method, operation] of Object.entries(methods)) {
         const codes = Object.keys(operation.responses);
-        expect({ op: `${method} ${path}`, success: codes.some((c) => c.startsWith('2')) }).toEqual({ op: `${method} ${path}`, success: true });
+        expect({ op: `${method} ${path}`, success: codes.some((c) => c.startsWith('2')) }).toEqual({
+          op: `${method} ${path}`,
+          success: true,
+        });
         for (const code of codes.filter((c) => Number(c) >= 400)) {
           expect(JSON.stringify(operation.responses[code].content)).toContain('#/components/schemas/ErrorBody');
         }
-        if (path.startsWith('/api/v1/') && path !== '/api/v1/auth/login') expect({ op: `${method} ${path}`, codes }).toEqual({ op: `${method} ${path}`, codes: expect.arrayContaining(['401', '429']) });
+        if (path.startsWith('/api/v1/') && path !== '/api/v1/auth/login')
+          expect({ op: `${method} ${path}`, codes }).toEqual({ op: `${method} ${path}`, codes: expect.arrayContaining(['401', '429']) });
       }
     }
   });

@@ -55,7 +55,9 @@ describe('rate limiting per user', () => {
 describe('rate limiting of login', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ env: { RATE_LIMIT_MAX_REQUESTS: '5', LOGIN_RATE_LIMIT_MAX_REQUESTS: '3', LOGIN_RATE_LIMIT_WINDOW_MS: '60000' } });
+    t = await startTestApp({
+      env: { RATE_LIMIT_MAX_REQUESTS: '5', LOGIN_RATE_LIMIT_MAX_REQUESTS: '3', LOGIN_RATE_LIMIT_WINDOW_MS: '60000' },
+    });
   });
   afterAll(() => t.close());
 
@@ -63,16 +65,20 @@ describe('rate limiting of login', () => {
     const agent = await t.createUser();
     const ip = '198.51.100.20';
     for (let i = 0; i < 3; i++) {
-      expect((await t.request('POST', '/api/v1/auth/login', { ip, body: { email: agent.email, password: 'wrong-password' } })).status).toBe(401);
+      expect((await t.request('POST', '/api/v1/auth/login', { ip, body: { email: agent.email, password: 'wrong-password' } })).status).toBe(
+        401,
+      );
     }
     const refused = await t.request('POST', '/api/v1/auth/login', { ip, body: { email: agent.email, password: agent.password } });
     expect(refused.status).toBe(429);
     expect(refused.headers['ratelimit-limit']).toBe('3');
     expect(refused.headers['retry-after']).toBeDefined();
-    expect((await t.request('POST', '/api/v1/auth/login', { ip: '198.51.100.21', body: { email: agent.email, password: agent.password } })).status).toBe(200);
+    expect(
+      (await t.request('POST', '/api/v1/auth/login', { ip: '198.51.100.21', body: { email: agent.email, password: agent.password } }))
+        .status,
+    ).toBe(200);
     expect((await t.request('GET', '/api/v1/me', { token: agent.token })).headers['ratelimit-remaining']).toBe('4');
   });
-
 });
 
 describeWithPostgresAndRedis('rate limiting across instances (needs TEST_DATABASE_URL and TEST_REDIS_URL)', () => {

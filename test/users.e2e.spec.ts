@@ -9,13 +9,26 @@ describe('users', () => {
   });
   afterAll(() => t.close());
 
-  const newUser = (overrides: Record<string, unknown> = {}) => ({ email: `u${Math.random().toString(36).slice(2)}@example.com`, password: 'long-enough-pw', name: 'Uma', role: 'agent', ...overrides });
+  const newUser = (overrides: Record<string, unknown> = {}) => ({
+    email: `u${Math.random().toString(36).slice(2)}@example.com`,
+    password: 'long-enough-pw',
+    name: 'Uma',
+    role: 'agent',
+    ...overrides,
+  });
 
   it('creates a user with 201 and never returns the password', async () => {
     const body = newUser({ beta_access: true });
     const answer = await t.request('POST', '/api/v1/users', { token: admin, body });
     expect(answer.status).toBe(201);
-    expect(answer.body).toEqual({ id: expect.stringMatching(/^user_[0-9a-f]{32}$/), email: body.email, name: 'Uma', role: 'agent', beta_access: true, created_at: expect.any(String) });
+    expect(answer.body).toEqual({
+      id: expect.stringMatching(/^user_[0-9a-f]{32}$/),
+      email: body.email,
+      name: 'Uma',
+      role: 'agent',
+      beta_access: true,
+      created_at: expect.any(String),
+    });
     expect(answer.text).not.toContain('long-enough-pw');
     expect(answer.text).not.toContain('scrypt');
   });
@@ -66,7 +79,10 @@ describe('users', () => {
 
   it('updates any subset of the fields', async () => {
     const created = await t.request('POST', '/api/v1/users', { token: admin, body: newUser() });
-    const answer = await t.request('PATCH', `/api/v1/users/${created.body.id}`, { token: admin, body: { name: 'Renamed', beta_access: true } });
+    const answer = await t.request('PATCH', `/api/v1/users/${created.body.id}`, {
+      token: admin,
+      body: { name: 'Renamed', beta_access: true },
+    });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ ...created.body, name: 'Renamed', beta_access: true });
   });
@@ -101,7 +117,10 @@ describe('users list pagination', () => {
     t = await startTestApp();
     admin = await t.adminToken();
     for (let i = 0; i < 6; i++) {
-      await t.request('POST', '/api/v1/users', { token: admin, body: { email: `page${i}@example.com`, password: 'long-enough-pw', name: `P${i}`, role: 'agent' } });
+      await t.request('POST', '/api/v1/users', {
+        token: admin,
+        body: { email: `page${i}@example.com`, password: 'long-enough-pw', name: `P${i}`, role: 'agent' },
+      });
     }
   });
   afterAll(() => t.close());

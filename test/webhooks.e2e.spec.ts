@@ -26,7 +26,11 @@ describe('webhook registrations', () => {
   const register = (body: Record<string, unknown>, token = admin) => t.request('POST', '/api/v1/webhooks', { token, body });
 
   it('registers an https receiver with 201 and never returns the secret', async () => {
-    const answer = await register({ url: 'https://93.184.216.34/hooks', events: ['message.received', 'conversation.assigned'], secret: SECRET });
+    const answer = await register({
+      url: 'https://93.184.216.34/hooks',
+      events: ['message.received', 'conversation.assigned'],
+      secret: SECRET,
+    });
     expect(answer.status).toBe(201);
     expect(answer.body).toEqual({
       id: expect.stringMatching(/^wh_[0-9a-f]{32}$/),
@@ -77,17 +81,26 @@ describe('webhook registrations', () => {
   it('lists, changes, disables, re-enables and deletes a registration', async () => {
     const created = (await register({ url: 'https://93.184.216.34/a', events: ['*'], secret: SECRET })).body;
     expect((await t.request('GET', '/api/v1/webhooks', { token: admin })).body.data.map((w: { id: string }) => w.id)).toContain(created.id);
-    const changed = await t.request('PATCH', `/api/v1/webhooks/${created.id}`, { token: admin, body: { url: 'https://93.184.216.34/b', events: ['contact.created'], active: false } });
+    const changed = await t.request('PATCH', `/api/v1/webhooks/${created.id}`, {
+      token: admin,
+      body: { url: 'https://93.184.216.34/b', events: ['contact.created'], active: false },
+    });
     expect(changed.body).toMatchObject({ url: 'https://93.184.216.34/b', events: ['contact.created'], active: false });
     expect((await t.request('PATCH', `/api/v1/webhooks/${created.id}`, { token: admin, body: { active: true } })).body.active).toBe(true);
-    expect((await t.request('PATCH', `/api/v1/webhooks/${created.id}`, { token: admin, body: { url: 'https://10.1.1.1/' } })).status).toBe(400);
+    expect((await t.request('PATCH', `/api/v1/webhooks/${created.id}`, { token: admin, body: { url: 'https://10.1.1.1/' } })).status).toBe(
+      400,
+    );
     expect((await t.request('DELETE', `/api/v1/webhooks/${created.id}`, { token: admin })).status).toBe(204);
     expect((await t.request('GET', `/api/v1/webhooks/${created.id}`, { token: admin })).status).toBe(404);
   });
 
   it('attempts no delivery to a public address registered while no event happens', async () => {
     const created = (await register({ url: 'https://93.184.216.34/quiet', events: ['*'], secret: SECRET })).body;
-    expect((await t.request('GET', `/api/v1/webhooks/${created.id}`, { token: admin })).body).toMatchObject({ url: 'https://93.184.216.34/quiet', events: ['*'], active: true });
+    expect((await t.request('GET', `/api/v1/webhooks/${created.id}`, { token: admin })).body).toMatchObject({
+      url: 'https://93.184.216.34/quiet',
+      events: ['*'],
+      active: true,
+    });
     expect(await t.sql('SELECT id FROM webhook_deliveries')).toEqual([]);
     expect(await t.sql('SELECT id FROM events')).toEqual([]);
   });
@@ -114,9 +127,12 @@ describe('webhook deliveries', () => {
   });
 
   const register = async (path: string, events: string[] = ['*']) =>
-    (await t.request('POST', '/api/v1/webhooks', { token: admin, body: { url: receiver.url(path), events, secret: SECRET } })).body as { id: string };
+    (await t.request('POST', '/api/v1/webhooks', { token: admin, body: { url: receiver.url(path), events, secret: SECRET } })).body as {
+      id: string;
+    };
   const createContact = (phone: string) => t.request('POST', '/api/v1/contacts', { token: admin, body: { phone, name: 'Hook Test' } });
-  const deliveriesOf = async (webhookId: string) => (await t.request('GET', `/api/v1/webhooks/${webhookId}/deliveries`, { token: admin })).body.data as Record<string, unknown>[];
+  const deliveriesOf = async (webhookId: string) =>
+    (await t.request('GET', `/api/v1/webhooks/${webhookId}/deliveries`, { token: admin })).body.data as Record<string, unknown>[];
 
   it('delivers the seed’s envelope, signed so a Standard Webhooks library verifies it', async () => {
     const path = newPath();
@@ -126,13 +142,20 @@ describe('webhook deliveries', () => {
       expect(receiver.received(path)).toHaveLength(1);
       return receiver.received(path);
     });
-    expect(delivery.json).toEqual({ id: expect.stringMatching(/^evt_[0-9a-f]{32}$/), type: 'contact.created', created_at: expect.stringMatching(/Z$/), data: { contact } });
+    expect(delivery.json).toEqual({
+      id: expect.stringMatching(/^evt_[0-9a-f]{32}$/),
+      type: 'contact.created',
+      created_at: expect.stringMatching(/Z$/),
+      data: { contact },
+    });
     expect(delivery.headers['webhook-id']).toBe(delivery.json.id);
     expect(Math.abs(Number(delivery.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
     expect(delivery.headers['content-type']).toBe('application/json');
     const verified = new StandardWebhook(SECRET, { format: 'raw' }).verify(delivery.body, delivery.headers as Record<string, string>);
     expect(verified).toEqual(delivery.json);
-    expect(() => new StandardWebhook('another-secret-entirely', { format: 'raw' }).verify(delivery.body, delivery.headers as Record<string, string>)).toThrow();
+    expect(() =>
+      new StandardWebhook('another-secret-entirely', { format: 'raw' }).verify(delivery.body, delivery.headers as Record<string, string>),
+    ).toThrow();
   });
 
   it('delivers only the event types a registration subscribed to', async () => {
@@ -152,7 +175,11 @@ describe('webhook deliveries', () => {
     await createContact('+14155550102');
     await eventually(async () => expect(receiver.received(path)).toHaveLength(3));
     expect(new Set(receiver.received(path).map((d) => d.headers['webhook-id'])).size).toBe(1);
-    await eventually(async () => expect(await deliveriesOf(webhook.id)).toEqual([expect.objectContaining({ status: 'succeeded', attempts: 3, last_status_code: 200, last_response: 'ok', next_attempt_at: null })]));
+    await eventually(async () =>
+      expect(await deliveriesOf(webhook.id)).toEqual([
+        expect.objectContaining({ status: 'succeeded', attempts: 3, last_status_code: 200, last_response: 'ok', next_attempt_at: null }),
+      ]),
+    );
   });
 
   it('marks a delivery failed after the last attempt of the schedule, with the last answer', async () => {
@@ -160,7 +187,11 @@ describe('webhook deliveries', () => {
     const webhook = await register(path, ['contact.created']);
     receiver.script(path, ...Array.from({ length: 4 }, () => ({ status: 500, body: 'still broken' })));
     await createContact('+14155550103');
-    await eventually(async () => expect(await deliveriesOf(webhook.id)).toEqual([expect.objectContaining({ status: 'failed', attempts: 4, last_status_code: 500, last_response: 'still broken' })]));
+    await eventually(async () =>
+      expect(await deliveriesOf(webhook.id)).toEqual([
+        expect.objectContaining({ status: 'failed', attempts: 4, last_status_code: 500, last_response: 'still broken' }),
+      ]),
+    );
     expect(receiver.received(path)).toHaveLength(4);
   });
 
@@ -169,7 +200,12 @@ describe('webhook deliveries', () => {
     const webhook = await register(path, ['contact.created']);
     receiver.script(path, { status: 410 });
     await createContact('+14155550104');
-    await eventually(async () => expect((await t.request('GET', `/api/v1/webhooks/${webhook.id}`, { token: admin })).body).toMatchObject({ active: false, disabled_reason: 'The receiver answered 410 Gone' }));
+    await eventually(async () =>
+      expect((await t.request('GET', `/api/v1/webhooks/${webhook.id}`, { token: admin })).body).toMatchObject({
+        active: false,
+        disabled_reason: 'The receiver answered 410 Gone',
+      }),
+    );
     await createContact('+14155550105');
     // Relayed while the registration is disabled: the relay writes the deliveries it makes in that same transaction.
     await eventually(async () => expect(await relayedContactEvents(t, '+14155550105')).toBe(1));
@@ -200,7 +236,14 @@ describe('webhook deliveries', () => {
     await createContact('+14155550108');
     await eventually(async () => expect(receiver.received(healthy)).toHaveLength(1));
     expect(receiver.received(healthy)[0].at - sentAt).toBeLessThan(1500);
-    await eventually(async () => expect((await deliveriesOf(slowWebhook.id))[0]).toMatchObject({ attempts: 1, last_error: expect.stringContaining('no answer within 2000 ms') }), 10_000);
+    await eventually(
+      async () =>
+        expect((await deliveriesOf(slowWebhook.id))[0]).toMatchObject({
+          attempts: 1,
+          last_error: expect.stringContaining('no answer within 2000 ms'),
+        }),
+      10_000,
+    );
   });
 
   it('attempts a delivery once more on demand', async () => {
@@ -217,7 +260,10 @@ describe('webhook deliveries', () => {
     expect(retried.status).toBe(202);
     expect(retried.body).toMatchObject({ id: failed.id, status: 'pending' });
     await eventually(async () => expect((await deliveriesOf(webhook.id))[0]).toMatchObject({ status: 'succeeded', attempts: 5 }));
-    expect((await t.request('POST', `/api/v1/webhooks/${webhook.id}/deliveries/dlv_0000000000007000800000000000000a/retry`, { token: admin })).status).toBe(404);
+    expect(
+      (await t.request('POST', `/api/v1/webhooks/${webhook.id}/deliveries/dlv_0000000000007000800000000000000a/retry`, { token: admin }))
+        .status,
+    ).toBe(404);
   });
 
   it('pages the delivery log and filters it by status', async () => {
@@ -227,7 +273,11 @@ describe('webhook deliveries', () => {
     await eventually(async () => expect(receiver.received(path)).toHaveLength(3));
     const first = await t.request('GET', `/api/v1/webhooks/${webhook.id}/deliveries?limit=2&status=succeeded`, { token: admin });
     expect(first.body.data).toHaveLength(2);
-    const second = await t.request('GET', `/api/v1/webhooks/${webhook.id}/deliveries?limit=2&status=succeeded&cursor=${first.body.next_cursor as string}`, { token: admin });
+    const second = await t.request(
+      'GET',
+      `/api/v1/webhooks/${webhook.id}/deliveries?limit=2&status=succeeded&cursor=${first.body.next_cursor as string}`,
+      { token: admin },
+    );
     expect(second.body).toEqual({ data: [expect.objectContaining({ event_type: 'contact.created' })], next_cursor: null });
   });
 });
@@ -239,20 +289,35 @@ describe('events committed before a crash', () => {
     try {
       const first = await startTestApp({ database, env: FAST_RETRIES });
       const admin = await first.adminToken();
-      await first.request('POST', '/api/v1/webhooks', { token: admin, body: { url: receiver.url('/crash'), events: ['*'], secret: SECRET } });
+      await first.request('POST', '/api/v1/webhooks', {
+        token: admin,
+        body: { url: receiver.url('/crash'), events: ['*'], secret: SECRET },
+      });
       await first.close();
       // What a kill -9 leaves behind: events committed but not relayed, and a delivery row relayed but never queued.
       await withOfflineDatabase(database, async (query) => {
         for (let i = 0; i < 5; i++) {
-          await query(`INSERT INTO events (id, type, data, created_at) VALUES (gen_random_uuid(), 'contact.created', '{"n": ${i}}', now())`);
+          await query(
+            `INSERT INTO events (id, type, data, created_at) VALUES (gen_random_uuid(), 'contact.created', '{"n": ${i}}', now())`,
+          );
         }
-        const [event] = await query<{ id: string }>(`INSERT INTO events (id, type, data, created_at, relayed_at) VALUES (gen_random_uuid(), 'contact.updated', '{"n": 5}', now(), now()) RETURNING id`);
-        await query(`INSERT INTO webhook_deliveries (id, webhook_id, event_id, status, attempts, next_attempt_at, created_at, updated_at) SELECT gen_random_uuid(), id, $1, 'pending', 0, now(), now(), now() FROM webhooks`, [event.id]);
+        const [event] = await query<{ id: string }>(
+          `INSERT INTO events (id, type, data, created_at, relayed_at) VALUES (gen_random_uuid(), 'contact.updated', '{"n": 5}', now(), now()) RETURNING id`,
+        );
+        await query(
+          `INSERT INTO webhook_deliveries (id, webhook_id, event_id, status, attempts, next_attempt_at, created_at, updated_at) SELECT gen_random_uuid(), id, $1, 'pending', 0, now(), now(), now() FROM webhooks`,
+          [event.id],
+        );
       });
       const second = await startTestApp({ database, env: FAST_RETRIES });
       await eventually(async () => expect(receiver.received('/crash')).toHaveLength(6));
       await allSent(second);
-      expect(receiver.received('/crash').map((d) => d.json.data.n).sort()).toEqual([0, 1, 2, 3, 4, 5]);
+      expect(
+        receiver
+          .received('/crash')
+          .map((d) => d.json.data.n)
+          .sort(),
+      ).toEqual([0, 1, 2, 3, 4, 5]);
       await second.close();
     } finally {
       await database.drop();
@@ -282,10 +347,16 @@ describeWithPostgresAndRedis('two instances on one PostgreSQL and Redis (needs T
 
   it('delivers each event once, whichever instance recorded or relayed it', async () => {
     const admin = await a.adminToken();
-    await a.request('POST', '/api/v1/webhooks', { token: admin, body: { url: receiver.url('/pair'), events: ['contact.created'], secret: SECRET } });
+    await a.request('POST', '/api/v1/webhooks', {
+      token: admin,
+      body: { url: receiver.url('/pair'), events: ['contact.created'], secret: SECRET },
+    });
     for (let i = 0; i < 20; i++) {
       const app = i % 2 ? a : b;
-      const created = await app.request('POST', '/api/v1/contacts', { token: await app.adminToken(), body: { phone: `+1415555${3000 + i}` } });
+      const created = await app.request('POST', '/api/v1/contacts', {
+        token: await app.adminToken(),
+        body: { phone: `+1415555${3000 + i}` },
+      });
       expect(created.status).toBe(201);
     }
     await eventually(async () => expect(receiver.received('/pair')).toHaveLength(20));
@@ -298,7 +369,10 @@ describeWithPostgresAndRedis('two instances on one PostgreSQL and Redis (needs T
 
 /** How many contact.created events for this phone the relay has handed on. */
 async function relayedContactEvents(t: TestApp, phone: string): Promise<number> {
-  const [row] = await t.sql<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'contact.created' AND data->'contact'->>'phone' = $1 AND relayed_at IS NOT NULL`, [phone]);
+  const [row] = await t.sql<{ n: number }>(
+    `SELECT count(*)::int AS n FROM events WHERE type = 'contact.created' AND data->'contact'->>'phone' = $1 AND relayed_at IS NOT NULL`,
+    [phone],
+  );
   return row.n;
 }
 
@@ -308,21 +382,26 @@ async function relayedContactEvents(t: TestApp, phone: string): Promise<number> 
  */
 async function allSent(t: TestApp): Promise<void> {
   await eventually(async () =>
-    expect(await t.sql(`SELECT (SELECT count(*)::int FROM events WHERE relayed_at IS NULL) AS unrelayed, (SELECT count(*)::int FROM webhook_deliveries WHERE status = 'pending') AS pending`)).toEqual([
-      { unrelayed: 0, pending: 0 },
-    ]),
+    expect(
+      await t.sql(
+        `SELECT (SELECT count(*)::int FROM events WHERE relayed_at IS NULL) AS unrelayed, (SELECT count(*)::int FROM webhook_deliveries WHERE status = 'pending') AS pending`,
+      ),
+    ).toEqual([{ unrelayed: 0, pending: 0 }]),
   );
 }
 
 /** Runs SQL on a test database while no app has it open (PGlite is opened directly). */
-async function withOfflineDatabase(database: TestDatabase, work: (query: <T = Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<T[]>) => Promise<void>): Promise<void> {
-  if (database.env.DATABASE_URL) return work(<T,>(sql: string, params?: unknown[]) => database.query(sql, params) as Promise<T[]>);
+async function withOfflineDatabase(
+  database: TestDatabase,
+  work: (query: <T = Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<T[]>) => Promise<void>,
+): Promise<void> {
+  if (database.env.DATABASE_URL) return work(<T>(sql: string, params?: unknown[]) => database.query(sql, params) as Promise<T[]>);
   const embedded = await EmbeddedPostgres.start(database.env.DATA_DIR, 1);
   const { host, port, username, database: name } = embedded.connectionOptions;
   const client = new Client({ host, port, user: username, database: name });
   await client.connect();
   try {
-    await work(async <T,>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as T[]);
+    await work(async <T>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as T[]);
   } finally {
     await client.end();
     await embedded.stop();

@@ -31,7 +31,11 @@ export function channelMessage(options: InboundOptions = {}): Record<string, unk
 }
 
 /** A whole webhook body: one entry, one change, with the given messages and statuses. */
-export function channelWebhook(value: { messages?: Record<string, unknown>[]; statuses?: Record<string, unknown>[]; contacts?: { wa_id: string; name: string }[] }): Record<string, unknown> {
+export function channelWebhook(value: {
+  messages?: Record<string, unknown>[];
+  statuses?: Record<string, unknown>[];
+  contacts?: { wa_id: string; name: string }[];
+}): Record<string, unknown> {
   return {
     object: 'whatsapp_business_account',
     entry: [
@@ -54,8 +58,18 @@ export function channelWebhook(value: { messages?: Record<string, unknown>[]; st
   };
 }
 
-export function channelStatus(id: string, status: string, options: { timestamp?: number; errors?: unknown[] } = {}): Record<string, unknown> {
-  return { id, status, timestamp: String(options.timestamp ?? Math.floor(Date.now() / 1000)), recipient_id: '16315551234', ...(options.errors ? { errors: options.errors } : {}) };
+export function channelStatus(
+  id: string,
+  status: string,
+  options: { timestamp?: number; errors?: unknown[] } = {},
+): Record<string, unknown> {
+  return {
+    id,
+    status,
+    timestamp: String(options.timestamp ?? Math.floor(Date.now() / 1000)),
+    recipient_id: '16315551234',
+    ...(options.errors ? { errors: options.errors } : {}),
+  };
 }
 
 /** X-Hub-Signature-256 as the channel computes it. */

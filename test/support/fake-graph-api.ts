@@ -70,7 +70,12 @@ export class FakeGraphApi {
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
     const path = (request.url ?? '').replace(/^\/v21\.0/, '');
-    this.requests.push({ method: request.method ?? '', path, authorization: request.headers.authorization, body: text ? (JSON.parse(text) as Record<string, unknown>) : null });
+    this.requests.push({
+      method: request.method ?? '',
+      path,
+      authorization: request.headers.authorization,
+      body: text ? (JSON.parse(text) as Record<string, unknown>) : null,
+    });
     if (request.method === 'GET') {
       return this.healthStatus === 200
         ? { status: 200, body: { id: path.slice(1), display_phone_number: '15550000000', verified_name: 'Test' } }
@@ -79,6 +84,9 @@ export class FakeGraphApi {
     const queued = this.queuedAnswers.get(String(this.requests[this.requests.length - 1].body?.to))?.shift();
     if (queued) return queued;
     this.sent += 1;
-    return { status: 200, body: { messaging_product: 'whatsapp', contacts: [{ wa_id: 'x' }], messages: [{ id: `wamid.fake${this.sent}` }] } };
+    return {
+      status: 200,
+      body: { messaging_product: 'whatsapp', contacts: [{ wa_id: 'x' }], messages: [{ id: `wamid.fake${this.sent}` }] },
+    };
   }
 }

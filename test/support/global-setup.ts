@@ -11,11 +11,17 @@ import { randomBytes } from 'node:crypto';
  */
 export default async function globalSetup(): Promise<void> {
   process.env.TEST_RUN_ID = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
-  const database = process.env.TEST_DATABASE_URL ? `PostgreSQL (${redact(process.env.TEST_DATABASE_URL)}), a fresh database per test file` : 'embedded PGlite';
-  const redis = process.env.TEST_REDIS_URL ? `Redis (${redact(process.env.TEST_REDIS_URL)}), a fresh key prefix per test file` : 'in-process queue and rate limits';
+  const database = process.env.TEST_DATABASE_URL
+    ? `PostgreSQL (${redact(process.env.TEST_DATABASE_URL)}), a fresh database per test file`
+    : 'embedded PGlite';
+  const redis = process.env.TEST_REDIS_URL
+    ? `Redis (${redact(process.env.TEST_REDIS_URL)}), a fresh key prefix per test file`
+    : 'in-process queue and rate limits';
   process.stdout.write(`\nTests run on ${database}, with ${redis}.\n`);
   if (!process.env.TEST_DATABASE_URL || !process.env.TEST_REDIS_URL) {
-    process.stdout.write('Specs that need TEST_DATABASE_URL and TEST_REDIS_URL (several instances sharing one database and Redis) are skipped.\n');
+    process.stdout.write(
+      'Specs that need TEST_DATABASE_URL and TEST_REDIS_URL (several instances sharing one database and Redis) are skipped.\n',
+    );
   }
   if (!process.env.TEST_DATABASE_URL) {
     const dir = mkdtempSync(join(tmpdir(), 'team-inbox-pglite-template-'));

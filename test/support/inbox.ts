@@ -4,10 +4,16 @@ import type { TestApp } from './test-app';
 let lastPhone = 14155550000 + Math.floor(Math.random() * 9000);
 
 /** A customer writes in (through the channel webhook, unsigned); answers their conversation. */
-export async function customerWrites(t: TestApp, options: { name?: string; text?: string; timestamp?: number; phone?: string } = {}): Promise<{ id: string; phone: string }> {
+export async function customerWrites(
+  t: TestApp,
+  options: { name?: string; text?: string; timestamp?: number; phone?: string } = {},
+): Promise<{ id: string; phone: string }> {
   const from = options.phone ?? String((lastPhone += 1));
   const answer = await t.request('POST', '/api/webhooks/messaging', {
-    body: channelWebhook({ contacts: [{ wa_id: from, name: options.name ?? 'Customer' }], messages: [channelMessage({ from, timestamp: options.timestamp, payload: { body: options.text ?? 'Hello' } })] }),
+    body: channelWebhook({
+      contacts: [{ wa_id: from, name: options.name ?? 'Customer' }],
+      messages: [channelMessage({ from, timestamp: options.timestamp, payload: { body: options.text ?? 'Hello' } })],
+    }),
   });
   if (answer.status !== 200) throw new Error(`inbound answered ${answer.status}: ${answer.text}`);
   const list = await t.request('GET', `/api/v1/conversations?q=${encodeURIComponent(`+${from}`)}`, { token: await t.adminToken() });

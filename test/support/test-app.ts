@@ -51,7 +51,11 @@ export class TestApp {
     readonly logs: Record<string, unknown>[],
   ) {}
 
-  async request(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'OPTIONS', url: string, options: RequestOptions = {}): Promise<Answer> {
+  async request(
+    method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'OPTIONS',
+    url: string,
+    options: RequestOptions = {},
+  ): Promise<Answer> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     let payload = options.payload;
@@ -81,7 +85,9 @@ export class TestApp {
   }
 
   /** Creates a user through the API and logs them in. */
-  async createUser(fields: { role?: 'admin' | 'agent'; beta_access?: boolean; email?: string; name?: string } = {}): Promise<{ id: string; email: string; password: string; token: string }> {
+  async createUser(
+    fields: { role?: 'admin' | 'agent'; beta_access?: boolean; email?: string; name?: string } = {},
+  ): Promise<{ id: string; email: string; password: string; token: string }> {
     const email = fields.email ?? `agent-${randomBytes(4).toString('hex')}@example.com`;
     const password = 'a-long-password-1';
     const created = await this.request('POST', '/api/v1/users', {
@@ -94,7 +100,9 @@ export class TestApp {
 
   /** The events recorded so far, oldest first, optionally of one type. */
   async events(type?: string): Promise<{ id: string; type: string; data: EventData; created_at: Date }[]> {
-    return this.app.get(DataSource).query(`SELECT id, type, data, created_at FROM events ${type ? 'WHERE type = $1' : ''} ORDER BY created_at, id`, type ? [type] : []);
+    return this.app
+      .get(DataSource)
+      .query(`SELECT id, type, data, created_at FROM events ${type ? 'WHERE type = $1' : ''} ORDER BY created_at, id`, type ? [type] : []);
   }
 
   /** Runs SQL on the app's own database (either engine). */

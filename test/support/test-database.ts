@@ -29,13 +29,15 @@ async function createPostgresDatabase(serverUrl: string): Promise<TestDatabase> 
   url.pathname = `/${name}`;
   return {
     env: { DATABASE_URL: url.toString() },
-    query: <T extends object>(sql: string, params?: unknown[]) => withClient(url.toString(), async (client) => (await client.query(sql, params)).rows as T[]),
+    query: <T extends object>(sql: string, params?: unknown[]) =>
+      withClient(url.toString(), async (client) => (await client.query(sql, params)).rows as T[]),
     goDown: () =>
       withClient(serverUrl, async (client) => {
         await client.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
         await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
       }),
-    comeBack: () => withClient(serverUrl, (client) => client.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`)).then(() => undefined),
+    comeBack: () =>
+      withClient(serverUrl, (client) => client.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`)).then(() => undefined),
     drop: () => withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
   };
 }

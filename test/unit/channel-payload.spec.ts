@@ -1,23 +1,49 @@
 import { parseChannelWebhook } from '../../src/inbound/channel-payload';
 
-const body = (value: Record<string, unknown>, field = 'messages') => ({ object: 'whatsapp_business_account', entry: [{ id: '1', changes: [{ field, value }] }] });
+const body = (value: Record<string, unknown>, field = 'messages') => ({
+  object: 'whatsapp_business_account',
+  entry: [{ id: '1', changes: [{ field, value }] }],
+});
 const at = new Date('2026-11-22T12:00:00Z');
 
 describe('parseChannelWebhook', () => {
   it('reads a text message with the profile name, an E.164 phone and the channel timestamp', () => {
     const parsed = parseChannelWebhook(
-      body({ contacts: [{ wa_id: '16315551234', profile: { name: 'Maria' } }], messages: [{ from: '16315551234', id: 'wamid.1', timestamp: '1763812800', type: 'text', text: { body: 'Hi' } }] }),
+      body({
+        contacts: [{ wa_id: '16315551234', profile: { name: 'Maria' } }],
+        messages: [{ from: '16315551234', id: 'wamid.1', timestamp: '1763812800', type: 'text', text: { body: 'Hi' } }],
+      }),
       at,
     );
     expect(parsed).toEqual({
-      messages: [{ phone: '+16315551234', profileName: 'Maria', message: { channelMessageId: 'wamid.1', type: 'text', text: 'Hi', content: null, sentAt: new Date(1763812800 * 1000) } }],
+      messages: [
+        {
+          phone: '+16315551234',
+          profileName: 'Maria',
+          message: { channelMessageId: 'wamid.1', type: 'text', text: 'Hi', content: null, sentAt: new Date(1763812800 * 1000) },
+        },
+      ],
       statuses: [],
       ignored: [],
     });
   });
 
   it('keeps the context of a reply to an earlier message', () => {
-    const parsed = parseChannelWebhook(body({ messages: [{ from: '16315551234', id: 'wamid.2', timestamp: '1', type: 'text', text: { body: 'this one' }, context: { from: '15550000000', id: 'wamid.0' } }] }), at);
+    const parsed = parseChannelWebhook(
+      body({
+        messages: [
+          {
+            from: '16315551234',
+            id: 'wamid.2',
+            timestamp: '1',
+            type: 'text',
+            text: { body: 'this one' },
+            context: { from: '15550000000', id: 'wamid.0' },
+          },
+        ],
+      }),
+      at,
+    );
     expect(parsed.messages[0].message.content).toEqual({ context: { from: '15550000000', id: 'wamid.0' } });
   });
 
@@ -28,7 +54,17 @@ describe('parseChannelWebhook', () => {
 
   it('reads statuses, with the error text of a failed one', () => {
     const parsed = parseChannelWebhook(
-      body({ statuses: [{ id: 'wamid.9', status: 'delivered', timestamp: '2' }, { id: 'wamid.8', status: 'failed', timestamp: '3', errors: [{ code: 131047, title: 'Re-engagement message', error_data: { details: 'More than 24 hours' } }] }] }),
+      body({
+        statuses: [
+          { id: 'wamid.9', status: 'delivered', timestamp: '2' },
+          {
+            id: 'wamid.8',
+            status: 'failed',
+            timestamp: '3',
+            errors: [{ code: 131047, title: 'Re-engagement message', error_data: { details: 'More than 24 hours' } }],
+          },
+        ],
+      }),
       at,
     );
     expect(parsed.statuses).toEqual([

@@ -36,10 +36,33 @@ describe('loadConfig', () => {
 
   it('reads the seed’s deployment settings', () => {
     const config = loadConfig(
-      { NODE_ENV: 'production', PORT: '8080', SESSION_SECRET: 'x'.repeat(32), DATABASE_URL: 'postgresql://u@db:5432/inbox', DATABASE_POOL_MAX: '20', REDIS_URL: 'redis://cache:6379', RATE_LIMIT_WINDOW_MS: '60000', RATE_LIMIT_MAX_REQUESTS: '7', CORS_ORIGIN: 'https://a.example.com, https://b.example.com', BETA_ACCESS_ONLY: 'true', ADMIN_EMAIL: 'Boss@Example.com', ADMIN_PASSWORD: 'long-enough' },
+      {
+        NODE_ENV: 'production',
+        PORT: '8080',
+        SESSION_SECRET: 'x'.repeat(32),
+        DATABASE_URL: 'postgresql://u@db:5432/inbox',
+        DATABASE_POOL_MAX: '20',
+        REDIS_URL: 'redis://cache:6379',
+        RATE_LIMIT_WINDOW_MS: '60000',
+        RATE_LIMIT_MAX_REQUESTS: '7',
+        CORS_ORIGIN: 'https://a.example.com, https://b.example.com',
+        BETA_ACCESS_ONLY: 'true',
+        ADMIN_EMAIL: 'Boss@Example.com',
+        ADMIN_PASSWORD: 'long-enough',
+      },
       generated,
     );
-    expect(config).toMatchObject({ port: 8080, databasePoolMax: 20, redisUrl: 'redis://cache:6379', rateLimitMaxRequests: 7, corsOrigins: ['https://a.example.com', 'https://b.example.com'], betaAccessOnly: true, adminEmail: 'boss@example.com', sessionSecretGenerated: false, isProduction: true });
+    expect(config).toMatchObject({
+      port: 8080,
+      databasePoolMax: 20,
+      redisUrl: 'redis://cache:6379',
+      rateLimitMaxRequests: 7,
+      corsOrigins: ['https://a.example.com', 'https://b.example.com'],
+      betaAccessOnly: true,
+      adminEmail: 'boss@example.com',
+      sessionSecretGenerated: false,
+      isProduction: true,
+    });
   });
 
   it.each([
@@ -66,16 +89,22 @@ describe('loadConfig', () => {
     ['a missing SESSION_SECRET', {}],
     ['a SESSION_SECRET under 32 characters', { SESSION_SECRET: 'short' }],
   ])('refuses %s in production', (_, env) => {
-    expect(problemsOf({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x', ...env })).toEqual([expect.stringMatching(/^SESSION_SECRET: /)]);
+    expect(problemsOf({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x', ...env })).toEqual([
+      expect.stringMatching(/^SESSION_SECRET: /),
+    ]);
   });
 
   it('refuses a missing DATABASE_URL in production', () => {
-    expect(problemsOf({ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32) })).toEqual([expect.stringMatching(/^DATABASE_URL: must be set in production/)]);
+    expect(problemsOf({ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32) })).toEqual([
+      expect.stringMatching(/^DATABASE_URL: must be set in production/),
+    ]);
   });
 
   it('refuses a channel token without MESSAGING_APP_SECRET in production, and allows it outside', () => {
     const channel = { MESSAGING_ACCESS_TOKEN: 'token', MESSAGING_PHONE_NUMBER_ID: '123' };
-    expect(problemsOf({ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32), DATABASE_URL: 'postgres://db/x', ...channel })).toEqual([expect.stringMatching(/^MESSAGING_APP_SECRET: /)]);
+    expect(problemsOf({ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32), DATABASE_URL: 'postgres://db/x', ...channel })).toEqual([
+      expect.stringMatching(/^MESSAGING_APP_SECRET: /),
+    ]);
     expect(problemsOf(channel)).toEqual([]);
   });
 

@@ -23,10 +23,13 @@ describe('ids', () => {
     expect(parsePublicId('conv', publicId)).toBe(uuid);
   });
 
-  it.each([['user_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d'], ['conv_42'], ['conv_0193A5F2C3E47B1A9C4E2D6F8A0B1C2D'], ['0193a5f2c3e47b1a9c4e2d6f8a0b1c2d'], ['conv_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d0']])(
-    'reads %s as no conversation id',
-    (publicId) => {
-      expect(parsePublicId('conv', publicId)).toBeNull();
-    },
-  );
+  it.each([
+    ['user_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d'],
+    ['conv_42'],
+    ['conv_0193A5F2C3E47B1A9C4E2D6F8A0B1C2D'],
+    ['0193a5f2c3e47b1a9c4e2d6f8a0b1c2d'],
+    ['conv_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d0'],
+  ])('reads %s as no conversation id', (publicId) => {
+    expect(parsePublicId('conv', publicId)).toBeNull();
+  });
 });

@@ -20,16 +20,27 @@ describe('NestPinoLogger', () => {
       logger.warn('inside', 'SomeService');
     });
     logger.log('outside');
-    expect(lines).toEqual([expect.objectContaining({ reqId: 'req-7', context: 'SomeService', msg: 'inside', level: 40 }), expect.not.objectContaining({ reqId: expect.anything() })]);
+    expect(lines).toEqual([
+      expect.objectContaining({ reqId: 'req-7', context: 'SomeService', msg: 'inside', level: 40 }),
+      expect.not.objectContaining({ reqId: expect.anything() }),
+    ]);
   });
 
   it('redacts secrets in logged objects', () => {
     const sinkLines: string[] = [];
     const pino = createLogger('info', new Writable({ write: (chunk: Buffer, _e, done) => (sinkLines.push(chunk.toString()), done()) }));
-    pino.info({ password: 'hunter22', body: { secret: 's3cr3t' }, req: { method: 'GET', url: '/x?access_token=abc', id: '1', headers: {} } }, 'm');
+    pino.info(
+      { password: 'hunter22', body: { secret: 's3cr3t' }, req: { method: 'GET', url: '/x?access_token=abc', id: '1', headers: {} } },
+      'm',
+    );
     expect(sinkLines.join('')).not.toMatch(/hunter22|s3cr3t|abc/);
     expect(sinkLines.map((line) => JSON.parse(line) as unknown)).toEqual([
-      expect.objectContaining({ msg: 'm', password: '[redacted]', body: { secret: '[redacted]' }, req: expect.objectContaining({ url: '/x?access_token=[redacted]' }) }),
+      expect.objectContaining({
+        msg: 'm',
+        password: '[redacted]',
+        body: { secret: '[redacted]' },
+        req: expect.objectContaining({ url: '/x?access_token=[redacted]' }),
+      }),
     ]);
   });
 });
@@ -37,6 +48,8 @@ describe('NestPinoLogger', () => {
 describe('redactUrl', () => {
   it('hides credential query parameters and keeps the rest', () => {
     expect(redactUrl('/api/v1/events/stream?access_token=eyJ.x.y&x=1')).toBe('/api/v1/events/stream?access_token=[redacted]&x=1');
-    expect(redactUrl('/api/webhooks/messaging?hub.mode=subscribe&hub.verify_token=abc')).toBe('/api/webhooks/messaging?hub.mode=subscribe&hub.verify_token=[redacted]');
+    expect(redactUrl('/api/webhooks/messaging?hub.mode=subscribe&hub.verify_token=abc')).toBe(
+      '/api/webhooks/messaging?hub.mode=subscribe&hub.verify_token=[redacted]',
+    );
   });
 });

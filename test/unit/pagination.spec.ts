@@ -37,7 +37,10 @@ describe('Keyset', () => {
 
   it('continues after the cursor below it when newest first, as parameters', () => {
     const cursor = encodeCursor([at(2).toISOString(), rows[1].id]);
-    expect(newestFirst.after(cursor)!.compile()).toEqual({ text: '(t.created_at, t.id) < ($1, $2)', values: [at(2).toISOString(), rows[1].id] });
+    expect(newestFirst.after(cursor)!.compile()).toEqual({
+      text: '(t.created_at, t.id) < ($1, $2)',
+      values: [at(2).toISOString(), rows[1].id],
+    });
   });
 
   it('continues after the cursor above it when oldest first', () => {
@@ -50,7 +53,10 @@ describe('Keyset', () => {
   });
 
   it('orders by the time then the id and fetches one row more than the page', () => {
-    expect(newestFirst.orderAndLimit({ limit: 25 }).compile()).toEqual({ text: 'ORDER BY t.created_at DESC, t.id DESC LIMIT $1', values: [26] });
+    expect(newestFirst.orderAndLimit({ limit: 25 }).compile()).toEqual({
+      text: 'ORDER BY t.created_at DESC, t.id DESC LIMIT $1',
+      values: [26],
+    });
   });
 
   it('refuses a cursor of another shape with a 400', () => {

@@ -130,7 +130,11 @@ describe('isPublicAddress', () => {
 
 describe('assertDeliverableUrl', () => {
   it('accepts an https URL whose host resolves only to public addresses, and returns it parsed', async () => {
-    const url = await assertDeliverableUrl('https://hooks.example.com/in?x=1', false, resolvesTo('93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'));
+    const url = await assertDeliverableUrl(
+      'https://hooks.example.com/in?x=1',
+      false,
+      resolvesTo('93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'),
+    );
     expect(url).toBeInstanceOf(URL);
     expect(url.href).toBe('https://hooks.example.com/in?x=1');
   });
@@ -150,12 +154,15 @@ describe('assertDeliverableUrl', () => {
     },
   );
 
-  it.each([['http://hooks.example.com/'], ['ftp://hooks.example.com/'], ['mailto:ops@example.com'], ['file:///etc/passwd'], ['ws://hooks.example.com/']])(
-    'refuses %p because it is not https',
-    async (raw) => {
-      await expect(assertDeliverableUrl(raw, false, neverCalled)).rejects.toThrow(new UnsafeUrlError('url must use https'));
-    },
-  );
+  it.each([
+    ['http://hooks.example.com/'],
+    ['ftp://hooks.example.com/'],
+    ['mailto:ops@example.com'],
+    ['file:///etc/passwd'],
+    ['ws://hooks.example.com/'],
+  ])('refuses %p because it is not https', async (raw) => {
+    await expect(assertDeliverableUrl(raw, false, neverCalled)).rejects.toThrow(new UnsafeUrlError('url must use https'));
+  });
 
   it.each([['https://user:pass@hooks.example.com/'], ['https://user@hooks.example.com/'], ['https://:pass@hooks.example.com/']])(
     'refuses %p because it contains credentials',
@@ -179,12 +186,16 @@ describe('assertDeliverableUrl', () => {
     await expect(assertDeliverableUrl(raw, false, neverCalled)).rejects.toThrow(new UnsafeUrlError(PRIVATE));
   });
 
-  it.each([['https://2130706433/'], ['https://0x7f.1/'], ['https://0177.0.0.1/'], ['https://127.1/'], ['https://0xA9FEA9FE/'], ['https://0251.0376.0251.0376/']])(
-    'refuses %s, a private IPv4 address in numeric shorthand the URL parser normalises',
-    async (raw) => {
-      await expect(assertDeliverableUrl(raw, false, neverCalled)).rejects.toThrow(new UnsafeUrlError(PRIVATE));
-    },
-  );
+  it.each([
+    ['https://2130706433/'],
+    ['https://0x7f.1/'],
+    ['https://0177.0.0.1/'],
+    ['https://127.1/'],
+    ['https://0xA9FEA9FE/'],
+    ['https://0251.0376.0251.0376/'],
+  ])('refuses %s, a private IPv4 address in numeric shorthand the URL parser normalises', async (raw) => {
+    await expect(assertDeliverableUrl(raw, false, neverCalled)).rejects.toThrow(new UnsafeUrlError(PRIVATE));
+  });
 
   it.each([
     ['https://metadata.google.internal/computeMetadata/v1/'],
@@ -202,11 +213,15 @@ describe('assertDeliverableUrl', () => {
   });
 
   it('refuses a hostname that resolves to a private address', async () => {
-    await expect(assertDeliverableUrl('https://rebind.example.com/', false, resolvesTo('10.1.2.3'))).rejects.toThrow(new UnsafeUrlError(PRIVATE));
+    await expect(assertDeliverableUrl('https://rebind.example.com/', false, resolvesTo('10.1.2.3'))).rejects.toThrow(
+      new UnsafeUrlError(PRIVATE),
+    );
   });
 
   it('refuses a hostname when any one of its addresses is private', async () => {
-    await expect(assertDeliverableUrl('https://mixed.example.com/', false, resolvesTo('8.8.8.8', '::1'))).rejects.toThrow(new UnsafeUrlError(PRIVATE));
+    await expect(assertDeliverableUrl('https://mixed.example.com/', false, resolvesTo('8.8.8.8', '::1'))).rejects.toThrow(
+      new UnsafeUrlError(PRIVATE),
+    );
   });
 
   it('passes the bare hostname to the resolver', async () => {
@@ -217,11 +232,15 @@ describe('assertDeliverableUrl', () => {
 
   it('refuses a hostname whose resolver throws, saying it could not be resolved', async () => {
     const failing: ResolveAll = () => Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' }));
-    await expect(assertDeliverableUrl('https://nowhere.example.com/', false, failing)).rejects.toThrow(new UnsafeUrlError('url host could not be resolved'));
+    await expect(assertDeliverableUrl('https://nowhere.example.com/', false, failing)).rejects.toThrow(
+      new UnsafeUrlError('url host could not be resolved'),
+    );
   });
 
   it('refuses a hostname that resolves to no address at all', async () => {
-    await expect(assertDeliverableUrl('https://empty.example.com/', false, resolvesTo())).rejects.toThrow(new UnsafeUrlError('url host could not be resolved'));
+    await expect(assertDeliverableUrl('https://empty.example.com/', false, resolvesTo())).rejects.toThrow(
+      new UnsafeUrlError('url host could not be resolved'),
+    );
   });
 
   it('throws UnsafeUrlError, so callers can tell a refusal from a bug', async () => {
@@ -229,19 +248,26 @@ describe('assertDeliverableUrl', () => {
   });
 
   describe('with private URLs allowed', () => {
-    it.each([['http://localhost:3000/hook'], ['https://127.0.0.1/'], ['http://[::1]:8080/'], ['https://169.254.169.254/'], ['http://metadata.google.internal/']])(
-      'accepts %s without resolving anything',
-      async (raw) => {
-        await expect(assertDeliverableUrl(raw, true, neverCalled)).resolves.toBeInstanceOf(URL);
-      },
-    );
+    it.each([
+      ['http://localhost:3000/hook'],
+      ['https://127.0.0.1/'],
+      ['http://[::1]:8080/'],
+      ['https://169.254.169.254/'],
+      ['http://metadata.google.internal/'],
+    ])('accepts %s without resolving anything', async (raw) => {
+      await expect(assertDeliverableUrl(raw, true, neverCalled)).resolves.toBeInstanceOf(URL);
+    });
 
     it('still refuses schemes other than https and http', async () => {
-      await expect(assertDeliverableUrl('ftp://localhost/', true, neverCalled)).rejects.toThrow(new UnsafeUrlError('url must use https or http'));
+      await expect(assertDeliverableUrl('ftp://localhost/', true, neverCalled)).rejects.toThrow(
+        new UnsafeUrlError('url must use https or http'),
+      );
     });
 
     it('still refuses credentials', async () => {
-      await expect(assertDeliverableUrl('http://u:p@localhost/', true, neverCalled)).rejects.toThrow(new UnsafeUrlError('url must not contain credentials'));
+      await expect(assertDeliverableUrl('http://u:p@localhost/', true, neverCalled)).rejects.toThrow(
+        new UnsafeUrlError('url must not contain credentials'),
+      );
     });
   });
 });
@@ -283,7 +309,11 @@ describe('createSafeLookup', () => {
   it('refuses with EUNSAFEADDRESS when the address resolves to a private one', async () => {
     const result = await callLookup(lookupResolvingTo({ address: '169.254.169.254', family: 4 }), 'rebind.example.com', {});
     expect(result.error).toBeInstanceOf(UnsafeUrlError);
-    expect(result.error).toMatchObject({ code: 'EUNSAFEADDRESS', hostname: 'rebind.example.com', message: 'url resolves to a private, loopback, link-local or metadata address' });
+    expect(result.error).toMatchObject({
+      code: 'EUNSAFEADDRESS',
+      hostname: 'rebind.example.com',
+      message: 'url resolves to a private, loopback, link-local or metadata address',
+    });
   });
 
   it('refuses with EUNSAFEADDRESS under options.all when any address is private', async () => {
@@ -300,7 +330,11 @@ describe('createSafeLookup', () => {
 
   it("passes the resolver's own error through unchanged", async () => {
     const failure = Object.assign(new Error('getaddrinfo EAI_AGAIN'), { code: 'EAI_AGAIN' });
-    const result = await callLookup(createSafeLookup(() => Promise.reject(failure)), 'slow.example.com', {});
+    const result = await callLookup(
+      createSafeLookup(() => Promise.reject(failure)),
+      'slow.example.com',
+      {},
+    );
     expect(result.error).toBe(failure);
   });
 });
