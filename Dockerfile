@@ -27,7 +27,7 @@ COPY --from=build /app/dist/src ./dist/src
 USER node
 EXPOSE 3000
 # The slim image has no curl or wget; Node 20 has fetch. Liveness only: readiness of the
-# database is GET /api/health/db.
+# instance is GET /api/health/ready.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/api/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
 CMD ["node", "dist/src/main.js"]

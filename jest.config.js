@@ -3,6 +3,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.spec.ts'],
+  // The fault suite runs on its own: npm run test:faults (jest.faults.config.js).
+  testPathIgnorePatterns: ['/node_modules/', '/test/faults/'],
   transform: {
     '^.+\\.(t|j)s$': [
       '@swc/jest',

@@ -1,6 +1,9 @@
 import { parsePublicId } from '../src/common/ids';
 import { JwtService } from '@nestjs/jwt';
-import { ADMIN, startTestApp, TestApp } from './support/test-app';
+import { eventually } from './support/channel';
+import { describeWithPostgresAndRedis } from './support/environment';
+import { ADMIN, freshRedisPrefix, startTestApp, TestApp } from './support/test-app';
+import { createTestDatabase, TestDatabase } from './support/test-database';
 
 describe('authentication', () => {
   let t: TestApp;
@@ -186,5 +189,56 @@ describe('beta access restriction (BETA_ACCESS_ONLY=true)', () => {
       200,
     );
     expect((await t.request('GET', '/api/health', { token: outsider.token })).status).toBe(200);
+  });
+});
+
+describeWithPostgresAndRedis('revocation across instances (needs TEST_DATABASE_URL and TEST_REDIS_URL)', () => {
+  let database: TestDatabase;
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const env = { REDIS_PREFIX: freshRedisPrefix() };
+    a = await startTestApp({ database, env });
+    b = await startTestApp({ database, env });
+  });
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+    await database.drop();
+  });
+
+  // B has the user cached (a request just passed); within the cache's 5 s only the broadcast can make B look again.
+  const refusedByBWithinTheCacheTime = async (token: string, changedAt: number) => {
+    await eventually(async () => expect((await b.request('GET', '/api/v1/me', { token })).status).toBe(401), 4_000);
+    expect(Date.now() - changedAt).toBeLessThan(5_000);
+  };
+
+  it("stops a deleted user's token on the other instance at once", async () => {
+    const agent = await a.createUser();
+    expect((await b.request('GET', '/api/v1/me', { token: agent.token })).status).toBe(200);
+    const changedAt = Date.now();
+    expect((await a.request('DELETE', `/api/v1/users/${agent.id}`, { token: await a.adminToken() })).status).toBe(204);
+    await refusedByBWithinTheCacheTime(agent.token, changedAt);
+  });
+
+  it('stops the tokens of a user whose password changed on the other instance at once', async () => {
+    const agent = await a.createUser();
+    expect((await b.request('GET', '/api/v1/me', { token: agent.token })).status).toBe(200);
+    const changedAt = Date.now();
+    expect(
+      (await a.request('PATCH', `/api/v1/users/${agent.id}`, { token: await a.adminToken(), body: { password: 'another-long-password' } }))
+        .status,
+    ).toBe(200);
+    await refusedByBWithinTheCacheTime(agent.token, changedAt);
+  });
+
+  it('takes a demoted admin out of admin routes on the other instance at once', async () => {
+    const admin = await a.createUser({ role: 'admin' });
+    expect((await b.request('GET', '/api/v1/webhooks', { token: admin.token })).status).toBe(200);
+    expect((await a.request('PATCH', `/api/v1/users/${admin.id}`, { token: await a.adminToken(), body: { role: 'agent' } })).status).toBe(
+      200,
+    );
+    await eventually(async () => expect((await b.request('GET', '/api/v1/webhooks', { token: admin.token })).status).toBe(403), 4_000);
   });
 });

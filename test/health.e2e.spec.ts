@@ -1,4 +1,4 @@
-import { describeWithPostgres } from './support/environment';
+import { describeWithPostgres, TEST_REDIS_URL } from './support/environment';
 import { startTestApp, TestApp } from './support/test-app';
 
 describe('health', () => {
@@ -18,6 +18,20 @@ describe('health', () => {
     const answer = await t.request('GET', '/api/health/db');
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ status: 'ok' });
+  });
+
+  const redisState = TEST_REDIS_URL ? 'up' : 'off';
+
+  it(`answers /api/health/redis with 200 and redis "${redisState}" on this engine`, async () => {
+    const answer = await t.request('GET', '/api/health/redis');
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ status: 'ok', redis: redisState });
+  });
+
+  it('answers /api/health/ready with the database up and the state of Redis', async () => {
+    const answer = await t.request('GET', '/api/health/ready');
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ status: 'ok', database: 'up', redis: redisState });
   });
 });
 
@@ -40,7 +54,10 @@ describeWithPostgres('database health when PostgreSQL refuses connections (needs
     expect(t.logs.filter((line) => line.level === 50 && line.reqId === 'db-down-1')).not.toHaveLength(0);
     expect((await t.request('GET', '/api/health')).status).toBe(200);
 
+    expect(await t.request('GET', '/api/health/ready')).toMatchObject({ status: 503, body: { error: 'Database is unreachable' } });
+
     await t.database.comeBack();
     expect((await t.request('GET', '/api/health/db')).status).toBe(200);
+    expect((await t.request('GET', '/api/health/ready')).status).toBe(200);
   });
 });

@@ -123,6 +123,8 @@ describe('OpenAPI document', () => {
         'GET /api/health',
         'GET /api/health/db',
         'GET /api/health/messaging',
+        'GET /api/health/ready',
+        'GET /api/health/redis',
         'GET /api/v1/contacts',
         'POST /api/v1/contacts',
         'GET /api/v1/contacts/{id}',

@@ -92,8 +92,10 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       total += relayed;
       if (relayed < BATCH) break;
     }
+    // While the queue cannot take jobs (Redis down), due work stays unclaimed, ready to go the
+    // moment it can: claimed now, it would wait for its lease to end.
     for (const source of this.sources) {
-      while ((await this.handOn(source)) === BATCH);
+      while (this.queue.accepting && (await this.handOn(source)) === BATCH);
     }
     return total;
   }

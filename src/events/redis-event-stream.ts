@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import Redis from 'ioredis';
+import { closeRedis } from '../common/redis';
 import { AppConfig } from '../config/app-config';
 import { EventListener, EventStream } from './event-stream';
 import type { EventEnvelope } from './event.entity';
@@ -61,10 +62,18 @@ export class RedisEventStream extends EventStream implements StreamInterruptions
     });
   }
 
-  /** Subscribed before the application serves, so no client connects to a deaf instance. */
+  /**
+   * Subscribed before the application serves, so no client connects to a deaf instance. While
+   * Redis is unreachable the service starts all the same: the subscription is made when Redis
+   * comes back (the 'ready' handler), and the streams then resume from the table.
+   */
   async onModuleInit(): Promise<void> {
-    await this.subscriber.subscribe(this.channel);
     this.subscribed = true;
+    try {
+      await this.subscriber.subscribe(this.channel);
+    } catch (error) {
+      this.logger.warn(`Could not subscribe to ${this.channel} (${(error as Error).message}): live events wait until Redis is back`);
+    }
   }
 
   async publish(events: EventEnvelope[]): Promise<void> {
@@ -88,7 +97,7 @@ export class RedisEventStream extends EventStream implements StreamInterruptions
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.allSettled([this.subscriber.quit(), this.publisher.quit()]);
+    await Promise.all([closeRedis(this.subscriber), closeRedis(this.publisher)]);
   }
 
   private receive(channel: string, message: string): void {

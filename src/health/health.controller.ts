@@ -5,6 +5,7 @@ import { Public } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/api-errors';
 import { MessagingChannel } from '../messaging/messaging-channel';
 import { NoRateLimit } from '../common/rate-limit.decorators';
+import { RedisHealth } from './redis-health';
 
 class HealthResponse {
   @ApiProperty({ example: 'ok' })
@@ -16,6 +17,25 @@ class ChannelHealthResponse extends HealthResponse {
   channel!: 'whatsapp' | 'sandbox';
 }
 
+class RedisHealthResponse extends HealthResponse {
+  @ApiProperty({ enum: ['up', 'off'], description: 'off: no REDIS_URL, queues, rate limits and live events run in process' })
+  redis!: 'up' | 'off';
+}
+
+class ReadinessResponse extends HealthResponse {
+  @ApiProperty({ enum: ['up'] })
+  database!: 'up';
+
+  @ApiProperty({
+    enum: ['up', 'down', 'off'],
+    description: 'down: the instance still serves, with rate limits counted per instance and jobs and live events waiting in the database',
+  })
+  redis!: 'up' | 'down' | 'off';
+}
+
+const REDIS_DOWN =
+  'Redis is unreachable: rate limits are counted per instance, and sends, webhook deliveries and live events wait in the database until it is back';
+
 /** Probes for Kubernetes: no credentials, never rate limited, 503 with `{error}` when down. */
 @ApiTags('Health')
 @Public()
@@ -26,6 +46,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
     private readonly channel: MessagingChannel,
+    private readonly redis: RedisHealth,
   ) {}
 
   @Get()
@@ -40,12 +61,34 @@ export class HealthController {
   @ApiOkResponse({ type: HealthResponse })
   @ApiErrors(503)
   async db(): Promise<HealthResponse> {
-    try {
-      await this.health.check([() => this.database.pingCheck('database', { timeout: 2000 })]);
-    } catch {
-      throw new ServiceUnavailableException('Database is unreachable');
-    }
+    await this.assertDatabase();
     return { status: 'ok' };
+  }
+
+  @Get('redis')
+  @ApiOperation({
+    summary: 'Redis: answers PING within 1 s (200 with redis "off" when REDIS_URL is unset)',
+    description: 'A 503 says what runs degraded meanwhile; the API and the channel webhook keep answering.',
+  })
+  @ApiOkResponse({ type: RedisHealthResponse })
+  @ApiErrors(503)
+  async redisHealth(): Promise<RedisHealthResponse> {
+    const state = await this.redis.state();
+    if (state === 'down') throw new ServiceUnavailableException(REDIS_DOWN);
+    return { status: 'ok', redis: state };
+  }
+
+  @Get('ready')
+  @ApiOperation({
+    summary: 'Readiness: 200 while the instance can serve (the database answers); says whether Redis does',
+    description:
+      'The instance serves without Redis (rate limits per instance, jobs and live events wait in the database), so Redis being down is reported here, not a 503: taking every replica out of the load balancer would take the API down with it.',
+  })
+  @ApiOkResponse({ type: ReadinessResponse })
+  @ApiErrors(503)
+  async ready(): Promise<ReadinessResponse> {
+    const [, redis] = await Promise.all([this.assertDatabase(), this.redis.state()]);
+    return { status: 'ok', database: 'up', redis };
   }
 
   @Get('messaging')
@@ -56,5 +99,13 @@ export class HealthController {
     const health = await this.channel.health();
     if (!health.ok) throw new ServiceUnavailableException(`Messaging channel is unhealthy: ${health.error}`);
     return { status: 'ok', channel: health.channel };
+  }
+
+  private async assertDatabase(): Promise<void> {
+    try {
+      await this.health.check([() => this.database.pingCheck('database', { timeout: 2000 })]);
+    } catch {
+      throw new ServiceUnavailableException('Database is unreachable');
+    }
   }
 }

@@ -2,6 +2,7 @@ import { getQueueToken } from '@nestjs/bull';
 import { BeforeApplicationShutdown, Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Queue } from 'bull';
+import { closeRedis } from '../common/redis';
 import { DEFAULT_CONCURRENCY, JobDefinition, JobName, JobQueue, jobIdOf, WorkItem } from './job-queue';
 
 /** Jobs in Redis through Bull: shared by every replica, kept across restarts. */
@@ -14,14 +15,33 @@ export class BullJobQueue extends JobQueue implements BeforeApplicationShutdown 
     super();
   }
 
-  async add(name: JobName, work: WorkItem): Promise<void> {
-    this.definition(name);
-    await this.queue(name).add(work, { jobId: jobIdOf(work), attempts: 1, removeOnComplete: true, removeOnFail: 1000 });
+  get accepting(): boolean {
+    return [...this.definitions.keys()].every((name) => this.queue(name).client.status === 'ready');
   }
 
-  /** Waits for the jobs running here to finish before the database closes. */
+  /**
+   * Fails at once while Redis is unreachable (Bull would wait for it): the row stays due, and the
+   * relay hands it on again once Redis is back.
+   */
+  async add(name: JobName, work: WorkItem): Promise<void> {
+    this.definition(name);
+    const queue = this.queue(name);
+    if (queue.client.status !== 'ready') throw new Error(`Redis is unreachable (${queue.client.status})`);
+    await queue.add(work, { jobId: jobIdOf(work), attempts: 1, removeOnComplete: true, removeOnFail: 1000 });
+  }
+
+  /**
+   * Waits for the jobs running here to finish before the database closes. Without Redis there is
+   * nothing to wait for, and Bull's close() would wait for Redis: its connections are dropped.
+   */
   async beforeApplicationShutdown(): Promise<void> {
-    await Promise.all([...this.definitions.keys()].map((name) => this.queue(name).close()));
+    await Promise.all(
+      [...this.definitions.keys()].map((name) => {
+        const queue = this.queue(name);
+        if (queue.client.status === 'ready') return queue.close();
+        return Promise.all(queue.clients.map(closeRedis)).then(() => undefined);
+      }),
+    );
   }
 
   protected startProcessing(name: JobName, definition: JobDefinition): void {

@@ -18,6 +18,10 @@ export class InProcessJobQueue extends JobQueue implements BeforeApplicationShut
   /** Nothing here survives a crash, and a repeat of a waiting job costs a Set lookup: keep it short. */
   readonly handoffLeaseMs = 2_000;
 
+  get accepting(): boolean {
+    return !this.closed;
+  }
+
   add(name: JobName, work: WorkItem): Promise<void> {
     this.definition(name);
     const key = `${name}:${jobIdOf(work)}`;

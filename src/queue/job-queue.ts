@@ -61,6 +61,9 @@ export abstract class JobQueue implements OnApplicationBootstrap {
 
   abstract add(name: JobName, work: WorkItem): Promise<void>;
 
+  /** Whether `add` can take jobs now (Redis reachable): the relay claims no work while it cannot. */
+  abstract get accepting(): boolean;
+
   onApplicationBootstrap(): void {
     const missing = JOB_NAMES.filter((name) => !this.definitions.has(name));
     if (missing.length > 0) throw new Error(`No handler registered for job(s): ${missing.join(', ')}`);

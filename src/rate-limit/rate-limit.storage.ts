@@ -1,7 +1,8 @@
-import { OnApplicationShutdown } from '@nestjs/common';
+import { Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
 import Redis from 'ioredis';
+import { closeRedis } from '../common/redis';
 
 /**
  * Fixed-window counters: one number per key and window, however many hits. (The throttler's
@@ -48,20 +49,55 @@ if ttl < 0 then
 end
 return {hits, ttl}`;
 
-/** Counts in Redis, so every instance behind the load balancer shares one limit per user. */
+/**
+ * Counts in Redis, so every instance behind the load balancer shares one limit per user. While
+ * Redis is unreachable the limits are counted in this process instead (each instance then allows
+ * up to the limit on its own), said once in the log and by `degraded` (GET /api/health/redis):
+ * a rate limiter must not take the API down with it.
+ */
 export class RedisRateLimitStorage implements ThrottlerStorage, OnApplicationShutdown {
+  private readonly logger = new Logger('RateLimit');
+  private readonly fallback = new InMemoryRateLimitStorage();
+  private degradedSince: Date | null = null;
+
   constructor(private readonly redis: Redis) {
     redis.defineCommand('rateLimitIncrement', { numberOfKeys: 1, lua: INCREMENT_SCRIPT });
   }
 
+  /** Since when limits are counted per instance because Redis is unreachable; null while shared. */
+  get degraded(): Date | null {
+    return this.degradedSince;
+  }
+
   async increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
-    const [hits, msToReset] = await (
-      this.redis as Redis & { rateLimitIncrement(key: string, ttl: number): Promise<[number, number]> }
-    ).rateLimitIncrement(key, ttl);
-    return record(hits, msToReset, limit);
+    // Not connected: count here at once rather than wait for ioredis's retries on every request.
+    if (this.redis.status === 'ready') {
+      try {
+        const [hits, msToReset] = await (
+          this.redis as Redis & { rateLimitIncrement(key: string, ttl: number): Promise<[number, number]> }
+        ).rateLimitIncrement(key, ttl);
+        if (this.degradedSince) {
+          this.logger.log('Redis is back: rate limits are shared by every instance again');
+          this.degradedSince = null;
+        }
+        return record(hits, msToReset, limit);
+      } catch (error) {
+        this.degrade((error as Error).message);
+      }
+    } else {
+      this.degrade(`the connection is ${this.redis.status}`);
+    }
+    return this.fallback.increment(key, ttl, limit);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.redis.quit();
+    this.fallback.onApplicationShutdown();
+    await closeRedis(this.redis);
+  }
+
+  private degrade(reason: string): void {
+    if (this.degradedSince) return;
+    this.degradedSince = new Date();
+    this.logger.warn(`Redis is unreachable (${reason}): rate limits are counted per instance until it is back`);
   }
 }

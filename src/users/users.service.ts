@@ -11,6 +11,7 @@ import { newUuid } from '../common/ids';
 import { mapPage, Page, PageQuery } from '../common/pagination';
 import { AppConfig } from '../config/app-config';
 import { Database } from '../database/database';
+import { Broadcast } from '../queue/broadcast';
 import { isUniqueViolation } from '../database/errors';
 import type { Db } from '../database/sql';
 import { DECOY_PASSWORD_HASH, hashPassword, verifyPassword } from './password';
@@ -20,10 +21,13 @@ import { UserRepository } from './user.repository';
 
 /**
  * How long a user looked up for authentication is trusted without asking the database again.
- * This instance forgets a user the moment it changes them; other replicas within this time.
+ * Every instance forgets a user the moment one of them changes it (a broadcast); this bounds the
+ * staleness only when a broadcast is lost (Redis down).
  */
 const AUTH_CACHE_TTL_MS = 5_000;
 const AUTH_CACHE_MAX_ENTRIES = 10_000;
+/** Carries the id of a user whose tokens or rights changed (deleted, demoted, new password, logout). */
+const USER_CHANGED = 'user.changed';
 
 @Injectable()
 export class UsersService implements OnApplicationBootstrap {
@@ -34,7 +38,10 @@ export class UsersService implements OnApplicationBootstrap {
     private readonly database: Database,
     private readonly users: UserRepository,
     private readonly config: AppConfig,
-  ) {}
+    private readonly broadcast: Broadcast,
+  ) {
+    broadcast.subscribe(USER_CHANGED, (id) => this.authCache.delete(id));
+  }
 
   /** Creates the first admin when the database has no user yet (see the README, "First start"). */
   async onApplicationBootstrap(): Promise<void> {
@@ -83,7 +90,7 @@ export class UsersService implements OnApplicationBootstrap {
   /** Invalidates every token issued to the user so far. */
   async revokeTokens(user: UserRow): Promise<void> {
     await this.users.incrementTokenVersion(this.database.db, user.id);
-    this.authCache.delete(user.id);
+    await this.forget(user.id);
   }
 
   /** Whether a user exists, inside the caller's transaction (an assignee, for instance). */
@@ -134,7 +141,7 @@ export class UsersService implements OnApplicationBootstrap {
       if (isUniqueViolation(error, 'users_email_key')) throw new ConflictException('A user with this email already exists');
       throw error;
     } finally {
-      this.authCache.delete(id);
+      await this.forget(id);
     }
   }
 
@@ -145,7 +152,13 @@ export class UsersService implements OnApplicationBootstrap {
       if (user.role === 'admin') await this.assertAnotherAdmin(db, id);
       await this.users.delete(db, id);
     });
+    await this.forget(id);
+  }
+
+  /** Every instance, this one at once, drops the user's cached record: its next request reads the change. */
+  private async forget(id: string): Promise<void> {
     this.authCache.delete(id);
+    await this.broadcast.publish(USER_CHANGED, id);
   }
 
   /** Locks the admins so two concurrent demotions cannot both pass and leave none. */

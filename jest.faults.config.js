@@ -1,0 +1,8 @@
+/**
+ * The fault suite (`npm run test:faults`): crashes, outages and hostile input against real servers
+ * on loopback. Slower than the unit and end-to-end suites, so kept out of `npm test`.
+ * @type {import('jest').Config}
+ */
+const base = require('./jest.config');
+
+module.exports = { ...base, testMatch: ['**/test/faults/**/*.fault.spec.ts'], testPathIgnorePatterns: ['/node_modules/'], maxWorkers: 1 };
