@@ -3,7 +3,7 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', 'jest.config.js', 'eslint.config.mjs'] },
+  { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', 'jest.config.js', 'jest.faults.config.js', 'eslint.config.mjs'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -67,14 +67,20 @@ describe('a Redis outage', () => {
 
     // A customer's message is stored, and an agent's reply is accepted.
     const during = await customerWrites(t, { text: 'during the outage' });
-    const reply = await t.request('POST', `/api/v1/conversations/${before.id}/messages`, { token: admin, body: { type: 'text', text: 'sent after Redis returns' } });
+    const reply = await t.request('POST', `/api/v1/conversations/${before.id}/messages`, {
+      token: admin,
+      body: { type: 'text', text: 'sent after Redis returns' },
+    });
     expect(reply.status).toBe(201);
 
     await redis.resume();
     const back = Date.now();
     await eventually(async () => expect(await messageStatus(before.id, reply.body.id)).toBe('sent'), 15_000);
     await eventually(async () => {
-      const texts = receiver.received('/outage').filter((d) => d.json.type === 'message.received').map((d) => d.json.data.message.text);
+      const texts = receiver
+        .received('/outage')
+        .filter((d) => d.json.type === 'message.received')
+        .map((d) => d.json.data.message.text);
       expect(texts).toEqual(expect.arrayContaining(['before the outage', 'during the outage']));
     }, 15_000);
     const caughtUpMs = Date.now() - back;
@@ -96,7 +102,12 @@ describe('a service started while Redis is down', () => {
     await redis.stop();
     graph = await FakeGraphApi.start();
     t = await startTestApp({
-      env: { REDIS_URL: redis.url, MESSAGING_ACCESS_TOKEN: 'graph-token', MESSAGING_PHONE_NUMBER_ID: '106540352242922', MESSAGING_API_BASE_URL: graph.baseUrl },
+      env: {
+        REDIS_URL: redis.url,
+        MESSAGING_ACCESS_TOKEN: 'graph-token',
+        MESSAGING_PHONE_NUMBER_ID: '106540352242922',
+        MESSAGING_API_BASE_URL: graph.baseUrl,
+      },
     });
   });
   afterAll(async () => {

@@ -22,7 +22,9 @@ export class TestRedisServer {
 
   /** Starts the server (again) on the same port; resolves once it accepts connections. */
   async resume(): Promise<void> {
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.process = child;
     await new Promise<void>((resolve, reject) => {
       let output = '';
