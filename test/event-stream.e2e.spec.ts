@@ -8,6 +8,8 @@ import type { EventEnvelope } from '../src/events/event.entity';
 import { toEnvelope } from '../src/events/event-envelope';
 import { EventRepository } from '../src/events/event.repository';
 import { EventsService } from '../src/events/events.service';
+import { newUuid } from '../src/common/ids';
+import { Database } from '../src/database/database';
 import { UsersService } from '../src/users/users.service';
 import { describeWithPostgresAndRedis, TEST_REDIS_URL } from './support/environment';
 import { createTestDatabase, TestDatabase } from './support/test-database';
@@ -251,10 +253,10 @@ describe('event stream (GET /api/v1/events/stream)', () => {
   it('replays a backlog of several batches completely, in order', async () => {
     const seen = await record(t);
     const count = EventReplayService.batchSize * 2 + 101;
-    // One millisecond apart after `seen`, already relayed.
+    // One millisecond apart after `seen`, already relayed, numbered in that order.
     await t.sql(
-      `INSERT INTO events (id, type, data, created_at, relayed_at)
-       SELECT gen_random_uuid(), 'contact.updated', jsonb_build_object('n', n), $1::timestamptz + n * interval '1 millisecond', now()
+      `INSERT INTO events (id, type, data, created_at, relayed_at, seq)
+       SELECT gen_random_uuid(), 'contact.updated', jsonb_build_object('n', n), $1::timestamptz + n * interval '1 millisecond', now(), nextval('events_seq')
          FROM generate_series(1, $2::int) AS n`,
       [seen.created_at, count],
     );
@@ -270,6 +272,26 @@ describe('event stream (GET /api/v1/events/stream)', () => {
     );
     // Partly stamped in the future: the next tests' resumes must not meet them.
     await t.sql('DELETE FROM events WHERE created_at > $1', [seen.created_at]);
+  });
+
+  it('resumes with an event written before the last one seen but relayed after it, as a long transaction does', async () => {
+    const seen = await record(t);
+    // Written a second before `seen` (its transaction began first), handed on only now.
+    const late = await t.app.get(Database).transaction(async (db) => {
+      const event = {
+        id: newUuid(),
+        type: 'contact.updated' as const,
+        data: { late: true },
+        created_at: new Date(Date.parse(seen.created_at) - 1_000),
+      };
+      await t.app.get(EventRepository).insert(db, event);
+      await t.app.get(EventRepository).markRelayed(db, [event.id]);
+      return toEnvelope(event);
+    });
+    const client = await connect({ 'last-event-id': seen.id });
+    await client.until((c) => c.events.length >= 1);
+    const last = await sendAndAwait(t, client);
+    expect(client.events.map((e) => e.id)).toEqual([late.id, last.id]);
   });
 
   it('takes the last_event_id query parameter when there is no Last-Event-ID header', async () => {

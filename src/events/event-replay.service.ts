@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { parsePublicId } from '../common/ids';
 import { Database } from '../database/database';
-import type { EventEnvelope, EventRow } from './event.entity';
+import type { EventEnvelope } from './event.entity';
 import { toEnvelope } from './event-envelope';
 import { EventRepository } from './event.repository';
 
-/** Where a replay starts: the position of the last event the client has, in the table's order. */
-export type ReplayCursor = Pick<EventRow, 'id' | 'created_at'>;
+/** Where a replay starts: the place in the stream (`seq`) of the last event the client has. */
+export type ReplayCursor = string;
 
 export interface ReplayedEvent {
   envelope: EventEnvelope;
@@ -27,13 +27,13 @@ export class EventReplayService {
     private readonly events: EventRepository,
   ) {}
 
-  /** The position of an event given by its public id; null when malformed, unknown or deleted. */
+  /** The place in the stream of an event given by its public id; null when malformed, unknown or pruned. */
   cursorOf(publicId: string): Promise<ReplayCursor | null> {
     const id = parsePublicId('evt', publicId);
-    return id === null ? Promise.resolve(null) : this.events.position(this.database.db, id);
+    return id === null ? Promise.resolve(null) : this.events.seqOf(this.database.db, id);
   }
 
-  /** Every event recorded after `cursor`, oldest first, in batches of at most `batchSize`. */
+  /** Every event relayed after `cursor`, in stream order, in batches of at most `batchSize`. */
   async *eventsAfter(cursor: ReplayCursor): AsyncGenerator<ReplayedEvent[]> {
     let after = cursor;
     for (;;) {
@@ -41,7 +41,7 @@ export class EventReplayService {
       if (rows.length === 0) return;
       yield rows.map((row) => ({ envelope: toEnvelope(row), mayStillArrive: row.may_still_arrive }));
       if (rows.length < EventReplayService.batchSize) return;
-      after = rows[rows.length - 1];
+      after = rows[rows.length - 1].seq;
     }
   }
 }

@@ -2,10 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { Db, execute, query, queryOne, sql } from '../database/sql';
 import type { EventRow } from './event.entity';
 
-/** An event read back for a replay, with whether it may still arrive through the live stream. */
+/** An event read back for a replay: its place in the stream, and whether it may still arrive live. */
 export interface ReplayRow extends EventRow {
+  /** bigint, as pg answers it: a string. */
+  seq: string;
   may_still_arrive: boolean;
 }
+
+/** Any fixed number, the same in every replica: the relays take turns numbering what they relay. */
+const RELAY_LOCK_KEY = 7_263_510_002;
 
 /** Events recently relayed may still be on their way through the stream. */
 const RELAY_GRACE = sql.raw(`interval '1 minute'`);
@@ -28,23 +33,37 @@ export class EventRepository {
     );
   }
 
+  /**
+   * Waits for any other relay's transaction to end, and keeps others waiting until the caller's
+   * ends: numbers are then handed out in commit order, so a resume after number n misses nothing.
+   */
+  async lockForRelay(db: Db): Promise<void> {
+    await execute(db, sql`SELECT pg_advisory_xact_lock(${RELAY_LOCK_KEY})`);
+  }
+
+  /** Marks the events relayed and numbers them, in the order given, after every event relayed before. */
   async markRelayed(db: Db, ids: string[]): Promise<void> {
-    await execute(db, sql`UPDATE events SET relayed_at = now() WHERE id = ANY(${ids}::uuid[])`);
+    await execute(
+      db,
+      sql`UPDATE events e SET relayed_at = now(), seq = numbered.seq
+            FROM (SELECT id, nextval('events_seq') AS seq FROM unnest(${ids}::uuid[]) WITH ORDINALITY AS given (id, position) ORDER BY position) AS numbered
+           WHERE e.id = numbered.id`,
+    );
   }
 
-  /** The position of an event in (created_at, id) order, or null when unknown or pruned. */
-  position(db: Db, id: string): Promise<Pick<EventRow, 'id' | 'created_at'> | null> {
-    return queryOne(db, sql`SELECT id, created_at FROM events WHERE id = ${id}`);
+  /** An event's place in the stream; null when unknown, pruned or not relayed yet (it will arrive live). */
+  async seqOf(db: Db, id: string): Promise<string | null> {
+    return (await queryOne<{ seq: string | null }>(db, sql`SELECT seq FROM events WHERE id = ${id}`))?.seq ?? null;
   }
 
-  /** Events after a position, oldest first, served by events_created_idx. */
-  after(db: Db, position: Pick<EventRow, 'id' | 'created_at'>, limit: number): Promise<ReplayRow[]> {
+  /** Relayed events after a place in the stream, in stream order, served by events_seq_key. */
+  after(db: Db, seq: string, limit: number): Promise<ReplayRow[]> {
     return query(
       db,
-      sql`SELECT id, type, data, created_at, (relayed_at IS NULL OR relayed_at > now() - ${RELAY_GRACE}) AS may_still_arrive
+      sql`SELECT id, type, data, created_at, seq, relayed_at > now() - ${RELAY_GRACE} AS may_still_arrive
             FROM events
-           WHERE (created_at, id) > (${position.created_at}, ${position.id})
-           ORDER BY created_at, id
+           WHERE seq > ${seq}
+           ORDER BY seq
            LIMIT ${limit}`,
     );
   }

@@ -118,6 +118,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
 
   private async relayEvents(): Promise<number> {
     const events = await this.database.transaction(async (db) => {
+      await this.events.lockForRelay(db);
       const claimed = await this.events.claimUnrelayed(db, BATCH);
       if (claimed.length === 0) return claimed;
       for (const consumer of this.consumers) await consumer.record?.(db, claimed);
