@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Page, PageQuery } from '../common/pagination';
 import { Keyset } from '../database/keyset';
-import { claimDueWork, msFromNow } from '../database/recorded-work';
+import { claimDueWork, msFromNow, releaseAbandonedWork } from '../database/recorded-work';
 import { Db, execute, query, queryOne, sql } from '../database/sql';
 import type { WorkItem } from '../queue/job-queue';
 import type { MessageRow, MessageStatus, MessageToSend } from './message.entity';
@@ -74,10 +74,15 @@ export class MessageRepository {
    * Takes a queued message for send attempt `attempt`, unless another worker took that attempt:
    * counts it and pushes the due time past the attempt's longest duration. Answers what the send needs.
    */
-  claimSend(db: Db, work: WorkItem, leaseMs: number): Promise<MessageToSend | null> {
+  /** Queued messages whose send attempt died with its instance: due again now. */
+  releaseAbandoned(db: Db): Promise<number> {
+    return releaseAbandonedWork(db, 'messages', sql`w.status = 'queued'`);
+  }
+
+  claimSend(db: Db, work: WorkItem, leaseMs: number, instanceId: string): Promise<MessageToSend | null> {
     return queryOne(
       db,
-      sql`UPDATE messages m SET attempts = m.attempts + 1, next_attempt_at = ${msFromNow(leaseMs)}, updated_at = now()
+      sql`UPDATE messages m SET attempts = m.attempts + 1, next_attempt_at = ${msFromNow(leaseMs)}, claimed_by = ${instanceId}, updated_at = now()
             FROM conversations c, contacts ct
            WHERE m.id = ${work.id} AND m.status = 'queued' AND m.attempts = ${work.attempt - 1} AND c.id = m.conversation_id AND ct.id = c.contact_id
           RETURNING m.id, m.attempts, m.type, m.text, m.content, ct.phone AS customer_phone`,
@@ -93,13 +98,16 @@ export class MessageRepository {
     return queryOne(
       db,
       sql`UPDATE messages SET status = ${change.status}, channel_message_id = COALESCE(${change.channel_message_id}, channel_message_id), error = ${change.error},
-                 next_attempt_at = NULL, updated_at = now()
+                 next_attempt_at = NULL, claimed_by = NULL, updated_at = now()
            WHERE id = ${id} AND status = 'queued'
           RETURNING ${COLUMNS}`,
     );
   }
 
   async scheduleSendAttempt(db: Db, id: string, at: Date): Promise<void> {
-    await execute(db, sql`UPDATE messages SET next_attempt_at = ${at}, updated_at = now() WHERE id = ${id} AND status = 'queued'`);
+    await execute(
+      db,
+      sql`UPDATE messages SET next_attempt_at = ${at}, claimed_by = NULL, updated_at = now() WHERE id = ${id} AND status = 'queued'`,
+    );
   }
 }

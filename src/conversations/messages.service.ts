@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { newUuid } from '../common/ids';
 import { mapPage, Page, PageQuery } from '../common/pagination';
 import { Database } from '../database/database';
+import { InstanceRegistry } from '../database/instance-registry';
 import { isUniqueViolation } from '../database/errors';
 import type { Db } from '../database/sql';
 import { EventsService } from '../events/events.service';
@@ -55,6 +56,7 @@ export class MessagesService {
     private readonly conversations: ConversationsService,
     private readonly events: EventsService,
     private readonly relay: OutboxRelay,
+    private readonly instance: InstanceRegistry,
   ) {}
 
   /** The thread, newest first. */
@@ -132,9 +134,14 @@ export class MessagesService {
     return this.messages.claimDue(db, limit, leaseMs);
   }
 
+  /** Sends whose attempt died with its instance, due again. */
+  releaseAbandonedSends(db: Db): Promise<number> {
+    return this.messages.releaseAbandoned(db);
+  }
+
   /** Takes a queued message for one send attempt; null when it is no longer queued or another worker took this attempt. */
   claimSend(work: WorkItem, leaseMs: number): Promise<MessageToSend | null> {
-    return this.messages.claimSend(this.database.db, work, leaseMs);
+    return this.messages.claimSend(this.database.db, work, leaseMs, this.instance.id);
   }
 
   async markSent(messageId: string, channelMessageId: string): Promise<void> {

@@ -4,6 +4,7 @@ import { DataSource, DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { Database } from './database';
 import { EmbeddedPostgres } from './embedded-postgres';
+import { InstanceRegistry } from './instance-registry';
 import { runMigrationsLocked } from './migrate';
 import { MIGRATIONS } from './migrations';
 
@@ -52,8 +53,8 @@ export class DatabaseModule {
           dataSourceFactory: (options) => openDataSource(config, options as DataSourceOptions),
         }),
       ],
-      providers: [Database],
-      exports: [Database],
+      providers: [Database, InstanceRegistry],
+      exports: [Database, InstanceRegistry],
     };
   }
 }

@@ -3,6 +3,7 @@ import { Inbox1763840000000 } from './migrations/1763840000000-inbox';
 import { Webhooks1763850000000 } from './migrations/1763850000000-webhooks';
 import { SendAttempts1763860000000 } from './migrations/1763860000000-send-attempts';
 import { EventSequence1763890000000 } from './migrations/1763890000000-event-sequence';
+import { Instances1763895000000 } from './migrations/1763895000000-instances';
 
 /** Every migration, in order. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   Webhooks1763850000000,
   SendAttempts1763860000000,
   EventSequence1763890000000,
+  Instances1763895000000,
 ];

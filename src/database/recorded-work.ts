@@ -1,5 +1,19 @@
 import type { WorkItem } from '../queue/job-queue';
-import { Db, query, Sql, sql } from './sql';
+import { Db, execute, query, Sql, sql } from './sql';
+
+/**
+ * Makes the work that a dead instance had claimed (its `claimed_by` no longer in `instances`) due
+ * now, so that another attempt starts within seconds of the death, not after the attempt's lease.
+ * Answers how many rows it released.
+ */
+export async function releaseAbandonedWork(db: Db, table: 'messages' | 'webhook_deliveries', waiting: Sql): Promise<number> {
+  const name = sql.raw(table);
+  return execute(
+    db,
+    sql`UPDATE ${name} w SET next_attempt_at = now(), claimed_by = NULL
+         WHERE ${waiting} AND w.claimed_by IS NOT NULL AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = w.claimed_by)`,
+  );
+}
 
 /** `now()` plus `ms` milliseconds, as a SQL expression. */
 export function msFromNow(ms: number): Sql {

@@ -1,5 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Database } from '../database/database';
+import { InstanceRegistry } from '../database/instance-registry';
 import type { Db } from '../database/sql';
 import { JobName, JobQueue, WorkItem } from '../queue/job-queue';
 import type { EventEnvelope, EventRow } from './event.entity';
@@ -8,6 +9,8 @@ import { EventRepository } from './event.repository';
 
 const BATCH = 200;
 const POLL_EVERY_MS = 100;
+/** How often the work of instances that died is looked for (their heartbeats are 2 s apart). */
+const ABANDONED_EVERY_MS = 2_000;
 
 /** Something that follows every committed event (webhook deliveries, the live stream). */
 export interface EventConsumer {
@@ -27,6 +30,8 @@ export interface EventConsumer {
 export interface WorkSource {
   job: JobName;
   claimDue(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]>;
+  /** Makes the rows whose attempt died with its instance due again; answers how many. */
+  releaseAbandoned(db: Db): Promise<number>;
 }
 
 /**
@@ -44,12 +49,15 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   private timer?: NodeJS.Timeout;
   private cycle: Promise<void> | null = null;
   private wokenDuringCycle = false;
+  /** 0: at the first cycle, so that a restart takes up what the previous process left at once. */
+  private abandonedCheckedAt = 0;
   private stopped = true;
 
   constructor(
     private readonly database: Database,
     private readonly events: EventRepository,
     private readonly queue: JobQueue,
+    private readonly instances: InstanceRegistry,
   ) {}
 
   /** For modules that follow events; called while the application starts. */
@@ -91,6 +99,10 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       const relayed = await this.relayEvents();
       total += relayed;
       if (relayed < BATCH) break;
+    }
+    if (Date.now() - this.abandonedCheckedAt >= ABANDONED_EVERY_MS) {
+      this.abandonedCheckedAt = Date.now();
+      await this.releaseAbandoned();
     }
     // While the queue cannot take jobs (Redis down), due work stays unclaimed, ready to go the
     // moment it can: claimed now, it would wait for its lease to end.
@@ -136,6 +148,15 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
         .catch((error: unknown) => this.logger.warn(`An event consumer failed after relaying: ${(error as Error).message}`));
     }
     return events.length;
+  }
+
+  /** The attempts that died with their instance become due again, and are handed on below. */
+  private async releaseAbandoned(): Promise<void> {
+    await this.instances.removeDead();
+    for (const source of this.sources) {
+      const released = await source.releaseAbandoned(this.database.db);
+      if (released > 0) this.logger.warn(`${released} ${source.job} attempt(s) of an instance that died are due again`);
+    }
   }
 
   /** Claims a batch of due work and queues one job per attempt; answers how many it claimed. */

@@ -27,7 +27,11 @@ export class MessageSendProcessor implements OnModuleInit {
 
   onModuleInit(): void {
     this.queue.register('message.send', { handle: (work) => this.send(work) });
-    this.relay.addWorkSource({ job: 'message.send', claimDue: (db, limit, leaseMs) => this.messages.claimDueSends(db, limit, leaseMs) });
+    this.relay.addWorkSource({
+      job: 'message.send',
+      claimDue: (db, limit, leaseMs) => this.messages.claimDueSends(db, limit, leaseMs),
+      releaseAbandoned: (db) => this.messages.releaseAbandonedSends(db),
+    });
   }
 
   async send(work: WorkItem): Promise<void> {

@@ -24,7 +24,13 @@ export class QueueModule {
     return {
       module: QueueModule,
       imports: [
-        BullModule.forRoot({ url: config.redisUrl, prefix: `${config.redisPrefix}bull` }),
+        // A job whose worker was killed is "stalled": Bull runs it again after stalledInterval
+        // (30 s by default). Checked every 5 s, so work a crash interrupted resumes in seconds.
+        BullModule.forRoot({
+          url: config.redisUrl,
+          prefix: `${config.redisPrefix}bull`,
+          settings: { stalledInterval: 5_000, lockDuration: 10_000 },
+        }),
         BullModule.registerQueue(...JOB_NAMES.map((name) => ({ name }))),
       ],
       providers: [

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Page, PageQuery } from '../common/pagination';
 import { Keyset } from '../database/keyset';
-import { claimDueWork, msFromNow } from '../database/recorded-work';
+import { claimDueWork, msFromNow, releaseAbandonedWork } from '../database/recorded-work';
 import { Db, execute, query, queryOne, sql } from '../database/sql';
 import type { EventType } from '../events/event-types';
 import type { WorkItem } from '../queue/job-queue';
@@ -86,10 +86,15 @@ export class DeliveryRepository {
    * it and pushes the due time past the attempt's longest duration, so a crash mid-attempt leaves
    * it due again. One round trip: the claim and what the attempt needs together.
    */
-  claimAttempt(db: Db, work: WorkItem, leaseMs: number): Promise<ClaimedDeliveryRow | null> {
+  /** Pending deliveries whose attempt died with its instance: due again now. */
+  releaseAbandoned(db: Db): Promise<number> {
+    return releaseAbandonedWork(db, 'webhook_deliveries', sql`w.status = 'pending'`);
+  }
+
+  claimAttempt(db: Db, work: WorkItem, leaseMs: number, instanceId: string): Promise<ClaimedDeliveryRow | null> {
     return queryOne(
       db,
-      sql`UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = ${msFromNow(leaseMs)}, updated_at = now()
+      sql`UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = ${msFromNow(leaseMs)}, claimed_by = ${instanceId}, updated_at = now()
             FROM webhooks w, events e
            WHERE d.id = ${work.id} AND d.status = 'pending' AND d.attempts = ${work.attempt - 1} AND w.id = d.webhook_id AND e.id = d.event_id
           RETURNING d.id, d.attempts, w.id AS webhook_id, w.url AS webhook_url, w.secret AS webhook_secret, w.active AS webhook_active,
@@ -101,7 +106,7 @@ export class DeliveryRepository {
     await execute(
       db,
       sql`UPDATE webhook_deliveries SET status = ${record.status}, last_status_code = ${record.last_status_code}, last_response = ${record.last_response},
-                 last_error = ${record.last_error}, next_attempt_at = ${record.next_attempt_at}, updated_at = now()
+                 last_error = ${record.last_error}, next_attempt_at = ${record.next_attempt_at}, claimed_by = NULL, updated_at = now()
            WHERE id = ${id}`,
     );
   }

@@ -41,7 +41,11 @@ export class WebhookDeliveryProcessor implements OnModuleInit, BeforeApplication
 
   onModuleInit(): void {
     this.queue.register('webhook.deliver', { concurrency: CONCURRENCY, handle: (work) => this.attempt(work) });
-    this.relay.addWorkSource({ job: 'webhook.deliver', claimDue: (db, limit, leaseMs) => this.webhooks.claimDue(db, limit, leaseMs) });
+    this.relay.addWorkSource({
+      job: 'webhook.deliver',
+      claimDue: (db, limit, leaseMs) => this.webhooks.claimDue(db, limit, leaseMs),
+      releaseAbandoned: (db) => this.webhooks.releaseAbandoned(db),
+    });
   }
 
   beforeApplicationShutdown(): void {

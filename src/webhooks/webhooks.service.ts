@@ -3,6 +3,7 @@ import { newUuid } from '../common/ids';
 import { mapPage, Page, PageQuery } from '../common/pagination';
 import { AppConfig } from '../config/app-config';
 import { Database } from '../database/database';
+import { InstanceRegistry } from '../database/instance-registry';
 import type { Db } from '../database/sql';
 import type { EventRow } from '../events/event.entity';
 import { OutboxRelay } from '../events/outbox-relay';
@@ -27,6 +28,7 @@ export class WebhooksService implements OnModuleInit {
     private readonly deliveries: DeliveryRepository,
     private readonly relay: OutboxRelay,
     private readonly config: AppConfig,
+    private readonly instance: InstanceRegistry,
   ) {}
 
   /** Every relayed event gets its deliveries in the relay's own transaction. */
@@ -111,9 +113,14 @@ export class WebhooksService implements OnModuleInit {
     return this.deliveries.claimDue(db, limit, leaseMs);
   }
 
+  /** Deliveries whose attempt died with its instance, due again. */
+  releaseAbandoned(db: Db): Promise<number> {
+    return this.deliveries.releaseAbandoned(db);
+  }
+
   /** Takes a delivery for one attempt; null when it is not pending or another worker took this attempt. */
   claimAttempt(work: WorkItem, leaseMs: number): Promise<ClaimedDeliveryRow | null> {
-    return this.deliveries.claimAttempt(this.database.db, work, leaseMs);
+    return this.deliveries.claimAttempt(this.database.db, work, leaseMs, this.instance.id);
   }
 
   /** Records how an attempt went; a 410 also disables the registration. */

@@ -87,9 +87,8 @@ describe('a Redis outage', () => {
     expect(graph.sendsTo(before.phone)).toHaveLength(1);
     expect((await t.request('GET', '/api/health/redis')).body).toEqual({ status: 'ok', redis: 'up' });
     expect(during.id).toMatch(/^conv_/);
-    // Within seconds of Redis' return (not a sweep interval); the figure is in the test's output.
+    // How long it took is printed, not asserted: tests never assert on time.
     process.stdout.write(`redis outage: caught up ${caughtUpMs} ms after Redis came back\n`);
-    expect(caughtUpMs).toBeLessThan(15_000);
   });
 });
 

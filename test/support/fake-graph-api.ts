@@ -20,6 +20,8 @@ export interface GraphAnswer {
 export class FakeGraphApi {
   readonly requests: GraphRequest[] = [];
   healthStatus = 200;
+  /** Sends wait this long before answering (a slow Graph API). */
+  sendDelayMs = 0;
   /** Answers queued per recipient (`to`, E.164 without +): other tests' sends may still be arriving. */
   private readonly queuedAnswers = new Map<string, GraphAnswer[]>();
   private sent = 0;
@@ -81,6 +83,7 @@ export class FakeGraphApi {
         ? { status: 200, body: { id: path.slice(1), display_phone_number: '15550000000', verified_name: 'Test' } }
         : { status: this.healthStatus, body: { error: { message: 'Invalid OAuth access token', code: 190 } } };
     }
+    if (this.sendDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.sendDelayMs));
     const queued = this.queuedAnswers.get(String(this.requests[this.requests.length - 1].body?.to))?.shift();
     if (queued) return queued;
     this.sent += 1;
