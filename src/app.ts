@@ -1,5 +1,5 @@
 import helmet from '@fastify/helmet';
-import { type FastifyRequest, LogController } from 'fastify';
+import { type FastifyError, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { RawBodyRequest } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { AppModule } from './app.module';
 import { AuthGuard } from './auth/auth.guard';
 import { ErrorFilter } from './common/error.filter';
+import { answerClientError, fastifyRefusal, MAX_PATH_SEGMENT_LENGTH } from './common/framework-refusals';
 import { NestPinoLogger, requestContext } from './common/logger';
 import { RequestValidationPipe } from './common/validation.pipe';
 import { AppConfig } from './config/app-config';
@@ -33,6 +34,22 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
+    routerOptions: { maxParamLength: MAX_PATH_SEGMENT_LENGTH },
+    // The router refuses a URL it cannot decode (400) or a path segment over maxParamLength (414)
+    // before any hook, filter or Nest handler runs: answered here in the API's shape. Fastify's
+    // default body names its FST_ code.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      const { status, message } = fastifyRefusal(error) ?? { status: 500, message: 'Internal server error' };
+      if (status >= 500) request.log.error({ err: error }, 'request failed');
+      void reply
+        .code(status)
+        .header('x-request-id', request.id)
+        .type('application/json; charset=utf-8')
+        .send(JSON.stringify({ error: message }));
+    },
+    // Node's parser refuses oversized headers (431), malformed requests (400) and slow ones (408)
+    // before Fastify has a request at all.
+    clientErrorHandler: answerClientError,
   });
   // Nest's parsers would also accept form bodies; the API takes JSON only, with Fastify's own parser.
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {

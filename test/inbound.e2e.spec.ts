@@ -1,6 +1,13 @@
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { PageQuery } from '../src/common/pagination';
+import { DeadLetterRepository } from '../src/inbound/dead-letter.repository';
 import { channelMessage, channelWebhook, hubSignature, newWamid } from './support/channel';
 import { describeWithPostgres } from './support/environment';
 import { startTestApp, TestApp } from './support/test-app';
+
+/** A message id longer than PostgreSQL's index on channel_message_id can hold: a body that fails for what it holds. */
+const overlongWamid = () => `wamid.${randomBytes(20_000).toString('base64')}`;
 
 const APP_SECRET = 'channel-app-secret';
 
@@ -248,6 +255,181 @@ describe('channel webhook', () => {
   });
 });
 
+describe('channel webhook poison bodies', () => {
+  let t: TestApp;
+  let admin: string;
+  let phone = 16315560000;
+  const newCustomer = () => String((phone += 1));
+
+  const deliver = (payload: string) =>
+    t.request('POST', '/api/webhooks/messaging', {
+      payload,
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': hubSignature(payload, APP_SECRET) },
+    });
+  const threadOf = async (e164: string) => {
+    const list = await t.request('GET', `/api/v1/conversations?q=${encodeURIComponent(e164)}`, { token: admin });
+    const conversation = list.body.data[0] as { id: string; customer: { name: string } } | undefined;
+    if (!conversation) return { conversation, messages: [] };
+    const thread = await t.request('GET', `/api/v1/conversations/${conversation.id}/messages`, { token: admin });
+    return { conversation, messages: thread.body.data as Record<string, unknown>[] };
+  };
+  const deadLetters = async () =>
+    (await t.request('GET', '/api/v1/inbound/failed?limit=100', { token: admin })).body.data as Record<string, unknown>[];
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { MESSAGING_APP_SECRET: APP_SECRET } });
+    admin = await t.adminToken();
+  });
+  afterAll(() => t.close());
+
+  it('stores NUL and unpaired surrogates as U+FFFD, in text and content, with every other message of the body', async () => {
+    const [a, b] = [newCustomer(), newCustomer()];
+    const payload = JSON.stringify(
+      channelWebhook({
+        contacts: [{ wa_id: a, name: 'Ana\u0000' }],
+        messages: [
+          channelMessage({ from: a, payload: { body: 'order\u0000 42' } }),
+          channelMessage({
+            from: a,
+            type: 'image',
+            payload: { id: 'media-1', mime_type: 'image/jpeg', caption: 'receipt \ud800', sha256: '\u0000' },
+          }),
+          channelMessage({ from: b, payload: { body: 'a clean one' } }),
+        ],
+      }),
+    );
+    const answer = await deliver(payload);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ messages: 3, statuses: 0 });
+    const first = await threadOf(`+${a}`);
+    expect(first.conversation!.customer.name).toBe('Ana\uFFFD');
+    expect(first.messages).toEqual([
+      expect.objectContaining({
+        type: 'image',
+        text: 'receipt \uFFFD',
+        content: expect.objectContaining({ caption: 'receipt \uFFFD', sha256: '\uFFFD' }),
+      }),
+      expect.objectContaining({ type: 'text', text: 'order\uFFFD 42' }),
+    ]);
+    expect((await threadOf(`+${b}`)).messages).toEqual([expect.objectContaining({ text: 'a clean one' })]);
+    expect(t.logs.some((line) => String(line.msg).includes('first at body.entry.0.changes.0.value.contacts.0.profile.name'))).toBe(true);
+  });
+
+  it('keeps a body that fails for what it holds as a dead letter, answering 200 so the channel stops retrying', async () => {
+    const from = newCustomer();
+    const payload = JSON.stringify(
+      channelWebhook({ messages: [channelMessage({ from, payload: { body: 'fine' } }), channelMessage({ from, id: overlongWamid() })] }),
+    );
+    const answer = await deliver(payload);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ messages: 0, statuses: 0 });
+    // One body is one transaction: nothing of it is stored, all of it is kept.
+    expect((await threadOf(`+${from}`)).messages).toEqual([]);
+    const letter = (await deadLetters()).find((item) => item.body === payload);
+    expect(letter).toEqual({
+      id: expect.stringMatching(/^ibf_[0-9a-f]{32}$/),
+      received_at: expect.any(String),
+      error: expect.stringMatching(/index row/),
+      body: payload,
+      replayed_at: null,
+      replay_error: null,
+    });
+    const logged = t.logs.find((line) => String(line.msg).includes(`kept as dead letter ${String(letter!.id)}`));
+    expect(logged).toMatchObject({ level: 50, stack: expect.stringMatching(/^QueryFailedError: index row[^\n]*\n\s+at /) });
+    const [row] = await t.sql<{ signature: string; error_stack: string }>(
+      'SELECT signature, error_stack FROM inbound_dead_letters WHERE raw_body = $1',
+      [Buffer.from(payload)],
+    );
+    expect(row).toEqual({
+      signature: hubSignature(payload, APP_SECRET),
+      error_stack: expect.stringMatching(/^QueryFailedError: .*\n\s+at /),
+    });
+  });
+
+  it('answers 422 when a replay fails again, and records why', async () => {
+    const payload = JSON.stringify(channelWebhook({ messages: [channelMessage({ from: newCustomer(), id: overlongWamid() })] }));
+    await deliver(payload);
+    const letter = (await deadLetters()).find((item) => item.body === payload)!;
+    const replay = await t.request('POST', `/api/v1/inbound/failed/${String(letter.id)}/replay`, { token: admin });
+    expect(replay.status).toBe(422);
+    expect(replay.body).toEqual({ error: expect.stringMatching(/^The body could not be stored: index row/) });
+    expect((await deadLetters()).find((item) => item.id === letter.id)).toMatchObject({
+      replayed_at: null,
+      replay_error: expect.stringMatching(/index row/),
+    });
+  });
+
+  it('replays a kept body once its cause is fixed, keeps it marked, and refuses to replay it again', async () => {
+    const from = newCustomer();
+    const payload = JSON.stringify(channelWebhook({ messages: [channelMessage({ from, payload: { body: 'kept, then stored' } })] }));
+    // A failure that is not the database being down (here, a table missing, as after a bad migration).
+    const dataSource = t.app.get(DataSource);
+    await dataSource.query('ALTER TABLE contacts RENAME TO contacts_away');
+    let answer;
+    try {
+      answer = await deliver(payload);
+    } finally {
+      await dataSource.query('ALTER TABLE contacts_away RENAME TO contacts');
+    }
+    expect(answer.status).toBe(200);
+    expect((await threadOf(`+${from}`)).messages).toEqual([]);
+    const letter = (await deadLetters()).find((item) => item.body === payload)!;
+    expect(letter.error).toMatch(/contacts/);
+
+    const replay = await t.request('POST', `/api/v1/inbound/failed/${String(letter.id)}/replay`, { token: admin });
+    expect(replay.status).toBe(200);
+    expect(replay.body).toEqual({ ...letter, replayed_at: expect.any(String), replay_error: null });
+    expect((await threadOf(`+${from}`)).messages).toEqual([expect.objectContaining({ text: 'kept, then stored', direction: 'inbound' })]);
+    expect((await t.events('message.received')).filter((e) => e.data.message.from === `+${from}`)).toHaveLength(1);
+
+    const again = await t.request('POST', `/api/v1/inbound/failed/${String(letter.id)}/replay`, { token: admin });
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({ error: 'This body was already replayed and stored' });
+    expect((await deadLetters()).find((item) => item.id === letter.id)).toEqual(replay.body);
+  });
+
+  it('lists dead letters newest first, a page at a time', async () => {
+    for (let i = 0; i < 3; i++)
+      await deliver(JSON.stringify(channelWebhook({ messages: [channelMessage({ from: newCustomer(), id: overlongWamid() })] })));
+    const all = await deadLetters();
+    const first = await t.request('GET', '/api/v1/inbound/failed?limit=2', { token: admin });
+    expect(first.body.data).toEqual(all.slice(0, 2));
+    const second = await t.request('GET', `/api/v1/inbound/failed?limit=2&cursor=${String(first.body.next_cursor)}`, { token: admin });
+    expect(second.body.data).toEqual(all.slice(2, 4));
+    const times = all.map((item) => Date.parse(String(item.received_at)));
+    expect(times).toEqual([...times].sort((x, y) => y - x));
+  });
+
+  it('serves the list from inbound_dead_letters_received_idx, in order, on every page', async () => {
+    const plan = async (cursor?: string) =>
+      t.app.get(DataSource).transaction(async (manager) => {
+        const { text, values } = t.app.get(DeadLetterRepository).listStatement(Object.assign(new PageQuery(), { cursor })).compile();
+        await manager.query('SET LOCAL enable_seqscan = off');
+        const rows: Record<string, string>[] = await manager.query(`EXPLAIN ${text}`, values);
+        return rows.map((row) => row['QUERY PLAN']).join('\n');
+      });
+    const first = await t.request('GET', '/api/v1/inbound/failed?limit=1', { token: admin });
+    for (const cursor of [undefined, String(first.body.next_cursor)]) {
+      const explained = await plan(cursor);
+      expect(explained).toMatch(/Index Scan using inbound_dead_letters_received_idx/);
+      expect(explained).not.toMatch(/Sort|Seq Scan/);
+    }
+  });
+
+  it('lets only admins list and replay (403 for an agent), and answers an unknown id with 404', async () => {
+    const agent = await t.createUser({ role: 'agent' });
+    expect((await t.request('GET', '/api/v1/inbound/failed', { token: agent.token })).status).toBe(403);
+    const anyId = `ibf_${'0'.repeat(32)}`;
+    const refused = await t.request('POST', `/api/v1/inbound/failed/${anyId}/replay`, { token: agent.token });
+    expect(refused.status).toBe(403);
+    for (const id of [anyId, `msg_${'0'.repeat(32)}`]) {
+      const unknown = await t.request('POST', `/api/v1/inbound/failed/${id}/replay`, { token: admin });
+      expect(unknown.status).toBe(404);
+      expect(unknown.body).toEqual({ error: 'Dead letter not found' });
+    }
+  });
+});
+
 describe('channel webhook rate limiting', () => {
   it('never limits the channel webhook, whatever RATE_LIMIT_MAX_REQUESTS says', async () => {
     const t = await startTestApp({ env: { RATE_LIMIT_MAX_REQUESTS: '3' } });
@@ -283,5 +465,26 @@ describeWithPostgres('channel webhook while the database is down (needs TEST_DAT
     const retried = await t.request('POST', '/api/webhooks/messaging', { body });
     expect(retried.status).toBe(200);
     expect(retried.body).toEqual({ messages: 1, statuses: 0 });
+  });
+
+  it('answers a replay 503 while the database is down, and replays it once it is back', async () => {
+    const body = channelWebhook({ messages: [channelMessage({ from: '16315559998' })] });
+    const dataSource = t.app.get(DataSource);
+    await dataSource.query('ALTER TABLE contacts RENAME TO contacts_away');
+    try {
+      expect((await t.request('POST', '/api/webhooks/messaging', { body })).status).toBe(200);
+    } finally {
+      await dataSource.query('ALTER TABLE contacts_away RENAME TO contacts');
+    }
+    const admin = await t.adminToken();
+    const [letter] = (await t.request('GET', '/api/v1/inbound/failed', { token: admin })).body.data as { id: string }[];
+    await t.database.goDown();
+    const down = await t.request('POST', `/api/v1/inbound/failed/${letter.id}/replay`, { token: admin });
+    expect(down.status).toBe(503);
+    expect(down.body).toEqual({ error: 'The database is unavailable; retry later' });
+    await t.database.comeBack();
+    const replayed = await t.request('POST', `/api/v1/inbound/failed/${letter.id}/replay`, { token: admin });
+    expect(replayed.status).toBe(200);
+    expect(replayed.body.replayed_at).toEqual(expect.any(String));
   });
 });

@@ -149,6 +149,8 @@ describe('OpenAPI document', () => {
         'GET /api/v1/events/stream',
         'GET /api/webhooks/messaging',
         'POST /api/webhooks/messaging',
+        'GET /api/v1/inbound/failed',
+        'POST /api/v1/inbound/failed/{id}/replay',
       ].sort(),
     );
   });

@@ -1,15 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus } from '@nestjs/common';
 import { ThrottlerException } from '@nestjs/throttler';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-
-/** What Fastify says when it refuses a body before any route runs, in our words. */
-const FASTIFY_REFUSALS: Record<string, string> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: 'Body is not valid JSON',
-  FST_ERR_CTP_EMPTY_JSON_BODY: 'Body must not be empty when Content-Type is application/json',
-  FST_ERR_CTP_BODY_TOO_LARGE: 'Body is larger than this endpoint accepts',
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Content-Type must be application/json',
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length does not match the body',
-};
+import { fastifyRefusal } from './framework-refusals';
 
 /**
  * The one place a refusal becomes a response: `{"error": "<sentence>"}` and nothing else.
@@ -38,8 +30,7 @@ function describe(exception: unknown): { status: number; message: string } {
     const status = exception.getStatus();
     if (status >= 500 && status !== HttpStatus.SERVICE_UNAVAILABLE) return internalError();
     // Nest wraps Fastify's own refusals (body parsing, size, media type) keeping them as the cause.
-    const fastifyCode = fastifyErrorCode(exception.cause);
-    return { status, message: (fastifyCode && FASTIFY_REFUSALS[fastifyCode]) ?? messageOf(exception.getResponse()) };
+    return fastifyRefusal(exception.cause) ?? { status, message: messageOf(exception.getResponse()) };
   }
   return internalError();
 }
@@ -49,11 +40,6 @@ function messageOf(response: string | object): string {
   const message = (response as { message?: unknown }).message;
   if (Array.isArray(message)) return message.map(String).join('; ');
   return typeof message === 'string' ? message : 'Request refused';
-}
-
-function fastifyErrorCode(cause: unknown): string | null {
-  const code = (cause as { code?: unknown } | null | undefined)?.code;
-  return typeof code === 'string' && code.startsWith('FST_') ? code : null;
 }
 
 function internalError(): { status: number; message: string } {

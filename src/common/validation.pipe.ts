@@ -1,8 +1,13 @@
 import { ArgumentMetadata, BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
+import { findUnstorable } from './storable-text';
 
 /**
  * Validates bodies and queries against their DTO classes. Unknown fields are refused rather than
- * stripped, and the 400 names the first field at fault, with its path for nested objects.
+ * stripped, and the 400 names the first field at fault, with its path for nested objects. Every
+ * body and query, with a DTO or not, is first checked for characters PostgreSQL cannot store, so
+ * they are a 400 naming the field rather than a 500 from the statement that tries to store them.
+ * Path parameters are not checked here: they are ids, and an id holding such a character names
+ * nothing (404 from PublicIdPipe).
  */
 export class RequestValidationPipe extends ValidationPipe {
   constructor() {
@@ -16,6 +21,14 @@ export class RequestValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' || metadata.type === 'query') {
+      const path = findUnstorable(value, metadata.data ?? '');
+      if (path !== null) {
+        throw new BadRequestException(
+          `${path || (metadata.type === 'body' ? 'Body' : 'Query')} must not contain NUL characters or unpaired surrogates`,
+        );
+      }
+    }
     const hasDto = metadata.metatype !== undefined && metadata.metatype !== Object;
     if (metadata.type === 'body' && hasDto && (typeof value !== 'object' || value === null || Array.isArray(value))) {
       throw new BadRequestException('Body must be a JSON object');

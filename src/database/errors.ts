@@ -1,4 +1,5 @@
-import { QueryFailedError } from 'typeorm';
+import { DatabaseError } from 'pg';
+import { CannotExecuteNotConnectedError, QueryFailedError } from 'typeorm';
 
 /** True when a statement failed on a unique index (SQLSTATE 23505), optionally a named one. */
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
@@ -16,4 +17,49 @@ export function isForeignKeyViolation(error: unknown): boolean {
   if (!(error instanceof QueryFailedError)) return false;
   const code = (error.driverError as { code?: string }).code;
   return code === '23503' || code === '23001';
+}
+
+/**
+ * SQLSTATEs of a statement that failed because the server cannot serve it now, not because of
+ * what it holds: a connection exception (class 08), the server shutting down or starting up
+ * (57P01-57P03), out of connections or other resources (class 53), and the two failures a retry
+ * of the same transaction cures (40001 serialization, 40P01 deadlock).
+ */
+const UNAVAILABLE_SQLSTATE = /^(08...|53...|57P0[123]|40001|40P01)$/;
+
+/** Socket errors of the driver reaching the server (TCP, or PGlite's unix socket). */
+const UNREACHABLE_SOCKET = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOENT',
+]);
+
+/** What `pg` says, without a code, when a connection drops mid-statement or the pool waits too long for one. */
+const UNREACHABLE_MESSAGE =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end)/;
+
+/**
+ * True when an operation failed because the database is unavailable (down, restarting, out of
+ * connections, unreachable), so the same work is worth retrying later as it is; false when the
+ * work itself failed (a constraint, a value the column refuses, a bug), which a retry repeats.
+ *
+ * TypeORM wraps every failed statement in a QueryFailedError; an error while connecting (a pool
+ * checkout, `BEGIN` on a fresh connection) reaches the caller as `pg`'s own DatabaseError, with any
+ * SQLSTATE (55000 "not accepting connections", 3D000, 28P01…): all of those mean the server cannot
+ * be used, whatever the work was.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (error instanceof CannotExecuteNotConnectedError) return true;
+  if (error instanceof DatabaseError) return true;
+  const cause = error instanceof QueryFailedError ? (error.driverError as unknown) : error;
+  if (!(cause instanceof Error)) return false;
+  const code = (cause as { code?: unknown }).code;
+  if (typeof code === 'string' && (UNAVAILABLE_SQLSTATE.test(code) || UNREACHABLE_SOCKET.has(code))) return true;
+  return UNREACHABLE_MESSAGE.test(cause.message);
 }

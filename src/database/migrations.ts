@@ -2,15 +2,17 @@ import { Users1763830000000 } from './migrations/1763830000000-users';
 import { Inbox1763840000000 } from './migrations/1763840000000-inbox';
 import { Webhooks1763850000000 } from './migrations/1763850000000-webhooks';
 import { SendAttempts1763860000000 } from './migrations/1763860000000-send-attempts';
+import { InboundDeadLetters1763870000000 } from './migrations/1763870000000-inbound-dead-letters';
 import { EventSequence1763890000000 } from './migrations/1763890000000-event-sequence';
 import { Instances1763895000000 } from './migrations/1763895000000-instances';
 
-/** Every migration, in order. Listed explicitly so the build needs no file globbing. */
+/** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
   Users1763830000000,
   Inbox1763840000000,
   Webhooks1763850000000,
   SendAttempts1763860000000,
+  InboundDeadLetters1763870000000,
   EventSequence1763890000000,
   Instances1763895000000,
 ];

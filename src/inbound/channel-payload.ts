@@ -1,4 +1,5 @@
 import { toE164 } from '../common/phone';
+import { toStorable } from '../common/storable-text';
 import type { ChannelStatus, InboundMessage } from '../conversations/messages.service';
 
 /** One customer message out of a channel webhook, with who sent it. */
@@ -26,8 +27,12 @@ const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
 /**
  * Reads a WhatsApp Cloud API webhook body (`entry[].changes[].value` with `contacts`,
  * `messages` and `statuses`). Never throws: what it does not know is listed in `ignored`.
+ * Every string it answers can be stored: characters PostgreSQL refuses (NUL, unpaired
+ * surrogates) are replaced by U+FFFD, since refusing the body would only make the channel
+ * redeliver it for days, and with it every other message it holds.
  */
-export function parseChannelWebhook(body: unknown, receivedAt = new Date()): ParsedWebhook {
+export function parseChannelWebhook(received: unknown, receivedAt = new Date()): ParsedWebhook {
+  const body = toStorable(received);
   const parsed: ParsedWebhook = { messages: [], statuses: [], ignored: [] };
   if (!isObject(body) || !Array.isArray(body.entry)) {
     parsed.ignored.push('a body without an entry array');
@@ -121,8 +126,9 @@ function errorOf(errors: unknown): string {
   return `${typeof error.code === 'number' ? `(#${error.code}) ` : ''}${title}${details ? `: ${details}` : ''}`;
 }
 
-/** The channel's unix-seconds timestamp (a string) as a Date; null when absent or malformed. */
+/** The channel's unix-seconds timestamp (a string) as a Date; null when absent, malformed or beyond what a Date holds. */
 function timestampOf(value: unknown): Date | null {
   const seconds = typeof value === 'string' || typeof value === 'number' ? Number(value) : NaN;
-  return Number.isFinite(seconds) && seconds > 0 ? new Date(seconds * 1000) : null;
+  const date = new Date(seconds * 1000);
+  return seconds > 0 && !Number.isNaN(date.getTime()) ? date : null;
 }

@@ -1,5 +1,5 @@
-import { Body, Controller, Get, Headers, HttpCode, Post, Query, type RawBodyRequest, Req, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Headers, HttpCode, Post, Query, type RawBodyRequest, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiProperty, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/api-errors';
@@ -46,17 +46,21 @@ export class InboundController {
   @ApiOperation({
     summary: 'Customer messages and statuses from the channel',
     description:
-      'With MESSAGING_APP_SECRET set, X-Hub-Signature-256 must be the HMAC-SHA256 of the raw body. A 200 means every message is committed; ' +
-      'the same channel message id is stored once; shapes the service does not know are logged and acknowledged. 503 when the database is down, so the channel retries.',
+      'With MESSAGING_APP_SECRET set, X-Hub-Signature-256 must be the HMAC-SHA256 of the raw body. A 200 means every message is committed, ' +
+      'or that the body could not be stored for what it holds and was kept raw as a dead letter (GET /api/v1/inbound/failed) for an admin to replay; ' +
+      'the same channel message id is stored once; characters PostgreSQL cannot store (NUL, unpaired surrogates) are stored as U+FFFD; ' +
+      'shapes the service does not know are logged and acknowledged. 503 only when the database is down, so the channel retries.',
   })
+  @ApiBody({ description: 'The WhatsApp Cloud API webhook payload (`object`, `entry[].changes[].value`)', schema: { type: 'object' } })
   @ApiOkResponse({ type: WebhookAccepted })
   @ApiErrors(400, 401, 413, 415, 503)
   receive(
     @Req() request: RawBodyRequest<FastifyRequest>,
     @Headers('x-hub-signature-256') signature: string | undefined,
-    @Body() body: unknown,
   ): Promise<WebhookAccepted> {
     this.inbound.verifySignature(request.rawBody, signature);
-    return this.inbound.ingest(body);
+    // Read from the request, not through @Body(): the validation pipe refuses characters PostgreSQL
+    // cannot store, and a refused channel body is redelivered for days; ingest replaces them instead.
+    return this.inbound.ingest(request.rawBody, signature, request.body);
   }
 }

@@ -1,27 +1,49 @@
 import {
+  ConflictException,
   ForbiddenException,
-  HttpException,
   Injectable,
   Logger,
+  NotFoundException,
   OnApplicationBootstrap,
   ServiceUnavailableException,
   UnauthorizedException,
+  UnprocessableEntityException,
 } from '@nestjs/common';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { toPublicId } from '../common/ids';
+import { newUuid, toPublicId } from '../common/ids';
+import { mapPage, type Page, type PageQuery } from '../common/pagination';
+import { findUnstorable, toStorable } from '../common/storable-text';
 import { AppConfig } from '../config/app-config';
 import { Database } from '../database/database';
+import { isDatabaseUnavailable } from '../database/errors';
+import type { Db } from '../database/sql';
 import { ContactsService } from '../contacts/contacts.service';
 import { ConversationResponse } from '../conversations/conversation.dto';
 import { ConversationsService } from '../conversations/conversations.service';
 import { MessagesService } from '../conversations/messages.service';
 import { EventsService } from '../events/events.service';
 import { NotificationsService } from '../notifications/notifications.service';
-import { parseChannelWebhook } from './channel-payload';
+import { parseChannelWebhook, type ParsedWebhook } from './channel-payload';
+import { DeadLetterResponse } from './dead-letter.dto';
+import { DeadLetterRepository } from './dead-letter.repository';
+
+const STORE_LATER = 'The webhook could not be stored; retry later';
+
+/** How many lines of a failure's stack a dead letter keeps: the message and the frames that locate it. */
+const STACK_LINES = 12;
+
+/** Counts of one stored body, as the webhook answers them. */
+export interface Ingested {
+  messages: number;
+  statuses: number;
+}
 
 /**
  * The channel webhook: the verification handshake, the signature check, and ingestion. A 200
- * promises that every message of the body is committed, so one body is one transaction.
+ * promises that every message of the body is committed, so one body is one transaction, or that
+ * the body is kept raw as a dead letter for an admin to replay: only a database that is down
+ * answers 503, because the channel redelivers a refused body for days, and a body that fails for
+ * what it holds would fail every time, holding back the other messages it carries.
  */
 @Injectable()
 export class InboundService implements OnApplicationBootstrap {
@@ -35,6 +57,7 @@ export class InboundService implements OnApplicationBootstrap {
     private readonly messages: MessagesService,
     private readonly events: EventsService,
     private readonly notifications: NotificationsService,
+    private readonly deadLetters: DeadLetterRepository,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -63,49 +86,136 @@ export class InboundService implements OnApplicationBootstrap {
       throw new UnauthorizedException('X-Hub-Signature-256 is missing or does not match the body');
   }
 
-  async ingest(body: unknown): Promise<{ messages: number; statuses: number }> {
-    const { messages, statuses, ignored } = parseChannelWebhook(body);
-    for (const line of ignored) this.logger.warn(`Channel webhook: acknowledged without storing ${line}`);
-    let stored = 0;
+  /** Stores a delivery's messages and statuses, or keeps the raw body as a dead letter when that fails for another reason than the database being down. */
+  async ingest(rawBody: Buffer | undefined, signature: string | undefined, body: unknown): Promise<Ingested> {
+    const receivedAt = new Date();
+    const parsed = this.parse(body, receivedAt);
     try {
-      await this.database.transaction(async (db) => {
-        for (const { phone, profileName, message } of messages) {
-          // A redelivery must not reopen a conversation an agent closed since.
-          if (await this.messages.isKnown(db, message.channelMessageId)) continue;
-          const { contact } = await this.contacts.findOrCreateByPhone(db, phone, profileName);
-          const conversation = await this.conversations.openForContact(db, contact.id, new Date());
-          const saved = await this.messages.recordInbound(db, conversation, message);
-          if (!saved) continue;
-          stored += 1;
-          const row = ConversationResponse.of(await this.conversations.findWithCustomer(db, conversation.id));
-          await this.events.record(db, 'message.received', {
-            message: {
-              id: toPublicId('msg', saved.id),
-              text: saved.text,
-              from: phone,
-              type: saved.type,
-              created_at: saved.created_at.toISOString(),
-            },
-            conversation: row,
-          });
-          if (conversation.assigned_to) {
-            await this.notifications.notify(db, {
-              userId: conversation.assigned_to,
-              type: 'message.received',
-              conversationId: conversation.id,
-              text: `New message from ${row.customer.name}`,
-            });
-          }
-        }
-        for (const status of statuses) await this.messages.applyChannelStatus(db, status);
-      });
+      const messages = await this.database.transaction((db) => this.store(db, parsed));
+      return { messages, statuses: parsed.statuses.length };
     } catch (error) {
-      if (error instanceof HttpException) throw error;
-      this.logger.error(`Channel webhook could not be stored: ${(error as Error).message}`);
-      throw new ServiceUnavailableException('The webhook could not be stored; retry later');
+      if (isDatabaseUnavailable(error)) throw this.unavailable('Channel webhook could not be stored', error, STORE_LATER);
+      await this.keepDeadLetter(rawBody ?? Buffer.alloc(0), signature, error, receivedAt);
+      return { messages: 0, statuses: 0 };
     }
-    return { messages: stored, statuses: statuses.length };
   }
+
+  /** Dead letters, newest first (admins). */
+  async listDeadLetters(page: PageQuery): Promise<Page<DeadLetterResponse>> {
+    return mapPage(await this.deadLetters.list(this.database.db, page), DeadLetterResponse.of);
+  }
+
+  /**
+   * Runs a dead letter's raw body through the same storing again, in one transaction with marking
+   * it replayed: 409 once it has been, 422 with the reason when storing fails again (recorded as
+   * its replay_error), 503 when the database is down. A body is stored once either way, since a
+   * message id already stored is skipped.
+   */
+  async replay(id: string): Promise<DeadLetterResponse> {
+    let storing = false;
+    try {
+      const replayed = await this.database.transaction(async (db) => {
+        const letter = await this.deadLetters.lock(db, id);
+        if (!letter) throw new NotFoundException('Dead letter not found');
+        if (letter.replayed_at) throw new ConflictException('This body was already replayed and stored');
+        storing = true;
+        await this.store(db, this.parse(JSON.parse(letter.raw_body.toString('utf8')), letter.received_at));
+        return (await this.deadLetters.markReplayed(db, id, new Date()))!;
+      });
+      return DeadLetterResponse.of(replayed);
+    } catch (error) {
+      if (isDatabaseUnavailable(error))
+        throw this.unavailable(`Replaying dead letter ${toPublicId('ibf', id)} failed`, error, 'The database is unavailable; retry later');
+      if (!storing) throw error;
+      const failure = asError(error);
+      this.logger.error(`Replaying dead letter ${toPublicId('ibf', id)} failed: ${failure.message}`, failure.stack);
+      await this.deadLetters.recordReplayError(this.database.db, id, toStorable(failure.message));
+      throw new UnprocessableEntityException(`The body could not be stored: ${failure.message}`);
+    }
+  }
+
+  private parse(body: unknown, receivedAt: Date): ParsedWebhook {
+    const parsed = parseChannelWebhook(body, receivedAt);
+    for (const line of parsed.ignored) this.logger.warn(`Channel webhook: acknowledged without storing ${line}`);
+    const unstorable = findUnstorable(body, 'body');
+    if (unstorable !== null) {
+      this.logger.warn(
+        `Channel webhook: characters PostgreSQL cannot store (NUL, unpaired surrogates), first at ${unstorable}, stored as U+FFFD`,
+      );
+    }
+    return parsed;
+  }
+
+  /** Stores the messages and statuses of one body in the caller's transaction; answers how many messages were new. */
+  private async store(db: Db, { messages, statuses }: ParsedWebhook): Promise<number> {
+    let stored = 0;
+    for (const { phone, profileName, message } of messages) {
+      // A redelivery must not reopen a conversation an agent closed since.
+      if (await this.messages.isKnown(db, message.channelMessageId)) continue;
+      const { contact } = await this.contacts.findOrCreateByPhone(db, phone, profileName);
+      const conversation = await this.conversations.openForContact(db, contact.id, new Date());
+      const saved = await this.messages.recordInbound(db, conversation, message);
+      if (!saved) continue;
+      stored += 1;
+      const row = ConversationResponse.of(await this.conversations.findWithCustomer(db, conversation.id));
+      await this.events.record(db, 'message.received', {
+        message: {
+          id: toPublicId('msg', saved.id),
+          text: saved.text,
+          from: phone,
+          type: saved.type,
+          created_at: saved.created_at.toISOString(),
+        },
+        conversation: row,
+      });
+      if (conversation.assigned_to) {
+        await this.notifications.notify(db, {
+          userId: conversation.assigned_to,
+          type: 'message.received',
+          conversationId: conversation.id,
+          text: `New message from ${row.customer.name}`,
+        });
+      }
+    }
+    for (const status of statuses) await this.messages.applyChannelStatus(db, status);
+    return stored;
+  }
+
+  /** Keeps a body that could not be stored, so the webhook can answer 200; a 503 when even that fails, so the channel retries. */
+  private async keepDeadLetter(rawBody: Buffer, signature: string | undefined, error: unknown, receivedAt: Date): Promise<void> {
+    const failure = asError(error);
+    const id = newUuid(receivedAt.getTime());
+    this.logger.error(
+      `Channel webhook could not be stored, kept as dead letter ${toPublicId('ibf', id)} for replay: ${failure.message}`,
+      failure.stack,
+    );
+    try {
+      await this.deadLetters.insert(this.database.db, {
+        id,
+        received_at: receivedAt,
+        raw_body: rawBody,
+        // Unchecked without MESSAGING_APP_SECRET, so it may hold anything; the texts may quote the body.
+        signature: signature === undefined ? null : toStorable(signature),
+        error: toStorable(failure.message),
+        error_stack: failure.stack === undefined ? null : toStorable(failure.stack.split('\n').slice(0, STACK_LINES).join('\n')),
+        replayed_at: null,
+        replay_error: null,
+      });
+    } catch (keepError) {
+      throw this.unavailable('Channel webhook could not be kept as a dead letter either', keepError, STORE_LATER);
+    }
+  }
+
+  /** Logs the failure with its stack and answers a 503 (which makes the channel retry). */
+  private unavailable(what: string, error: unknown, answer: string): ServiceUnavailableException {
+    const failure = asError(error);
+    this.logger.error(`${what}: ${failure.message}`, failure.stack);
+    return new ServiceUnavailableException(answer);
+  }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }
 
 /** Compares secrets in constant time (lengths may differ: that is a mismatch, not an error). */

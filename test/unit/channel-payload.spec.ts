@@ -86,4 +86,28 @@ describe('parseChannelWebhook', () => {
     expect(parsed.statuses).toEqual([]);
     expect(parsed.ignored).toHaveLength(1);
   });
+
+  it('answers every string storable: NUL and unpaired surrogates become U+FFFD, in the text and the content', () => {
+    const parsed = parseChannelWebhook(
+      body({
+        contacts: [{ wa_id: '16315551234', profile: { name: 'Ana\u0000' } }],
+        messages: [
+          { from: '16315551234', id: 'wamid.n', timestamp: '1', type: 'image', image: { id: 'm', caption: 'a\u0000b', note: '\ud800' } },
+        ],
+      }),
+      at,
+    );
+    expect(parsed.messages[0]).toMatchObject({
+      profileName: 'Ana\uFFFD',
+      message: { text: 'a\uFFFDb', content: { id: 'm', caption: 'a\uFFFDb', note: '\uFFFD' } },
+    });
+  });
+
+  it.each([['1e300'], ['Infinity'], [1e20]])('takes the time received for a timestamp no Date can hold (%s)', (timestamp) => {
+    const parsed = parseChannelWebhook(
+      body({ messages: [{ from: '16315551234', id: 'wamid.t', timestamp, type: 'text', text: { body: 'x' } }] }),
+      at,
+    );
+    expect(parsed.messages[0].message.sentAt).toEqual(at);
+  });
 });
