@@ -19,6 +19,7 @@ export interface ClaimedDeliveryRow {
   attempts: number;
   webhook_id: string;
   webhook_url: string;
+  /** As stored: encrypted (SecretBox), or plain text from before encryption. */
   webhook_secret: string;
   webhook_active: boolean;
   event_id: string;
