@@ -98,6 +98,29 @@ export class DeliveryRepository {
     );
   }
 
+  /**
+   * Deletes up to `limit` finished (succeeded or failed) deliveries whose last change is before
+   * `before`, on webhook_deliveries_finished_idx; rows another replica holds are skipped, and a
+   * delivery made pending again meanwhile no longer matches. Answers how many.
+   */
+  pruneFinished(db: Db, before: Date, limit: number): Promise<number> {
+    return execute(
+      db,
+      sql`DELETE FROM webhook_deliveries
+           WHERE id IN (SELECT id FROM webhook_deliveries WHERE status <> 'pending' AND updated_at < ${before} LIMIT ${limit} FOR UPDATE SKIP LOCKED)`,
+    );
+  }
+
+  /** Of these events, those some delivery still refers to (pending, or finished too recently to be pruned), on webhook_deliveries_event_idx. */
+  async eventsWithDeliveries(db: Db, eventIds: string[]): Promise<string[]> {
+    if (eventIds.length === 0) return [];
+    const rows = await query<{ event_id: string }>(
+      db,
+      sql`SELECT DISTINCT event_id FROM webhook_deliveries WHERE event_id = ANY(${eventIds}::uuid[])`,
+    );
+    return rows.map((row) => row.event_id);
+  }
+
   async recordAttempt(db: Db, id: string, record: AttemptRecord): Promise<void> {
     await execute(
       db,

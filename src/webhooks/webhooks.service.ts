@@ -7,6 +7,7 @@ import { Database } from '../database/database';
 import type { Db } from '../database/sql';
 import type { EventRow } from '../events/event.entity';
 import { OutboxRelay } from '../events/outbox-relay';
+import { RetentionService } from '../events/retention.service';
 import type { WorkItem } from '../queue/job-queue';
 import { AttemptRecord, ClaimedDeliveryRow, DeliveryRepository } from './delivery.repository';
 import { assertDeliverableUrl, UnsafeUrlError } from './url-guard';
@@ -38,11 +39,19 @@ export class WebhooksService implements OnModuleInit, OnApplicationBootstrap {
     private readonly relay: OutboxRelay,
     private readonly config: AppConfig,
     private readonly secrets: SecretBox,
+    private readonly retention: RetentionService,
   ) {}
 
-  /** Every relayed event gets its deliveries in the relay's own transaction. */
+  /**
+   * Every relayed event gets its deliveries in the relay's own transaction. Finished deliveries
+   * are pruned after EVENT_RETENTION, and an event is kept while a delivery refers to it.
+   */
   onModuleInit(): void {
     this.relay.addConsumer({ record: (db, events) => this.createDeliveries(db, events) });
+    this.retention.register({
+      prune: (db, before, limit) => this.deliveries.pruneFinished(db, before, limit),
+      eventsInUse: (db, eventIds) => this.deliveries.eventsWithDeliveries(db, eventIds),
+    });
   }
 
   /** Before serving: every stored secret encrypted with the current key. */
