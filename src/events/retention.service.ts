@@ -79,17 +79,14 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
     for (let claimed = BATCH; claimed === BATCH;) {
       const batch = await this.database.transaction(async (db) => {
         const expired = await this.events.claimExpired(db, before, after, BATCH);
+        const ids = expired.map((event) => event.id);
         const inUse = new Set<string>();
         for (const participant of this.participants) {
-          for (const id of (await participant.eventsInUse?.(
-            db,
-            expired.map((event) => event.id),
-          )) ?? [])
-            inUse.add(id);
+          for (const id of (await participant.eventsInUse?.(db, ids)) ?? []) inUse.add(id);
         }
         events += await this.events.delete(
           db,
-          expired.filter((event) => !inUse.has(event.id)).map((event) => event.id),
+          ids.filter((id) => !inUse.has(id)),
         );
         return expired;
       });
@@ -98,7 +95,7 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
     }
     if (events + records > 0) {
       this.logger.log(
-        `Deleted ${events} event(s) and ${records} webhook delivery record(s) older than ${before.toISOString()} (EVENT_RETENTION)`,
+        `Deleted ${events} event(s) and ${records} finished record(s) (webhook deliveries) older than ${before.toISOString()} (EVENT_RETENTION)`,
       );
     }
     return { before, events, records };
