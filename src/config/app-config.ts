@@ -1,4 +1,5 @@
 import { parseDuration } from './duration';
+import { parseKey } from './encryption-key';
 
 export type NodeEnv = 'development' | 'production' | 'test';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -23,6 +24,14 @@ export class AppConfig {
   readonly adminEmail!: string | null;
   readonly adminPassword!: string | null;
   readonly betaAccessOnly!: boolean;
+
+  /**
+   * Encrypts secrets stored in the database (32 bytes). Null outside production when unset: a
+   * development key kept in `dataDir` is used instead (see SecretBox).
+   */
+  readonly encryptionKey!: Buffer | null;
+  /** Older keys, still accepted for reading until every value is re-encrypted with `encryptionKey`. */
+  readonly encryptionKeysPrevious!: Buffer[];
 
   /** PostgreSQL connection string; null selects the embedded PGlite database in `dataDir`. */
   readonly databaseUrl!: string | null;
@@ -50,6 +59,9 @@ export class AppConfig {
   readonly webhookAllowPrivateUrls!: boolean;
   readonly webhookRetryScheduleMs!: number[];
   readonly webhookTimeoutMs!: number;
+
+  /** How long relayed events and finished webhook deliveries are kept; at least an hour (the stream's resume window). */
+  readonly eventRetentionMs!: number;
 
   readonly emailProvider!: string | null;
   readonly emailApiKey!: string | null;
@@ -90,6 +102,18 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
     problems.push('DATABASE_URL: must be set in production (the embedded database is for one process only)');
   }
 
+  const encryptionKey = read.key('ENCRYPTION_KEY');
+  if (production && encryptionKey === null && read.string('ENCRYPTION_KEY') === null) {
+    problems.push(
+      'ENCRYPTION_KEY: must be set in production to 32 random bytes in base64 (openssl rand -base64 32), which encrypt secrets stored in the database',
+    );
+  }
+
+  const eventRetentionMs = read.duration('EVENT_RETENTION', '30d');
+  if (parseDuration(read.string('EVENT_RETENTION') ?? '30d') !== null && eventRetentionMs < 3_600_000) {
+    problems.push('EVENT_RETENTION: must be at least 1h, so a client of the event stream can resume (Last-Event-ID) after an hour away');
+  }
+
   const messagingAccessToken = read.string('MESSAGING_ACCESS_TOKEN');
   const messagingAppSecret = read.string('MESSAGING_APP_SECRET');
   if (production && messagingAccessToken !== null && messagingAppSecret === null) {
@@ -123,6 +147,8 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
     adminEmail: adminEmail?.toLowerCase() ?? null,
     adminPassword,
     betaAccessOnly: read.boolean('BETA_ACCESS_ONLY', false),
+    encryptionKey,
+    encryptionKeysPrevious: read.keys('ENCRYPTION_KEY_PREVIOUS'),
     databaseUrl,
     databasePoolMax: read.integer('DATABASE_POOL_MAX', 10, 1, 500),
     dataDir: read.string('DATA_DIR') ?? './data',
@@ -145,6 +171,7 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
     webhookAllowPrivateUrls: read.boolean('WEBHOOK_ALLOW_PRIVATE_URLS', false),
     webhookRetryScheduleMs: read.durations('WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h'),
     webhookTimeoutMs: read.integer('WEBHOOK_TIMEOUT_MS', 10_000, 1),
+    eventRetentionMs,
     emailProvider: read.string('EMAIL_PROVIDER'),
     emailApiKey: read.string('EMAIL_API_KEY'),
     emailFrom: read.email('EMAIL_FROM'),
@@ -219,6 +246,24 @@ class SettingReader {
     const delays = value.split(',').map((part) => parseDuration(part));
     if (delays.some((ms) => ms === null)) return this.fail(name, `expected comma-separated durations such as 5s,5m,2h, got "${value}"`, []);
     return delays as number[];
+  }
+
+  /** A 32-byte key in base64 or hex; the problem never quotes the value, which is a secret. */
+  key(name: string): Buffer | null {
+    const value = this.string(name);
+    if (value === null) return null;
+    return parseKey(value) ?? this.fail(name, 'expected 32 bytes in base64 (openssl rand -base64 32) or hex (64 digits)', null);
+  }
+
+  /** Comma-separated keys, as `key` reads each one. */
+  keys(name: string): Buffer[] {
+    const values = this.list(name);
+    const keys = values.map(parseKey);
+    const bad = keys.flatMap((key, i) => (key === null ? [i + 1] : []));
+    if (bad.length > 0) {
+      return this.fail(name, `entry ${bad.join(', ')} of ${values.length} is not 32 bytes in base64 or hex (values not shown)`, []);
+    }
+    return keys as Buffer[];
   }
 
   list(name: string): string[] {

@@ -3,6 +3,7 @@ import { Inbox1763840000000 } from './migrations/1763840000000-inbox';
 import { Webhooks1763850000000 } from './migrations/1763850000000-webhooks';
 import { SendAttempts1763860000000 } from './migrations/1763860000000-send-attempts';
 import { InboundDeadLetters1763870000000 } from './migrations/1763870000000-inbound-dead-letters';
+import { Retention1763880000000 } from './migrations/1763880000000-retention';
 import { EventSequence1763890000000 } from './migrations/1763890000000-event-sequence';
 import { Instances1763895000000 } from './migrations/1763895000000-instances';
 
@@ -13,6 +14,7 @@ export const MIGRATIONS = [
   Webhooks1763850000000,
   SendAttempts1763860000000,
   InboundDeadLetters1763870000000,
+  Retention1763880000000,
   EventSequence1763890000000,
   Instances1763895000000,
 ];

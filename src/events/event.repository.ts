@@ -56,6 +56,30 @@ export class EventRepository {
     return (await queryOne<{ seq: string | null }>(db, sql`SELECT seq FROM events WHERE id = ${id}`))?.seq ?? null;
   }
 
+  /**
+   * Up to `limit` events created and relayed before `before`, after `after` in (created_at, id)
+   * order (on events_created_idx), locked for the caller's transaction; rows another replica
+   * holds are skipped. Never an unrelayed event.
+   */
+  claimExpired(
+    db: Db,
+    before: Date,
+    after: Pick<EventRow, 'id' | 'created_at'> | null,
+    limit: number,
+  ): Promise<Pick<EventRow, 'id' | 'created_at'>[]> {
+    return query(
+      db,
+      sql`SELECT id, created_at FROM events
+           WHERE created_at < ${before} AND relayed_at < ${before} ${after ? sql`AND (created_at, id) > (${after.created_at}, ${after.id})` : sql.raw('')}
+           ORDER BY created_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
+    );
+  }
+
+  /** Deletes these events; answers how many. */
+  delete(db: Db, ids: string[]): Promise<number> {
+    return ids.length === 0 ? Promise.resolve(0) : execute(db, sql`DELETE FROM events WHERE id = ANY(${ids}::uuid[])`);
+  }
+
   /** Relayed events after a place in the stream, in stream order, served by events_seq_key. */
   after(db: Db, seq: string, limit: number): Promise<ReplayRow[]> {
     return query(

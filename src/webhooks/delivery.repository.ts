@@ -19,6 +19,7 @@ export interface ClaimedDeliveryRow {
   attempts: number;
   webhook_id: string;
   webhook_url: string;
+  /** As stored: encrypted (SecretBox), or plain text from before encryption. */
   webhook_secret: string;
   webhook_active: boolean;
   event_id: string;
@@ -100,6 +101,29 @@ export class DeliveryRepository {
           RETURNING d.id, d.attempts, w.id AS webhook_id, w.url AS webhook_url, w.secret AS webhook_secret, w.active AS webhook_active,
                     e.id AS event_id, e.type AS event_type, e.data AS event_data, e.created_at AS event_created_at`,
     );
+  }
+
+  /**
+   * Deletes up to `limit` finished (succeeded or failed) deliveries whose last change is before
+   * `before`, on webhook_deliveries_finished_idx; rows another replica holds are skipped, and a
+   * delivery made pending again meanwhile no longer matches. Answers how many.
+   */
+  pruneFinished(db: Db, before: Date, limit: number): Promise<number> {
+    return execute(
+      db,
+      sql`DELETE FROM webhook_deliveries
+           WHERE id IN (SELECT id FROM webhook_deliveries WHERE status <> 'pending' AND updated_at < ${before} LIMIT ${limit} FOR UPDATE SKIP LOCKED)`,
+    );
+  }
+
+  /** Of these events, those some delivery still refers to (pending, or finished too recently to be pruned), on webhook_deliveries_event_idx. */
+  async eventsWithDeliveries(db: Db, eventIds: string[]): Promise<string[]> {
+    if (eventIds.length === 0) return [];
+    const rows = await query<{ event_id: string }>(
+      db,
+      sql`SELECT DISTINCT event_id FROM webhook_deliveries WHERE event_id = ANY(${eventIds}::uuid[])`,
+    );
+    return rows.map((row) => row.event_id);
   }
 
   async recordAttempt(db: Db, id: string, record: AttemptRecord): Promise<void> {

@@ -5,10 +5,9 @@ import { AppConfig } from '../config/app-config';
 import { toEnvelope } from '../events/event-envelope';
 import { OutboxRelay } from '../events/outbox-relay';
 import { JobQueue, retryDelay, WorkItem } from '../queue/job-queue';
-import type { ClaimedDeliveryRow } from './delivery.repository';
 import { assertDeliverableUrl, lookupFor, UnsafeUrlError } from './url-guard';
 import { signDelivery } from './webhook-signature';
-import { AttemptOutcome, WebhooksService } from './webhooks.service';
+import { AttemptOutcome, ClaimedDelivery, WebhooksService } from './webhooks.service';
 
 /** Deliveries one instance attempts at once: they wait on receivers, not on CPU. */
 const CONCURRENCY = 200;
@@ -59,8 +58,10 @@ export class WebhookDeliveryProcessor implements OnModuleInit, BeforeApplication
     await this.webhooks.recordAttempt(delivery, await this.deliver(delivery));
   }
 
-  private async deliver(delivery: ClaimedDeliveryRow): Promise<AttemptOutcome> {
+  private async deliver(delivery: ClaimedDelivery): Promise<AttemptOutcome> {
     if (!delivery.webhook_active) return { result: 'failed', statusCode: null, response: null, error: 'The registration is disabled' };
+    // Nothing is sent unsigned: retried on the schedule, so configuring the key again in time saves the delivery.
+    if (delivery.secret === null) return this.afterFailure(delivery, null, null, delivery.unreadableSecret, null);
     const envelope = toEnvelope({
       id: delivery.event_id,
       type: delivery.event_type,
@@ -79,7 +80,7 @@ export class WebhookDeliveryProcessor implements OnModuleInit, BeforeApplication
         'user-agent': 'TeamInbox-Webhooks/1',
         'webhook-id': eventId,
         'webhook-timestamp': String(timestamp),
-        'webhook-signature': signDelivery(delivery.webhook_secret, eventId, timestamp, body),
+        'webhook-signature': signDelivery(delivery.secret, eventId, timestamp, body),
       });
     } catch (error) {
       const message = error instanceof UnsafeUrlError ? error.message : `The receiver could not be reached: ${(error as Error).message}`;
@@ -92,7 +93,7 @@ export class WebhookDeliveryProcessor implements OnModuleInit, BeforeApplication
   }
 
   private afterFailure(
-    delivery: ClaimedDeliveryRow,
+    delivery: ClaimedDelivery,
     statusCode: number | null,
     response: string | null,
     error: string | null,

@@ -3,7 +3,7 @@ export interface WebhookRow {
   id: string;
   url: string;
   events: string[];
-  /** Signs deliveries; never returned by the API. */
+  /** Signs deliveries; stored encrypted (SecretBox), never returned by the API. */
   secret: string;
   active: boolean;
   /** Why the service disabled it (a 410 from the receiver); null when enabled or disabled by hand. */

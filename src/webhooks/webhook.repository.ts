@@ -37,13 +37,32 @@ export class WebhookRepository {
     return query(db, sql`SELECT id, events FROM webhooks WHERE active`);
   }
 
-  async update(db: Db, webhook: WebhookRow): Promise<void> {
+  /** Writes the registration's fields; the stored secret only when `secret` is given (already encrypted). */
+  async update(db: Db, webhook: Omit<WebhookRow, 'secret'>, secret: string | null): Promise<void> {
     await execute(
       db,
-      sql`UPDATE webhooks SET url = ${webhook.url}, events = ${webhook.events}, secret = ${webhook.secret}, active = ${webhook.active},
+      sql`UPDATE webhooks SET url = ${webhook.url}, events = ${webhook.events}, secret = COALESCE(${secret}::text, secret), active = ${webhook.active},
                  disabled_reason = ${webhook.disabled_reason}, updated_at = ${webhook.updated_at}
            WHERE id = ${webhook.id}`,
     );
+  }
+
+  /**
+   * Up to `limit` registrations after `afterId` (in id order) whose stored secret does not start
+   * with `currentPrefix`, locked for the caller's transaction; rows another replica holds are
+   * skipped (it is rewriting them).
+   */
+  secretsToReseal(db: Db, currentPrefix: string, afterId: string | null, limit: number): Promise<Pick<WebhookRow, 'id' | 'secret'>[]> {
+    return query(
+      db,
+      sql`SELECT id, secret FROM webhooks
+           WHERE NOT starts_with(secret, ${currentPrefix}) ${afterId ? sql`AND id > ${afterId}` : sql.raw('')}
+           ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
+    );
+  }
+
+  async setSecret(db: Db, id: string, secret: string): Promise<void> {
+    await execute(db, sql`UPDATE webhooks SET secret = ${secret} WHERE id = ${id}`);
   }
 
   async disable(db: Db, id: string, reason: string): Promise<void> {

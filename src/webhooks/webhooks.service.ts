@@ -1,12 +1,14 @@
-import { BadRequestException, Injectable, NotFoundException, OnModuleInit } from '@nestjs/common';
-import { newUuid } from '../common/ids';
+import { BadRequestException, Injectable, Logger, NotFoundException, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
+import { newUuid, toPublicId } from '../common/ids';
 import { mapPage, Page, PageQuery } from '../common/pagination';
 import { AppConfig } from '../config/app-config';
+import { SecretBox, SecretUnreadableError } from '../config/secret-box';
 import { Database } from '../database/database';
 import { InstanceRegistry } from '../database/instance-registry';
 import type { Db } from '../database/sql';
 import type { EventRow } from '../events/event.entity';
 import { OutboxRelay } from '../events/outbox-relay';
+import { RetentionService } from '../events/retention.service';
 import type { WorkItem } from '../queue/job-queue';
 import { AttemptRecord, ClaimedDeliveryRow, DeliveryRepository } from './delivery.repository';
 import { assertDeliverableUrl, UnsafeUrlError } from './url-guard';
@@ -20,8 +22,17 @@ export type AttemptOutcome =
   | { result: 'retry'; statusCode: number | null; response: string | null; error: string | null; nextAttemptAt: Date }
   | { result: 'failed'; statusCode: number | null; response: string | null; error: string | null };
 
+/** Registrations whose secret is re-encrypted per transaction at start-up. */
+const RESEAL_BATCH = 100;
+
+/** What a delivery attempt needs: the claimed row, with the secret decrypted (or why it cannot be). */
+export type ClaimedDelivery = Omit<ClaimedDeliveryRow, 'webhook_secret'> &
+  ({ secret: string; unreadableSecret: null } | { secret: null; unreadableSecret: string });
+
 @Injectable()
-export class WebhooksService implements OnModuleInit {
+export class WebhooksService implements OnModuleInit, OnApplicationBootstrap {
+  private readonly logger = new Logger(WebhooksService.name);
+
   constructor(
     private readonly database: Database,
     private readonly webhooks: WebhookRepository,
@@ -29,11 +40,58 @@ export class WebhooksService implements OnModuleInit {
     private readonly relay: OutboxRelay,
     private readonly config: AppConfig,
     private readonly instance: InstanceRegistry,
+    private readonly secrets: SecretBox,
+    private readonly retention: RetentionService,
   ) {}
 
-  /** Every relayed event gets its deliveries in the relay's own transaction. */
+  /**
+   * Every relayed event gets its deliveries in the relay's own transaction. Finished deliveries
+   * are pruned after EVENT_RETENTION, and an event is kept while a delivery refers to it.
+   */
   onModuleInit(): void {
     this.relay.addConsumer({ record: (db, events) => this.createDeliveries(db, events) });
+    this.retention.register({
+      prune: (db, before, limit) => this.deliveries.pruneFinished(db, before, limit),
+      eventsInUse: (db, eventIds) => this.deliveries.eventsWithDeliveries(db, eventIds),
+    });
+  }
+
+  /** Before serving: every stored secret encrypted with the current key. */
+  async onApplicationBootstrap(): Promise<void> {
+    await this.resealSecrets();
+  }
+
+  /**
+   * Rewrites every stored secret that is not encrypted with the current ENCRYPTION_KEY: plain
+   * text from before encryption, or a value of a previous key. Idempotent, and safe with replicas
+   * starting together: each batch is locked in its own transaction and rows another replica holds
+   * are skipped. A value no configured key opens is left as it is and logged (its deliveries fail
+   * until the key is configured again or the secret is set anew). Answers what it did.
+   */
+  async resealSecrets(): Promise<{ resealed: number; unreadable: number }> {
+    let resealed = 0;
+    let unreadable = 0;
+    let afterId: string | null = null;
+    for (;;) {
+      const batch = await this.database.transaction(async (db) => {
+        const rows = await this.webhooks.secretsToReseal(db, this.secrets.currentPrefix, afterId, RESEAL_BATCH);
+        for (const row of rows) {
+          try {
+            await this.webhooks.setSecret(db, row.id, this.secrets.reseal(row.secret));
+            resealed += 1;
+          } catch (error) {
+            if (!(error instanceof SecretUnreadableError)) throw error;
+            unreadable += 1;
+            this.logger.error(`Webhook ${toPublicId('wh', row.id)}: ${unreadableSecretReason(error)}`);
+          }
+        }
+        return rows;
+      });
+      if (batch.length < RESEAL_BATCH) break;
+      afterId = batch[batch.length - 1].id;
+    }
+    if (resealed > 0) this.logger.log(`Re-encrypted ${resealed} webhook secret(s) with key ${this.secrets.currentKeyId}`);
+    return { resealed, unreadable };
   }
 
   async create(dto: CreateWebhookDto): Promise<WebhookResponse> {
@@ -43,7 +101,7 @@ export class WebhooksService implements OnModuleInit {
       id: newUuid(now.getTime()),
       url,
       events: normaliseEvents(dto.events),
-      secret: dto.secret,
+      secret: this.secrets.seal(dto.secret),
       active: true,
       disabled_reason: null,
       created_at: now,
@@ -67,13 +125,13 @@ export class WebhooksService implements OnModuleInit {
     const webhook = await this.find(id);
     if (dto.url !== undefined) webhook.url = await this.checkUrl(dto.url);
     if (dto.events !== undefined) webhook.events = normaliseEvents(dto.events);
-    if (dto.secret !== undefined) webhook.secret = dto.secret;
+    const secret = dto.secret === undefined ? null : this.secrets.seal(dto.secret);
     if (dto.active !== undefined) {
       webhook.active = dto.active;
       webhook.disabled_reason = null;
     }
     webhook.updated_at = new Date();
-    await this.webhooks.update(this.database.db, webhook);
+    await this.webhooks.update(this.database.db, webhook, secret);
     return WebhookResponse.of(webhook);
   }
 
@@ -118,13 +176,26 @@ export class WebhooksService implements OnModuleInit {
     return this.deliveries.releaseAbandoned(db);
   }
 
-  /** Takes a delivery for one attempt; null when it is not pending or another worker took this attempt. */
-  claimAttempt(work: WorkItem, leaseMs: number): Promise<ClaimedDeliveryRow | null> {
-    return this.deliveries.claimAttempt(this.database.db, work, leaseMs, this.instance.id);
+  /**
+   * Takes a delivery for one attempt; null when it is not pending or another worker took this
+   * attempt. The registration's secret comes decrypted, or as the reason it cannot be (logged).
+   */
+  async claimAttempt(work: WorkItem, leaseMs: number): Promise<ClaimedDelivery | null> {
+    const row = await this.deliveries.claimAttempt(this.database.db, work, leaseMs, this.instance.id);
+    if (!row) return null;
+    const { webhook_secret: stored, ...delivery } = row;
+    try {
+      return { ...delivery, secret: this.secrets.open(stored), unreadableSecret: null };
+    } catch (error) {
+      if (!(error instanceof SecretUnreadableError)) throw error;
+      const reason = unreadableSecretReason(error);
+      this.logger.error(`Webhook ${toPublicId('wh', row.webhook_id)}: ${reason}`);
+      return { ...delivery, secret: null, unreadableSecret: reason };
+    }
   }
 
   /** Records how an attempt went; a 410 also disables the registration. */
-  async recordAttempt(delivery: ClaimedDeliveryRow, outcome: AttemptOutcome): Promise<void> {
+  async recordAttempt(delivery: Pick<ClaimedDeliveryRow, 'id' | 'webhook_id'>, outcome: AttemptOutcome): Promise<void> {
     const record: AttemptRecord = {
       status: outcome.result === 'succeeded' ? 'succeeded' : outcome.result === 'retry' ? 'pending' : 'failed',
       last_status_code: outcome.statusCode,
@@ -156,6 +227,13 @@ export class WebhooksService implements OnModuleInit {
       throw error;
     }
   }
+}
+
+function unreadableSecretReason(error: SecretUnreadableError): string {
+  return (
+    `The webhook secret cannot be decrypted: ${error.message}. ` +
+    'Add that key to ENCRYPTION_KEY_PREVIOUS, or set a new secret with PATCH /api/v1/webhooks/:id'
+  );
 }
 
 /** `*` stands alone; types are kept once each, in a stable order. */

@@ -9,6 +9,8 @@ import { RUN_PREFIX, TEST_REDIS_URL } from './environment';
 import { createTestDatabase, TestDatabase } from './test-database';
 
 export const ADMIN = { email: 'admin@example.com', password: 'admin-password-123' };
+/** The tests' ENCRYPTION_KEY (32 bytes, base64), so no development key file is written. */
+export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- event data is whatever the event carries
 type EventData = Record<string, any>;
@@ -124,6 +126,7 @@ export async function startTestApp(options: StartOptions = {}): Promise<TestApp>
     PORT: '0',
     LOG_LEVEL: 'info',
     SESSION_SECRET: 'test-session-secret-that-is-long-enough',
+    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_PASSWORD: ADMIN.password,
     RATE_LIMIT_MAX_REQUESTS: '100000',

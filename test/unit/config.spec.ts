@@ -2,6 +2,7 @@ import { ConfigError, loadConfig } from '../../src/config/app-config';
 import { parseDuration } from '../../src/config/duration';
 
 const generated = () => 'generated-secret';
+const KEY = Buffer.alloc(32, 9).toString('base64');
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -40,6 +41,7 @@ describe('loadConfig', () => {
         NODE_ENV: 'production',
         PORT: '8080',
         SESSION_SECRET: 'x'.repeat(32),
+        ENCRYPTION_KEY: KEY,
         DATABASE_URL: 'postgresql://u@db:5432/inbox',
         DATABASE_POOL_MAX: '20',
         REDIS_URL: 'redis://cache:6379',
@@ -77,6 +79,10 @@ describe('loadConfig', () => {
     ['RATE_LIMIT_MAX_REQUESTS', '0', /^RATE_LIMIT_MAX_REQUESTS: /],
     ['EMAIL_FROM', 'nobody', /^EMAIL_FROM: /],
     ['AUTH_TOKEN_TTL', '12 hours', /^AUTH_TOKEN_TTL: /],
+    ['EVENT_RETENTION', '30 days', /^EVENT_RETENTION: expected a duration/],
+    ['EVENT_RETENTION', '59m', /^EVENT_RETENTION: must be at least 1h/],
+    ['EVENT_RETENTION', '0d', /^EVENT_RETENTION: must be at least 1h/],
+    ['ENCRYPTION_KEY', Buffer.alloc(16).toString('base64'), /^ENCRYPTION_KEY: expected 32 bytes in base64/],
   ])('refuses %s=%s with a message naming the setting', (name, value, message) => {
     expect(problemsOf({ [name]: value })).toEqual([expect.stringMatching(message)]);
   });
@@ -89,23 +95,60 @@ describe('loadConfig', () => {
     ['a missing SESSION_SECRET', {}],
     ['a SESSION_SECRET under 32 characters', { SESSION_SECRET: 'short' }],
   ])('refuses %s in production', (_, env) => {
-    expect(problemsOf({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x', ...env })).toEqual([
+    expect(problemsOf({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x', ENCRYPTION_KEY: KEY, ...env })).toEqual([
       expect.stringMatching(/^SESSION_SECRET: /),
     ]);
   });
 
   it('refuses a missing DATABASE_URL in production', () => {
-    expect(problemsOf({ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32) })).toEqual([
+    expect(problemsOf({ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: KEY })).toEqual([
       expect.stringMatching(/^DATABASE_URL: must be set in production/),
     ]);
   });
 
   it('refuses a channel token without MESSAGING_APP_SECRET in production, and allows it outside', () => {
     const channel = { MESSAGING_ACCESS_TOKEN: 'token', MESSAGING_PHONE_NUMBER_ID: '123' };
-    expect(problemsOf({ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32), DATABASE_URL: 'postgres://db/x', ...channel })).toEqual([
-      expect.stringMatching(/^MESSAGING_APP_SECRET: /),
-    ]);
+    expect(
+      problemsOf({
+        NODE_ENV: 'production',
+        SESSION_SECRET: 'x'.repeat(32),
+        DATABASE_URL: 'postgres://db/x',
+        ENCRYPTION_KEY: KEY,
+        ...channel,
+      }),
+    ).toEqual([expect.stringMatching(/^MESSAGING_APP_SECRET: /)]);
     expect(problemsOf(channel)).toEqual([]);
+  });
+
+  it('refuses a missing ENCRYPTION_KEY in production', () => {
+    expect(problemsOf({ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32), DATABASE_URL: 'postgres://db/x' })).toEqual([
+      expect.stringMatching(/^ENCRYPTION_KEY: must be set in production/),
+    ]);
+  });
+
+  it('reads ENCRYPTION_KEY, ENCRYPTION_KEY_PREVIOUS and EVENT_RETENTION', () => {
+    const previous = [Buffer.alloc(32, 1), Buffer.alloc(32, 2)];
+    expect(
+      loadConfig(
+        {
+          ENCRYPTION_KEY: KEY,
+          ENCRYPTION_KEY_PREVIOUS: `${previous[0].toString('base64')}, ${previous[1].toString('hex')}`,
+          EVENT_RETENTION: '1h',
+        },
+        generated,
+      ),
+    ).toMatchObject({ encryptionKey: Buffer.from(KEY, 'base64'), encryptionKeysPrevious: previous, eventRetentionMs: 3_600_000 });
+    expect(loadConfig({}, generated)).toMatchObject({ encryptionKey: null, encryptionKeysPrevious: [], eventRetentionMs: 30 * 86_400_000 });
+  });
+
+  it('never quotes a key in its problems', () => {
+    const wrongLength = Buffer.from('a-key-that-is-too-short').toString('base64');
+    const problems = problemsOf({ ENCRYPTION_KEY: wrongLength, ENCRYPTION_KEY_PREVIOUS: `${KEY},not-a-key-at-all!` });
+    expect(problems).toEqual([
+      expect.stringMatching(/^ENCRYPTION_KEY: /),
+      expect.stringMatching(/^ENCRYPTION_KEY_PREVIOUS: entry 2 of 2 is not 32 bytes/),
+    ]);
+    for (const text of [wrongLength, KEY, 'not-a-key-at-all!']) expect(problems.join('\n')).not.toContain(text);
   });
 
   it('refuses ADMIN_EMAIL without ADMIN_PASSWORD', () => {

@@ -30,15 +30,21 @@ describe('NestPinoLogger', () => {
     const sinkLines: string[] = [];
     const pino = createLogger('info', new Writable({ write: (chunk: Buffer, _e, done) => (sinkLines.push(chunk.toString()), done()) }));
     pino.info(
-      { password: 'hunter22', body: { secret: 's3cr3t' }, req: { method: 'GET', url: '/x?access_token=abc', id: '1', headers: {} } },
+      {
+        password: 'hunter22',
+        body: { secret: 's3cr3t' },
+        config: { encryptionKey: 'k3y', encryptionKeysPrevious: ['0ldk3y'] },
+        req: { method: 'GET', url: '/x?access_token=abc', id: '1', headers: {} },
+      },
       'm',
     );
-    expect(sinkLines.join('')).not.toMatch(/hunter22|s3cr3t|abc/);
+    expect(sinkLines.join('')).not.toMatch(/hunter22|s3cr3t|abc|k3y/);
     expect(sinkLines.map((line) => JSON.parse(line) as unknown)).toEqual([
       expect.objectContaining({
         msg: 'm',
         password: '[redacted]',
         body: { secret: '[redacted]' },
+        config: { encryptionKey: '[redacted]', encryptionKeysPrevious: '[redacted]' },
         req: expect.objectContaining({ url: '/x?access_token=[redacted]' }),
       }),
     ]);
