@@ -9,6 +9,8 @@ import type { MessageRow, MessageStatus, MessageToSend } from './message.entity'
 const COLUMNS = sql.raw(
   'id, conversation_id, direction, type, text, content, status, error, channel_message_id, sent_by, idempotency_key, request_hash, channel_timestamp, attempts, next_attempt_at, created_at, updated_at',
 );
+/** A message whose sending is not finished, as recorded work (alias `w`). */
+const SEND_WAITING = sql`w.status = 'queued'`;
 const NEWEST_FIRST = new Keyset<MessageRow>({ time: 'created_at', id: 'id' }, 'DESC', (row) => [row.created_at, row.id]);
 
 /** The SQL of the `messages` table. */
@@ -67,18 +69,19 @@ export class MessageRepository {
 
   /** The relay's hand-off: queued messages whose attempt is due, their due time pushed past `leaseMs`, as the attempts to start. */
   claimDue(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]> {
-    return claimDueWork(db, 'messages', sql`status = 'queued'`, limit, leaseMs);
+    return claimDueWork(db, 'messages', SEND_WAITING, limit, leaseMs);
+  }
+
+  /** Queued messages whose send attempt died with its instance: due again now. */
+  releaseAbandoned(db: Db): Promise<number> {
+    return releaseAbandonedWork(db, 'messages', SEND_WAITING);
   }
 
   /**
    * Takes a queued message for send attempt `attempt`, unless another worker took that attempt:
-   * counts it and pushes the due time past the attempt's longest duration. Answers what the send needs.
+   * counts it, records the instance, and pushes the due time past the attempt's longest duration.
+   * Answers what the send needs.
    */
-  /** Queued messages whose send attempt died with its instance: due again now. */
-  releaseAbandoned(db: Db): Promise<number> {
-    return releaseAbandonedWork(db, 'messages', sql`w.status = 'queued'`);
-  }
-
   claimSend(db: Db, work: WorkItem, leaseMs: number, instanceId: string): Promise<MessageToSend | null> {
     return queryOne(
       db,

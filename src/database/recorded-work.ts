@@ -1,6 +1,11 @@
 import type { WorkItem } from '../queue/job-queue';
 import { Db, execute, query, Sql, sql } from './sql';
 
+/*
+ * Tables of recorded work have `attempts`, `next_attempt_at` and `claimed_by`; `waiting` is the
+ * condition, on the table aliased `w`, of a row whose work is not finished (a status).
+ */
+
 /**
  * Makes the work that a dead instance had claimed (its `claimed_by` no longer in `instances`) due
  * now, so that another attempt starts within seconds of the death, not after the attempt's lease.
@@ -37,7 +42,7 @@ export async function claimDueWork(
   const rows = await query<{ id: string; attempts: number }>(
     db,
     sql`UPDATE ${name} SET next_attempt_at = ${msFromNow(leaseMs)}
-         WHERE id IN (SELECT id FROM ${name} WHERE ${waiting} AND next_attempt_at <= now() ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+         WHERE id IN (SELECT w.id FROM ${name} w WHERE ${waiting} AND w.next_attempt_at <= now() ORDER BY w.next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
         RETURNING id, attempts`,
   );
   return rows.map((row) => ({ id: row.id, attempt: row.attempts + 1 }));

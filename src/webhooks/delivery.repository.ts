@@ -11,6 +11,8 @@ import type { DeliveryRow, DeliveryStatus } from './webhook.entity';
 const SELECT_DELIVERY = sql.raw(`SELECT d.id, d.event_id, e.type AS event_type, d.status, d.attempts, d.last_status_code, d.last_response,
        d.last_error, d.next_attempt_at, d.created_at, d.updated_at
   FROM webhook_deliveries d JOIN events e ON e.id = d.event_id`);
+/** A delivery not finished, as recorded work (alias `w`). */
+const DELIVERY_WAITING = sql`w.status = 'pending'`;
 const NEWEST_FIRST = new Keyset<DeliveryRow>({ time: 'd.created_at', id: 'd.id' }, 'DESC', (row) => [row.created_at, row.id]);
 
 /** What one attempt needs: the delivery, its registration and its event. */
@@ -79,7 +81,12 @@ export class DeliveryRepository {
 
   /** The relay's hand-off: due deliveries, their due time pushed past `leaseMs`, as the attempts to start. */
   claimDue(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]> {
-    return claimDueWork(db, 'webhook_deliveries', sql`status = 'pending'`, limit, leaseMs);
+    return claimDueWork(db, 'webhook_deliveries', DELIVERY_WAITING, limit, leaseMs);
+  }
+
+  /** Pending deliveries whose attempt died with its instance: due again now. */
+  releaseAbandoned(db: Db): Promise<number> {
+    return releaseAbandonedWork(db, 'webhook_deliveries', DELIVERY_WAITING);
   }
 
   /**
@@ -87,11 +94,6 @@ export class DeliveryRepository {
    * it and pushes the due time past the attempt's longest duration, so a crash mid-attempt leaves
    * it due again. One round trip: the claim and what the attempt needs together.
    */
-  /** Pending deliveries whose attempt died with its instance: due again now. */
-  releaseAbandoned(db: Db): Promise<number> {
-    return releaseAbandonedWork(db, 'webhook_deliveries', sql`w.status = 'pending'`);
-  }
-
   claimAttempt(db: Db, work: WorkItem, leaseMs: number, instanceId: string): Promise<ClaimedDeliveryRow | null> {
     return queryOne(
       db,
