@@ -77,8 +77,7 @@ function nestRoutes(t: TestApp): Map<string, NestRoute> {
         if (methodPath === undefined || requestMethod === undefined) continue;
         const isPublic = Boolean(Reflect.getMetadata(PUBLIC_ROUTE, handler) ?? Reflect.getMetadata(PUBLIC_ROUTE, controller));
         const roles = (Reflect.getMetadata(REQUIRED_ROLES, handler) ?? Reflect.getMetadata(REQUIRED_ROLES, controller) ?? null) as
-          | string[]
-          | null;
+          string[] | null;
         for (const base of controllerPaths)
           for (const path of [methodPath].flat()) {
             const key = `${RequestMethod[requestMethod]} ${join('api', base, path).replace(/:(\w+)/g, '{$1}')}`;
@@ -242,7 +241,12 @@ describe('access control of every endpoint', () => {
     const documented = new Set(operations.map(keyOf));
     const served = [...nestRoutes(t).keys()];
     expect(served.filter((key) => !documented.has(key))).toEqual([]);
-    expect(operations.filter((operation) => operation.public).map(keyOf).sort()).toEqual([...PUBLIC_OPERATIONS].sort());
+    expect(
+      operations
+        .filter((operation) => operation.public)
+        .map(keyOf)
+        .sort(),
+    ).toEqual([...PUBLIC_OPERATIONS].sort());
     expect(protectedOperations().length).toBeGreaterThan(20);
     expect(adminOperations().length).toBeGreaterThan(5);
   });
@@ -291,7 +295,8 @@ describe('access control of every endpoint', () => {
   it('refuses every protected operation with a malformed token (401)', async () => {
     const malformed = ['not-a-jwt', 'abc.def.ghi', `${admin.slice(0, -4)}AAAA`, `Basic ${Buffer.from('a:b').toString('base64')}`];
     for (const operation of protectedOperations())
-      for (const token of malformed) expectRefusal(operation, await call(operation, token.startsWith('Basic') ? token : `Bearer ${token}`), 401);
+      for (const token of malformed)
+        expectRefusal(operation, await call(operation, token.startsWith('Basic') ? token : `Bearer ${token}`), 401);
   });
 
   it('refuses every protected operation with a token signed with another secret, or unsigned (401)', async () => {
@@ -415,12 +420,15 @@ describe('access control of every endpoint', () => {
     expect(registered.status).toBe(201);
     const { id: conversationId, phone } = await customerWrites(t, { appSecret: APP_SECRET });
     expect(
-      (await t.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: admin, body: { type: 'text', text: 'Hi' } })).status,
+      (await t.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: admin, body: { type: 'text', text: 'Hi' } }))
+        .status,
     ).toBe(201);
     await eventually(async () => expect(graph.sendsTo(phone)).toHaveLength(1));
     expect(graph.sendsTo(phone)[0].authorization).toBe(`Bearer ${GRAPH_TOKEN}`);
     expect((await t.request('GET', '/api/health/messaging')).status).toBe(200);
-    expect((await t.request('POST', '/api/v1/auth/login', { body: { email: ADMIN.email, password: `${ADMIN.password}x` } })).status).toBe(401);
+    expect((await t.request('POST', '/api/v1/auth/login', { body: { email: ADMIN.email, password: `${ADMIN.password}x` } })).status).toBe(
+      401,
+    );
     const stream = operations.find((o) => o.stream)!;
     expect((await call(stream, undefined, `?access_token=${admin}`)).status).toBe(200);
     expect(

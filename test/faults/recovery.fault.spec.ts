@@ -81,12 +81,18 @@ describe('a receiver and the Graph API failing, then recovering', () => {
     for (const { phone } of customers)
       graph.failNext(
         phone,
-        ...Array.from({ length: GRAPH_FAILURES_PER_SEND }, () => ({ status: 503, body: { error: { message: 'Service unavailable', code: 2 } } })),
+        ...Array.from({ length: GRAPH_FAILURES_PER_SEND }, () => ({
+          status: 503,
+          body: { error: { message: 'Service unavailable', code: 2 } },
+        })),
       );
     const started = Date.now();
     const replies = [];
     for (const { id } of customers) {
-      const reply = await t.request('POST', `/api/v1/conversations/${id}/messages`, { token: admin, body: { type: 'text', text: 'We are on it' } });
+      const reply = await t.request('POST', `/api/v1/conversations/${id}/messages`, {
+        token: admin,
+        body: { type: 'text', text: 'We are on it' },
+      });
       expect(reply.status).toBe(201);
       expect(reply.body.status).toBe('queued');
       replies.push(reply.body as { id: string; conversation_id: string });
