@@ -14,6 +14,7 @@ import { answerClientError, fastifyRefusal, MAX_PATH_SEGMENT_LENGTH } from './co
 import { NestPinoLogger, requestContext } from './common/logger';
 import { RequestValidationPipe } from './common/validation.pipe';
 import { AppConfig } from './config/app-config';
+import { isDatabaseUnavailable } from './database/errors';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 
 const API_BODY_LIMIT = 1024 * 1024;
@@ -106,7 +107,7 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
   }
 
   app.setGlobalPrefix('api');
-  app.useGlobalFilters(new ErrorFilter());
+  app.useGlobalFilters(new ErrorFilter([{ name: 'Database', isUnavailable: isDatabaseUnavailable }]));
   app.useGlobalPipes(new RequestValidationPipe());
   // Order matters: the rate limit counts every request, including those the auth guard refuses.
   app.useGlobalGuards(app.get(RateLimitGuard), app.get(AuthGuard));

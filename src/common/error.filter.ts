@@ -3,17 +3,31 @@ import { ThrottlerException } from '@nestjs/throttler';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fastifyRefusal } from './framework-refusals';
 
+/** A dependency the service needs to answer (the database), and how to tell that an error means it is down. */
+export interface Dependency {
+  /** As the answer names it: "Database". */
+  name: string;
+  isUnavailable(error: unknown): boolean;
+}
+
 /**
  * The one place a refusal becomes a response: `{"error": "<sentence>"}` and nothing else.
- * A 5xx is logged with the request id and answered without any detail of its cause.
+ * A 5xx is logged with the request id and answered without any detail of its cause. An error that
+ * says a dependency is down is a 503 (a retry later can succeed), wherever it was thrown: a
+ * route, a guard or a pipe.
  */
 @Catch()
 export class ErrorFilter implements ExceptionFilter {
+  constructor(private readonly dependencies: readonly Dependency[] = []) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
-    const { status, message } = describe(exception);
+    const down = exception instanceof HttpException ? undefined : this.dependencies.find((d) => d.isUnavailable(exception));
+    const { status, message } = down
+      ? { status: HttpStatus.SERVICE_UNAVAILABLE, message: `${down.name} is unavailable; retry later` }
+      : describe(exception);
     if (status >= 500) {
       request.log.error({ err: exception }, 'request failed');
     }

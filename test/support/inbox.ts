@@ -1,19 +1,29 @@
-import { channelMessage, channelWebhook } from './channel';
+import { channelMessage, channelWebhook, hubSignature } from './channel';
 import type { TestApp } from './test-app';
 
 let lastPhone = 14155550000 + Math.floor(Math.random() * 9000);
 
-/** A customer writes in (through the channel webhook, unsigned); answers their conversation. */
+/**
+ * A customer writes in (through the channel webhook, signed with `appSecret` when given, else
+ * unsigned); answers their conversation.
+ */
 export async function customerWrites(
   t: TestApp,
-  options: { name?: string; text?: string; timestamp?: number; phone?: string } = {},
+  options: { name?: string; text?: string; timestamp?: number; phone?: string; appSecret?: string } = {},
 ): Promise<{ id: string; phone: string }> {
   const from = options.phone ?? String((lastPhone += 1));
-  const answer = await t.request('POST', '/api/webhooks/messaging', {
-    body: channelWebhook({
+  const payload = JSON.stringify(
+    channelWebhook({
       contacts: [{ wa_id: from, name: options.name ?? 'Customer' }],
       messages: [channelMessage({ from, timestamp: options.timestamp, payload: { body: options.text ?? 'Hello' } })],
     }),
+  );
+  const answer = await t.request('POST', '/api/webhooks/messaging', {
+    payload,
+    headers: {
+      'content-type': 'application/json',
+      ...(options.appSecret ? { 'x-hub-signature-256': hubSignature(payload, options.appSecret) } : {}),
+    },
   });
   if (answer.status !== 200) throw new Error(`inbound answered ${answer.status}: ${answer.text}`);
   const list = await t.request('GET', `/api/v1/conversations?q=${encodeURIComponent(`+${from}`)}`, { token: await t.adminToken() });

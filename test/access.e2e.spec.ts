@@ -1,0 +1,463 @@
+import { JwtService } from '@nestjs/jwt';
+import { PATH_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
+import { RequestMethod } from '@nestjs/common';
+import { ModulesContainer } from '@nestjs/core';
+import type { AddressInfo } from 'node:net';
+import { PUBLIC_ROUTE } from '../src/auth/auth.decorators';
+import { REQUIRED_ROLES } from '../src/users/roles.decorator';
+import { channelMessage, channelWebhook, eventually, hubSignature } from './support/channel';
+import { FakeGraphApi } from './support/fake-graph-api';
+import { customerWrites } from './support/inbox';
+import { ADMIN, Answer, startTestApp, TestApp } from './support/test-app';
+
+/**
+ * Every endpoint of the OpenAPI document against every kind of bad credential. The endpoint list
+ * comes from the app's own document (GET /api/docs-json), and whether an operation is public or
+ * admin-only is read from Nest's metadata on its handler (@Public, @Roles) and checked against
+ * the lists below and the document's "(admin)" summaries, so a new endpoint cannot slip through.
+ */
+
+/** The operations anyone may call. Anything else in the document must need a token. */
+const PUBLIC_OPERATIONS = new Set([
+  'GET /api/health',
+  'GET /api/health/db',
+  'GET /api/health/redis',
+  'GET /api/health/ready',
+  'GET /api/health/messaging',
+  'POST /api/v1/auth/login',
+  'GET /api/webhooks/messaging',
+  'POST /api/webhooks/messaging',
+]);
+
+const SESSION_SECRET = 'access-test-session-secret-long-enough';
+const APP_SECRET = 'access-test-app-secret-5f1c9e';
+const GRAPH_TOKEN = 'access-test-graph-token-7a2b4d';
+const VERIFY_TOKEN = 'access-test-verify-token-91ce';
+const WEBHOOK_SECRET = 'access-test-webhook-secret-3e8d0c27';
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+interface Operation {
+  method: Method;
+  /** The document's path, e.g. /api/v1/users/{id}. */
+  path: string;
+  /** A concrete URL: path parameters filled with unknown ids of a plausible shape. */
+  url: string;
+  summary: string;
+  public: boolean;
+  roles: string[] | null;
+  stream: boolean;
+}
+
+interface NestRoute {
+  public: boolean;
+  roles: string[] | null;
+}
+
+/** Nest's own view of every route: `METHOD /api/path/{param}` -> its guard metadata. */
+function nestRoutes(t: TestApp): Map<string, NestRoute> {
+  const routes = new Map<string, NestRoute>();
+  const join = (...parts: string[]) =>
+    '/' +
+    parts
+      .flatMap((part) => part.split('/'))
+      .filter(Boolean)
+      .join('/');
+  for (const module of t.app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const controller = wrapper.metatype as (new (...args: never[]) => unknown) | null;
+      if (!controller) continue;
+      const controllerPaths = [Reflect.getMetadata(PATH_METADATA, controller) as string | string[]].flat();
+      const prototype = controller.prototype as Record<string, unknown>;
+      for (const name of Object.getOwnPropertyNames(prototype)) {
+        const handler = prototype[name];
+        if (typeof handler !== 'function' || name === 'constructor') continue;
+        const methodPath = Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined;
+        const requestMethod = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+        if (methodPath === undefined || requestMethod === undefined) continue;
+        const isPublic = Boolean(Reflect.getMetadata(PUBLIC_ROUTE, handler) ?? Reflect.getMetadata(PUBLIC_ROUTE, controller));
+        const roles = (Reflect.getMetadata(REQUIRED_ROLES, handler) ?? Reflect.getMetadata(REQUIRED_ROLES, controller) ?? null) as
+          string[] | null;
+        for (const base of controllerPaths)
+          for (const path of [methodPath].flat()) {
+            const key = `${RequestMethod[requestMethod]} ${join('api', base, path).replace(/:(\w+)/g, '{$1}')}`;
+            routes.set(key, { public: isPublic, roles });
+          }
+      }
+    }
+  }
+  return routes;
+}
+
+/** An id nobody has, with the prefix the parameter's name suggests. */
+function unknownId(path: string, parameter: string): string {
+  const before = path.slice(0, path.indexOf(`{${parameter}}`));
+  const segment = before.split('/').filter(Boolean).at(-1) ?? '';
+  const prefixes: Record<string, string> = {
+    users: 'user',
+    conversations: 'conv',
+    contacts: 'ct',
+    notifications: 'ntf',
+    webhooks: 'wh',
+    deliveries: 'dlv',
+    failed: 'ibf',
+    messages: 'msg',
+    events: 'evt',
+  };
+  const prefix = prefixes[segment] ?? (parameter.endsWith('delivery_id') ? 'dlv' : 'x');
+  return `${prefix}_0000000000000000000000`;
+}
+
+describe('access control of every endpoint', () => {
+  let t: TestApp;
+  let graph: FakeGraphApi;
+  let operations: Operation[];
+  let admin: string;
+  let controlAdmin: { email: string; password: string };
+  let agent: { id: string; email: string; password: string; token: string };
+  let streamBaseUrl: string;
+  let cases = 0;
+  /** Every token any request of this file carried, for the log scan. */
+  const tokensUsed = new Set<string>();
+
+  beforeAll(async () => {
+    graph = await FakeGraphApi.start();
+    t = await startTestApp({
+      env: {
+        SESSION_SECRET,
+        MESSAGING_ACCESS_TOKEN: GRAPH_TOKEN,
+        MESSAGING_APP_SECRET: APP_SECRET,
+        MESSAGING_WEBHOOK_VERIFY_TOKEN: VERIFY_TOKEN,
+        MESSAGING_PHONE_NUMBER_ID: '106540352242922',
+        MESSAGING_API_BASE_URL: graph.baseUrl,
+        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      },
+    });
+    await t.app.listen(0, '127.0.0.1');
+    streamBaseUrl = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    admin = await t.adminToken();
+    tokensUsed.add(admin);
+    const control = await t.createUser({ role: 'admin' });
+    controlAdmin = { email: control.email, password: control.password };
+    tokensUsed.add(control.token);
+    agent = await t.createUser({ role: 'agent' });
+    tokensUsed.add(agent.token);
+
+    const document = (await t.request('GET', '/api/docs-json')).body as {
+      paths: Record<string, Record<string, { summary?: string; responses?: Record<string, { content?: Record<string, unknown> }> }>>;
+    };
+    const routes = nestRoutes(t);
+    operations = [];
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const key = `${method.toUpperCase()} ${path}`;
+        const route = routes.get(key);
+        if (!route) throw new Error(`${key} is in the OpenAPI document but no Nest route has it`);
+        const url = path.replace(/\{(\w+)\}/g, (_, parameter: string) => unknownId(path, parameter));
+        const stream = Object.values(operation.responses ?? {}).some((response) => 'text/event-stream' in (response.content ?? {}));
+        operations.push({
+          method: method.toUpperCase() as Method,
+          path,
+          url,
+          summary: operation.summary ?? '',
+          public: route.public,
+          roles: route.roles,
+          stream,
+        });
+      }
+    }
+  });
+
+  afterAll(async () => {
+    process.stdout.write(`access: ${cases} cases over ${operations?.length ?? 0} operations\n`);
+    await t.close();
+    await graph.close();
+  });
+
+  const keyOf = (operation: Operation) => `${operation.method} ${operation.path}`;
+  const protectedOperations = () => operations.filter((operation) => !operation.public);
+  const adminOperations = () => operations.filter((operation) => operation.roles?.includes('admin') && !operation.roles.includes('agent'));
+
+  /**
+   * Calls an operation with the given Authorization header value (or none). The event stream
+   * goes over a real socket and is dropped once its headers arrive: it never ends by itself.
+   */
+  async function call(operation: Operation, authorization?: string, query = ''): Promise<Answer> {
+    cases += 1;
+    const headers: Record<string, string> = authorization === undefined ? {} : { authorization };
+    const url = operation.url + query;
+    if (operation.stream) {
+      const abort = new AbortController();
+      const response = await fetch(streamBaseUrl + url, { headers, signal: abort.signal });
+      const type = response.headers.get('content-type') ?? '';
+      let text = '';
+      if (type.includes('text/event-stream')) abort.abort();
+      else text = await response.text();
+      let body: unknown = undefined;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        body = undefined;
+      }
+      return { status: response.status, body, headers: Object.fromEntries(response.headers), text };
+    }
+    const withBody = operation.method === 'POST' || operation.method === 'PATCH' || operation.method === 'PUT';
+    return t.request(operation.method, url, { headers, ...(withBody ? { body: {} } : {}) });
+  }
+
+  const describeAnswer = (operation: Operation, answer: Answer) => `${keyOf(operation)} answered ${answer.status}: ${answer.text}`;
+
+  function expectRefusal(operation: Operation, answer: Answer, status: 401 | 403): void {
+    if (answer.status !== status) throw new Error(`expected ${status}; ${describeAnswer(operation, answer)}`);
+    expect(Object.keys(answer.body as object)).toEqual(['error']);
+    expect(typeof (answer.body as { error: unknown }).error).toBe('string');
+  }
+
+  function expectAllowed(operation: Operation, answer: Answer): void {
+    if (answer.status === 401 || answer.status === 403 || answer.status >= 500)
+      throw new Error(`expected the route to run; ${describeAnswer(operation, answer)}`);
+  }
+
+  /** A fresh login, so an operation that revokes the caller's tokens (logout) spoils nothing. */
+  async function freshToken(user: { email: string; password: string }): Promise<string> {
+    const token = await t.login(user.email, user.password);
+    tokensUsed.add(token);
+    return token;
+  }
+
+  /** The claims of a real token, signed some other way. */
+  async function forged(options: { secret?: string; expiresIn?: number; claims?: Record<string, unknown> }): Promise<string> {
+    const real = JSON.parse(Buffer.from(admin.split('.')[1], 'base64url').toString('utf8')) as { sub: string; ver: number };
+    const jwt = new JwtService({ secret: options.secret ?? SESSION_SECRET });
+    const token = await jwt.signAsync(
+      { sub: real.sub, ver: real.ver, ...options.claims },
+      options.expiresIn === undefined ? {} : { expiresIn: options.expiresIn },
+    );
+    tokensUsed.add(token);
+    return token;
+  }
+
+  it('lists in the OpenAPI document every route Nest serves, and finds exactly the expected public ones', () => {
+    const documented = new Set(operations.map(keyOf));
+    const served = [...nestRoutes(t).keys()];
+    expect(served.filter((key) => !documented.has(key))).toEqual([]);
+    expect(
+      operations
+        .filter((operation) => operation.public)
+        .map(keyOf)
+        .sort(),
+    ).toEqual([...PUBLIC_OPERATIONS].sort());
+    expect(protectedOperations().length).toBeGreaterThan(20);
+    expect(adminOperations().length).toBeGreaterThan(5);
+  });
+
+  it('marks "(admin)" in the summary of exactly the admin-only operations', () => {
+    const saysAdmin = operations.filter((operation) => /\(admin\)/.test(operation.summary)).map(keyOf);
+    expect(saysAdmin.sort()).toEqual(adminOperations().map(keyOf).sort());
+  });
+
+  it('serves every public operation without a token', async () => {
+    for (const operation of operations.filter((o) => o.public)) {
+      let answer: Answer;
+      cases += 1;
+      if (operation.path === '/api/v1/auth/login') {
+        answer = await t.request('POST', operation.url, { body: ADMIN });
+        tokensUsed.add(answer.body.token as string);
+        expect(answer.status).toBe(200);
+      } else if (operation.method === 'GET' && operation.path === '/api/webhooks/messaging') {
+        answer = await t.request('GET', `${operation.url}?hub.mode=subscribe&hub.verify_token=${VERIFY_TOKEN}&hub.challenge=4711`);
+        expect(answer.status).toBe(200);
+        expect(answer.text).toBe('4711');
+      } else if (operation.method === 'POST' && operation.path === '/api/webhooks/messaging') {
+        const payload = JSON.stringify(channelWebhook({ messages: [channelMessage({ from: '16315550001' })] }));
+        answer = await t.request('POST', operation.url, {
+          payload,
+          headers: { 'content-type': 'application/json', 'x-hub-signature-256': hubSignature(payload, APP_SECRET) },
+        });
+        expect(answer.status).toBe(200);
+      } else {
+        answer = await t.request(operation.method, operation.url);
+        if (answer.status !== 200) throw new Error(describeAnswer(operation, answer));
+      }
+    }
+    cases += 2;
+    expect((await t.request('GET', '/api/docs-json')).status).toBe(200);
+    expect((await t.request('GET', '/api/docs')).status).toBe(200);
+  });
+
+  it('refuses every protected operation without a token, with 401 {error}, and serves it to an admin', async () => {
+    for (const operation of protectedOperations()) {
+      expectRefusal(operation, await call(operation), 401);
+      expectAllowed(operation, await call(operation, `Bearer ${await freshToken(controlAdmin)}`));
+    }
+  });
+
+  it('refuses every protected operation with a malformed token (401)', async () => {
+    const malformed = ['not-a-jwt', 'abc.def.ghi', `${admin.slice(0, -4)}AAAA`, `Basic ${Buffer.from('a:b').toString('base64')}`];
+    for (const operation of protectedOperations())
+      for (const token of malformed)
+        expectRefusal(operation, await call(operation, token.startsWith('Basic') ? token : `Bearer ${token}`), 401);
+  });
+
+  it('refuses every protected operation with a token signed with another secret, or unsigned (401)', async () => {
+    const otherSecret = await forged({ secret: 'some-other-secret-that-is-long-enough' });
+    const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url');
+    const unsigned = `${header}.${admin.split('.')[1]}.`;
+    tokensUsed.add(unsigned);
+    for (const operation of protectedOperations()) {
+      expectRefusal(operation, await call(operation, `Bearer ${otherSecret}`), 401);
+      expectRefusal(operation, await call(operation, `Bearer ${unsigned}`), 401);
+    }
+  });
+
+  it('refuses every protected operation with an expired token (401), and accepts the same claims unexpired', async () => {
+    const expired = await forged({ claims: { exp: Math.floor(Date.now() / 1000) - 60 } });
+    const valid = await forged({ expiresIn: 600 });
+    const me = operations.find((o) => keyOf(o) === 'GET /api/v1/me')!;
+    expectAllowed(me, await call(me, `Bearer ${valid}`));
+    for (const operation of protectedOperations()) expectRefusal(operation, await call(operation, `Bearer ${expired}`), 401);
+  });
+
+  it("refuses every protected operation with a deleted user's token, and with a logged-out one (401)", async () => {
+    const doomed = await t.createUser({ role: 'admin' });
+    const loggedOut = await t.createUser({ role: 'agent' });
+    tokensUsed.add(doomed.token).add(loggedOut.token);
+    const me = operations.find((o) => keyOf(o) === 'GET /api/v1/me')!;
+    expectAllowed(me, await call(me, `Bearer ${doomed.token}`));
+    expect((await t.request('DELETE', `/api/v1/users/${doomed.id}`, { token: admin })).status).toBe(204);
+    expect((await t.request('POST', '/api/v1/auth/logout', { token: loggedOut.token })).status).toBe(204);
+    for (const operation of protectedOperations()) {
+      expectRefusal(operation, await call(operation, `Bearer ${doomed.token}`), 401);
+      expectRefusal(operation, await call(operation, `Bearer ${loggedOut.token}`), 401);
+    }
+  });
+
+  it('refuses an agent on every admin operation (403 {error}) and serves the agent everywhere else', async () => {
+    for (const operation of protectedOperations()) {
+      const token = await freshToken(agent);
+      if (adminOperations().includes(operation)) expectRefusal(operation, await call(operation, `Bearer ${token}`), 403);
+      else expectAllowed(operation, await call(operation, `Bearer ${token}`));
+    }
+  });
+
+  it("gives the event stream's access_token query parameter the same checks as the header", async () => {
+    const stream = operations.find((o) => o.stream);
+    expect(stream).toBeDefined();
+    const doomed = await t.createUser({ role: 'agent' });
+    tokensUsed.add(doomed.token);
+    expect((await t.request('DELETE', `/api/v1/users/${doomed.id}`, { token: admin })).status).toBe(204);
+    const bad = {
+      malformed: 'not-a-jwt',
+      'another secret': await forged({ secret: 'some-other-secret-that-is-long-enough' }),
+      expired: await forged({ claims: { exp: Math.floor(Date.now() / 1000) - 60 } }),
+      'a deleted user': doomed.token,
+      empty: '',
+    };
+    for (const [what, token] of Object.entries(bad)) {
+      const answer = await call(stream!, undefined, `?access_token=${encodeURIComponent(token)}`);
+      if (answer.status !== 401) throw new Error(`access_token of ${what}: ${describeAnswer(stream!, answer)}`);
+      expect(Object.keys(answer.body as object)).toEqual(['error']);
+    }
+    const good = await call(stream!, undefined, `?access_token=${await freshToken(agent)}`);
+    expect(good.status).toBe(200);
+    expect(good.headers['content-type']).toMatch(/^text\/event-stream/);
+  });
+
+  it("answers 404 for another user's notification, and lets its owner read it", async () => {
+    const owner = await t.createUser({ role: 'agent' });
+    const other = await t.createUser({ role: 'agent' });
+    tokensUsed.add(owner.token).add(other.token);
+    const { id: conversationId } = await customerWrites(t, { appSecret: APP_SECRET });
+    const assigned = await t.request('PATCH', `/api/v1/conversations/${conversationId}`, { token: admin, body: { assigned_to: owner.id } });
+    expect(assigned.status).toBe(200);
+    const mine = await eventually(async () => {
+      const list = await t.request('GET', '/api/v1/notifications', { token: owner.token });
+      expect(list.body.data).toHaveLength(1);
+      return list.body.data[0] as { id: string };
+    });
+    cases += 5;
+    expect((await t.request('GET', '/api/v1/notifications', { token: other.token })).body.data).toEqual([]);
+    const foreign = await t.request('POST', `/api/v1/notifications/${mine.id}/read`, { token: other.token });
+    expect(foreign.status).toBe(404);
+    expect(Object.keys(foreign.body as object)).toEqual(['error']);
+    expect((await t.request('DELETE', '/api/v1/notifications', { token: other.token })).status).toBe(204);
+    const own = await t.request('POST', `/api/v1/notifications/${mine.id}/read`, { token: owner.token });
+    expect(own.status).toBe(200);
+    expect(own.body.read_at).not.toBeNull();
+    // Admins have no more right to another user's notifications than anyone.
+    expect((await t.request('POST', `/api/v1/notifications/${mine.id}/read`, { token: admin })).status).toBe(404);
+  });
+
+  it("keeps Idempotency-Keys per user: another user's same key sends a message of their own", async () => {
+    const first = await t.createUser({ role: 'agent' });
+    const second = await t.createUser({ role: 'agent' });
+    tokensUsed.add(first.token).add(second.token);
+    const { id: conversationId } = await customerWrites(t, { appSecret: APP_SECRET });
+    const send = (token: string) =>
+      t.request('POST', `/api/v1/conversations/${conversationId}/messages`, {
+        token,
+        headers: { 'idempotency-key': 'shared-key-1' },
+        body: { type: 'text', text: 'Hello there' },
+      });
+    cases += 3;
+    const a = await send(first.token);
+    expect(a.status).toBe(201);
+    const again = await send(first.token);
+    expect(again.body.id).toBe(a.body.id);
+    const b = await send(second.token);
+    expect(b.status).toBe(201);
+    expect(b.body.id).not.toBe(a.body.id);
+    expect(b.body.sent_by).toBe(second.id);
+  });
+
+  it('writes no password, token, webhook secret, channel access token or app secret to the log', async () => {
+    // Put every secret through the paths that log: a webhook registration, a send to the Graph
+    // API, the channel health probe, a signed channel webhook, a failed login, the stream by query.
+    const registered = await t.request('POST', '/api/v1/webhooks', {
+      token: admin,
+      body: { url: 'http://127.0.0.1:9/hook', events: ['*'], secret: WEBHOOK_SECRET },
+    });
+    expect(registered.status).toBe(201);
+    const { id: conversationId, phone } = await customerWrites(t, { appSecret: APP_SECRET });
+    expect(
+      (await t.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: admin, body: { type: 'text', text: 'Hi' } }))
+        .status,
+    ).toBe(201);
+    await eventually(async () => expect(graph.sendsTo(phone)).toHaveLength(1));
+    expect(graph.sendsTo(phone)[0].authorization).toBe(`Bearer ${GRAPH_TOKEN}`);
+    expect((await t.request('GET', '/api/health/messaging')).status).toBe(200);
+    expect((await t.request('POST', '/api/v1/auth/login', { body: { email: ADMIN.email, password: `${ADMIN.password}x` } })).status).toBe(
+      401,
+    );
+    const stream = operations.find((o) => o.stream)!;
+    expect((await call(stream, undefined, `?access_token=${admin}`)).status).toBe(200);
+    expect(
+      (await t.request('GET', `/api/webhooks/messaging?hub.mode=subscribe&hub.verify_token=${VERIFY_TOKEN}&hub.challenge=1`)).status,
+    ).toBe(200);
+
+    const secrets: Record<string, string> = {
+      'the admin password': ADMIN.password,
+      'a user password': agent.password,
+      'the session secret': SESSION_SECRET,
+      'the webhook secret': WEBHOOK_SECRET,
+      MESSAGING_ACCESS_TOKEN: GRAPH_TOKEN,
+      MESSAGING_APP_SECRET: APP_SECRET,
+      MESSAGING_WEBHOOK_VERIFY_TOKEN: VERIFY_TOKEN,
+    };
+    [...tokensUsed].filter(Boolean).forEach((token, index) => {
+      secrets[`token ${index + 1}`] = token;
+      // The signature alone is what makes a token a credential.
+      const signature = token.split('.')[2];
+      if (signature) secrets[`the signature of token ${index + 1}`] = signature;
+    });
+    const lines = t.logs.map((line) => JSON.stringify(line));
+    // Positive control: the scan sees the requests that carried the secrets.
+    expect(lines.some((line) => line.includes('/api/v1/events/stream?access_token=[redacted]'))).toBe(true);
+    expect(lines.length).toBeGreaterThan(100);
+    const leaks = Object.entries(secrets).flatMap(([what, value]) =>
+      lines.filter((line) => line.includes(value)).map((line) => `${what} in ${line.slice(0, 300)}`),
+    );
+    process.stdout.write(`access: scanned ${lines.length} log lines for ${Object.keys(secrets).length} secrets\n`);
+    expect(leaks).toEqual([]);
+  });
+});
