@@ -1,6 +1,6 @@
 import helmet from '@fastify/helmet';
 import { type FastifyError, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
-import type { RawBodyRequest } from '@nestjs/common';
+import { BadRequestException, type RawBodyRequest } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -11,6 +11,7 @@ import { AppModule } from './app.module';
 import { AuthGuard } from './auth/auth.guard';
 import { ErrorFilter } from './common/error.filter';
 import { answerClientError, fastifyRefusal, MAX_PATH_SEGMENT_LENGTH } from './common/framework-refusals';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './common/json-depth';
 import { NestPinoLogger, requestContext } from './common/logger';
 import { RequestValidationPipe } from './common/validation.pipe';
 import { AppConfig } from './config/app-config';
@@ -62,12 +63,18 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
   const fastify = app.getHttpAdapter().getInstance();
   // Anything but JSON is a 415, not a string the validators would see. JSON is parsed by Fastify's
   // own parser (with its prototype-poisoning guards), keeping the raw bytes: the channel webhook's
-  // signature is computed over them.
+  // signature is computed over them. A body nested deeper than MAX_JSON_DEPTH is refused before it
+  // is parsed: the code that walks a parsed body recurses, and would overflow the stack (a 500).
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeContentTypeParser(['text/plain', 'application/json']);
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
     (request as RawBodyRequest<FastifyRequest>).rawBody = body;
-    void parseJson(request, body.toString('utf8'), done);
+    const text = body.toString('utf8');
+    if (nestsDeeperThan(text)) {
+      done(new BadRequestException(`Body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`), undefined);
+      return;
+    }
+    void parseJson(request, text, done);
   });
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);

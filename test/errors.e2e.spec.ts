@@ -111,6 +111,29 @@ describe('error answers', () => {
       expect(answer.body).toEqual({ error: 'Body is not valid JSON' });
     });
 
+    it.each([
+      ['arrays', `{"email":${'['.repeat(100_000)}${']'.repeat(100_000)}}`],
+      ['objects', `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`],
+    ])('answers a body nested 20,000+ levels deep (%s) with 400, not a stack overflow', async (_kind, payload) => {
+      const answer = await t.request('POST', '/api/v1/contacts', {
+        token: await t.adminToken(),
+        payload,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(answer.status).toBe(400);
+      expect(answer.body).toEqual({ error: 'Body nests arrays and objects deeper than 64 levels' });
+    });
+
+    it('still validates a body nested 64 levels deep (positive control)', async () => {
+      const answer = await t.request('POST', '/api/v1/contacts', {
+        token: await t.adminToken(),
+        payload: `{"phone":"+16315551234","name":${'['.repeat(63)}${']'.repeat(63)}}`,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toMatch(/^name /);
+    });
+
     describe('over a real connection (what Node’s HTTP parser refuses)', () => {
       let port: number;
       beforeAll(async () => {

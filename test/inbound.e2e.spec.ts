@@ -315,6 +315,15 @@ describe('channel webhook poison bodies', () => {
     expect(t.logs.some((line) => String(line.msg).includes('first at body.entry.0.changes.0.value.contacts.0.profile.name'))).toBe(true);
   });
 
+  it('refuses a body nested deeper than 64 levels with 400 instead of overflowing the stack', async () => {
+    const value = JSON.stringify(channelWebhook({ messages: [channelMessage({ from: newCustomer() })] }));
+    const payload = value.replace('"messaging_product"', `"deep":${'['.repeat(50_000)}${']'.repeat(50_000)},"messaging_product"`);
+    const answer = await deliver(payload);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({ error: 'Body nests arrays and objects deeper than 64 levels' });
+    expect(t.logs.filter((line) => Number(line.level) >= 50)).toEqual([]);
+  });
+
   it('keeps a body that fails for what it holds as a dead letter, answering 200 so the channel stops retrying', async () => {
     const from = newCustomer();
     const payload = JSON.stringify(

@@ -45,7 +45,7 @@ export function parseChannelWebhook(received: unknown, receivedAt = new Date()):
         continue;
       }
       if (change.field !== undefined && change.field !== 'messages') {
-        parsed.ignored.push(`a change of field ${String(change.field)}`);
+        parsed.ignored.push(`a change of field ${JSON.stringify(change.field).slice(0, 200)}`);
         continue;
       }
       const value = change.value;

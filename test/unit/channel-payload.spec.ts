@@ -110,4 +110,20 @@ describe('parseChannelWebhook', () => {
     );
     expect(parsed.messages[0].message.sentAt).toEqual(at);
   });
+
+  it('acknowledges a change whose field is any JSON value, even an object with a toString key, without throwing', () => {
+    const body = {
+      entry: [
+        {
+          changes: [
+            { field: { toString: [1], valueOf: 'x' }, value: {} },
+            { field: 'account_update', value: {} },
+          ],
+        },
+      ],
+    };
+    const parsed = parseChannelWebhook(body);
+    expect(parsed.messages).toEqual([]);
+    expect(parsed.ignored).toEqual(['a change of field {"toString":[1],"valueOf":"x"}', 'a change of field "account_update"']);
+  });
 });
