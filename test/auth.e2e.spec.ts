@@ -2,8 +2,7 @@ import { parsePublicId } from '../src/common/ids';
 import { JwtService } from '@nestjs/jwt';
 import { eventually } from './support/channel';
 import { describeWithPostgresAndRedis } from './support/environment';
-import { ADMIN, freshRedisPrefix, startTestApp, TestApp } from './support/test-app';
-import { createTestDatabase, TestDatabase } from './support/test-database';
+import { ADMIN, startTestApp, startTwoInstances, TestApp } from './support/test-app';
 
 describe('authentication', () => {
   let t: TestApp;
@@ -193,20 +192,13 @@ describe('beta access restriction (BETA_ACCESS_ONLY=true)', () => {
 });
 
 describeWithPostgresAndRedis('revocation across instances (needs TEST_DATABASE_URL and TEST_REDIS_URL)', () => {
-  let database: TestDatabase;
   let a: TestApp;
   let b: TestApp;
+  let close: () => Promise<void>;
   beforeAll(async () => {
-    database = await createTestDatabase();
-    const env = { REDIS_PREFIX: freshRedisPrefix() };
-    a = await startTestApp({ database, env });
-    b = await startTestApp({ database, env });
+    ({ a, b, close } = await startTwoInstances());
   });
-  afterAll(async () => {
-    await a.close();
-    await b.close();
-    await database.drop();
-  });
+  afterAll(() => close());
 
   // B has the user cached (a request just passed); within the cache's 5 s only the broadcast can make B look again.
   const refusedByBWithinTheCacheTime = async (token: string, changedAt: number) => {

@@ -1,6 +1,5 @@
-import { createTestDatabase, TestDatabase } from './support/test-database';
 import { describeWithPostgresAndRedis } from './support/environment';
-import { freshRedisPrefix, startTestApp, TestApp } from './support/test-app';
+import { startTestApp, startTwoInstances, TestApp } from './support/test-app';
 
 describe('rate limiting per user', () => {
   let t: TestApp;
@@ -82,20 +81,13 @@ describe('rate limiting of login', () => {
 });
 
 describeWithPostgresAndRedis('rate limiting across instances (needs TEST_DATABASE_URL and TEST_REDIS_URL)', () => {
-  let database: TestDatabase;
   let a: TestApp;
   let b: TestApp;
+  let close: () => Promise<void>;
   beforeAll(async () => {
-    database = await createTestDatabase();
-    const env = { RATE_LIMIT_MAX_REQUESTS: '4', RATE_LIMIT_WINDOW_MS: '60000', REDIS_PREFIX: freshRedisPrefix() };
-    a = await startTestApp({ database, env });
-    b = await startTestApp({ database, env });
+    ({ a, b, close } = await startTwoInstances({ RATE_LIMIT_MAX_REQUESTS: '4', RATE_LIMIT_WINDOW_MS: '60000' }));
   });
-  afterAll(async () => {
-    await a.close();
-    await b.close();
-    await database.drop();
-  });
+  afterAll(() => close());
 
   it('shares one count between two instances on one Redis', async () => {
     const agent = await a.createUser();

@@ -2,7 +2,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { eventually } from './support/channel';
 import { describeWithPostgresAndRedis } from './support/environment';
 import { customerWrites } from './support/inbox';
-import { freshRedisPrefix, startTestApp, TestApp } from './support/test-app';
+import { startTestApp, startTwoInstances, TestApp } from './support/test-app';
 import { createTestDatabase, TestDatabase } from './support/test-database';
 import { WebhookReceiver } from './support/webhook-receiver';
 import { Client } from 'pg';
@@ -327,21 +327,16 @@ describe('events committed before a crash', () => {
 });
 
 describeWithPostgresAndRedis('two instances on one PostgreSQL and Redis (needs TEST_DATABASE_URL and TEST_REDIS_URL)', () => {
-  let database: TestDatabase;
   let a: TestApp;
   let b: TestApp;
+  let close: () => Promise<void>;
   let receiver: WebhookReceiver;
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
-    database = await createTestDatabase();
-    const env = { ...FAST_RETRIES, REDIS_PREFIX: freshRedisPrefix() };
-    a = await startTestApp({ database, env });
-    b = await startTestApp({ database, env });
+    ({ a, b, close } = await startTwoInstances(FAST_RETRIES));
   });
   afterAll(async () => {
-    await a.close();
-    await b.close();
-    await database.drop();
+    await close();
     await receiver.close();
   });
 

@@ -157,3 +157,20 @@ export async function startTestApp(options: StartOptions = {}): Promise<TestApp>
 export function freshRedisPrefix(): string {
   return `${RUN_PREFIX}:${randomBytes(4).toString('hex')}:`;
 }
+
+/** Two instances on one fresh database and one Redis key prefix, as replicas run; `close` ends both and drops the database. */
+export async function startTwoInstances(env: Record<string, string> = {}): Promise<{ a: TestApp; b: TestApp; close(): Promise<void> }> {
+  const database = await createTestDatabase();
+  const shared = { ...env, REDIS_PREFIX: freshRedisPrefix() };
+  const a = await startTestApp({ database, env: shared });
+  const b = await startTestApp({ database, env: shared });
+  return {
+    a,
+    b,
+    close: async () => {
+      await a.close();
+      await b.close();
+      await database.drop();
+    },
+  };
+}
