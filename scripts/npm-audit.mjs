@@ -60,7 +60,7 @@ if (UNREACHABLE_CODES.has(code) || UNSERVED_STATUSES.has(status)) {
       'npm audit: SKIPPED, NOT PASSED. The registry audit endpoint is unreachable from here, so there is no advisory data:',
       `  ${reason}`,
       'This says nothing about vulnerabilities. The check passes only because it cannot run offline;',
-      'run `npm audit --omit=dev` where registry.npmjs.org is reachable to get findings.',
+      'run `npm audit --omit=dev` where the audit endpoint of the registry is reachable to get findings.',
     ].join('\n'),
   );
   process.exit(0);
