@@ -4,6 +4,7 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { isProcessAlive } from '../common/process-alive';
 
 /**
  * PostgreSQL in WASM (PGlite), served on a private unix socket so the ordinary `pg` driver and
@@ -62,7 +63,7 @@ function lockDataDir(root: string): string {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = Number(readFileSync(lockFile, 'utf8'));
-      if (isAlive(holder)) {
+      if (isProcessAlive(holder)) {
         throw new Error(
           `DATA_DIR ${root} is in use by process ${holder}. Two processes must not share the embedded database: ` +
             'stop the other one, give this one another DATA_DIR, or set DATABASE_URL to a PostgreSQL server.',
@@ -72,14 +73,4 @@ function lockDataDir(root: string): string {
     }
   }
   throw new Error(`DATA_DIR ${root}: could not take the lock file ${lockFile}`);
-}
-
-function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -5,6 +5,7 @@ import { OutboxRelay } from '../events/outbox-relay';
 import { JobQueue, retryDelay, WorkItem } from '../queue/job-queue';
 import { ChannelError, MessagingChannel } from './messaging-channel';
 import { toOutboundMessage } from './outbound-message';
+import { AnsweredSend, SendJournal } from './send-journal';
 
 /** Longer than a send can take (the channel client's 10 s timeout): a crash mid-send leaves the message due again after this. */
 const SEND_LEASE_MS = 15_000;
@@ -23,9 +24,14 @@ export class MessageSendProcessor implements OnModuleInit {
     private readonly channel: MessagingChannel,
     private readonly messages: MessagesService,
     private readonly config: AppConfig,
+    private readonly journal: SendJournal,
   ) {}
 
-  onModuleInit(): void {
+  /** Before the relay hands on any send (it starts at bootstrap): the answers a killed process had not recorded. */
+  async onModuleInit(): Promise<void> {
+    await this.journal.recoverAbandoned(async (answers) => {
+      for (const answer of answers) await this.messages.markSent(answer.messageId, answer.channelMessageId);
+    });
     this.queue.register('message.send', { handle: (work) => this.send(work) });
     this.relay.addWorkSource({
       job: 'message.send',
@@ -37,6 +43,8 @@ export class MessageSendProcessor implements OnModuleInit {
   async send(work: WorkItem): Promise<void> {
     const message = await this.messages.claimSend(work, SEND_LEASE_MS);
     if (!message) return;
+    const earlier = this.journal.answerFor(message.id);
+    if (earlier) return this.recordSent(earlier);
     let channelMessageId: string;
     try {
       channelMessageId = await this.channel.send(toOutboundMessage(message));
@@ -50,6 +58,12 @@ export class MessageSendProcessor implements OnModuleInit {
       await this.messages.markFailed(message.id, error instanceof ChannelError ? error.message : 'The channel could not be reached');
       return;
     }
-    await this.messages.markSent(message.id, channelMessageId);
+    this.journal.answered({ messageId: message.id, channelMessageId });
+    await this.recordSent({ messageId: message.id, channelMessageId });
+  }
+
+  private async recordSent(answer: AnsweredSend): Promise<void> {
+    await this.messages.markSent(answer.messageId, answer.channelMessageId);
+    this.journal.settle(answer.messageId);
   }
 }

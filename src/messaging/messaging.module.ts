@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { ConversationsModule } from '../conversations/conversations.module';
 import { GraphApiChannel } from './graph-api.channel';
+import { SendJournal } from './send-journal';
 import { MessageSendProcessor } from './message-send.processor';
 import { MessagingChannel } from './messaging-channel';
 import { SandboxChannel } from './sandbox.channel';
@@ -16,6 +17,7 @@ import { SandboxChannel } from './sandbox.channel';
       useFactory: (config: AppConfig) => (config.messagingAccessToken ? new GraphApiChannel(config) : new SandboxChannel()),
     },
     MessageSendProcessor,
+    SendJournal,
   ],
   exports: [MessagingChannel],
 })

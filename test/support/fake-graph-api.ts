@@ -6,6 +6,8 @@ export interface GraphRequest {
   path: string;
   authorization: string | undefined;
   body: Record<string, unknown> | null;
+  /** The whole answer has been written to the caller. */
+  answered: boolean;
 }
 
 export interface GraphAnswer {
@@ -27,9 +29,16 @@ export class FakeGraphApi {
   private sent = 0;
 
   private readonly server: Server = createServer((request, response) => {
-    void this.handle(request).then(({ status, body }) => {
+    const record: GraphRequest = {
+      method: request.method ?? '',
+      path: '',
+      authorization: request.headers.authorization,
+      body: null,
+      answered: false,
+    };
+    void this.handle(request, record).then(({ status, body }) => {
       response.writeHead(status, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(body));
+      response.end(JSON.stringify(body), () => (record.answered = true));
     });
   });
 
@@ -42,7 +51,7 @@ export class FakeGraphApi {
   }
 
   get baseUrl(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v21.0`;
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v24.0`;
   }
 
   /** The next sends to this customer (E.164) answer these, in order, before going back to 200. */
@@ -67,17 +76,14 @@ export class FakeGraphApi {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 
-  private async handle(request: IncomingMessage): Promise<GraphAnswer> {
+  private async handle(request: IncomingMessage, record: GraphRequest): Promise<GraphAnswer> {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
-    const path = (request.url ?? '').replace(/^\/v21\.0/, '');
-    this.requests.push({
-      method: request.method ?? '',
-      path,
-      authorization: request.headers.authorization,
-      body: text ? (JSON.parse(text) as Record<string, unknown>) : null,
-    });
+    const path = (request.url ?? '').replace(/^\/v\d+\.0/, '');
+    record.path = path;
+    record.body = text ? (JSON.parse(text) as Record<string, unknown>) : null;
+    this.requests.push(record);
     if (request.method === 'GET') {
       return this.healthStatus === 200
         ? { status: 200, body: { id: path.slice(1), display_phone_number: '15550000000', verified_name: 'Test' } }
