@@ -24,12 +24,16 @@ export class QueueModule {
     return {
       module: QueueModule,
       imports: [
-        // A job whose worker was killed is "stalled": Bull runs it again after stalledInterval
-        // (30 s by default). Checked every 5 s, so work a crash interrupted resumes in seconds.
+        // A job whose worker was killed is "stalled" once its lock lapses, and Bull runs it again at
+        // the next stalled check (by default a 30 s lock checked every 30 s). A 4 s lock (renewed
+        // every 2 s while the job runs) checked every 2 s resumes it within 6 s of the kill; the
+        // relay's hand-off cannot, since the job id of that attempt is still taken in Redis. A
+        // false stall (an event loop blocked for 4 s) only repeats a job, which its row's claim
+        // for that attempt turns into a no-op.
         BullModule.forRoot({
           url: config.redisUrl,
           prefix: `${config.redisPrefix}bull`,
-          settings: { stalledInterval: 5_000, lockDuration: 10_000 },
+          settings: { stalledInterval: 2_000, lockDuration: 4_000 },
         }),
         BullModule.registerQueue(...JOB_NAMES.map((name) => ({ name }))),
       ],
