@@ -163,7 +163,7 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
     messagingBusinessAccountId: read.string('MESSAGING_BUSINESS_ACCOUNT_ID'),
     messagingWebhookVerifyToken: read.string('MESSAGING_WEBHOOK_VERIFY_TOKEN'),
     messagingAppSecret,
-    messagingApiBaseUrl: (read.url('MESSAGING_API_BASE_URL', ['http:', 'https:']) ?? 'https://graph.facebook.com/v21.0').replace(
+    messagingApiBaseUrl: (read.url('MESSAGING_API_BASE_URL', ['http:', 'https:']) ?? 'https://graph.facebook.com/v24.0').replace(
       /\/+$/,
       '',
     ),

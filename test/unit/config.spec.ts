@@ -25,7 +25,7 @@ describe('loadConfig', () => {
       redisUrl: null,
       rateLimitWindowMs: 900_000,
       rateLimitMaxRequests: 100,
-      messagingApiBaseUrl: 'https://graph.facebook.com/v21.0',
+      messagingApiBaseUrl: 'https://graph.facebook.com/v24.0',
       webhookRetryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
       webhookTimeoutMs: 10_000,
       betaAccessOnly: false,
