@@ -10,6 +10,8 @@
  *   GET /api/v1/me against bare Fastify (always; on the embedded PGlite by default)
  *   GET /api/v1/conversations?limit=50 against bare Fastify + raw pg running the same SQL, on a
  *     seeded database (PostgreSQL only)
+ *   GET /api/v1/messages/search for four kinds of query against bare Fastify + raw pg running the
+ *     same SQL, on the seeded database (PostgreSQL only)
  *   POST /api/webhooks/messaging: signed inbound messages per second, and a check that every
  *     acknowledged one was stored (PostgreSQL only)
  *
@@ -40,6 +42,7 @@ import { benchConversationList } from './bench/list';
 import { warnIfMachineBusy } from './bench/machine';
 import { Load, measure } from './bench/measure';
 import { printRatio, printTable } from './bench/report';
+import { benchMessageSearch } from './bench/search';
 import { inspectDatabase, seedDatabase } from './bench/seed';
 import { ServiceOptions, startService } from './bench/service';
 
@@ -159,6 +162,7 @@ async function main(cleanup: Cleanup): Promise<void> {
     load,
     cleanup,
   });
+  await benchMessageSearch({ serviceUrl: service.baseUrl, auth, databaseUrl: settings.databaseUrl, poolMax: POOL_MAX, load, cleanup });
   await benchIngest({ serviceUrl: service.baseUrl, appSecret: MESSAGING_APP_SECRET, databaseUrl: settings.databaseUrl, load });
 }
 

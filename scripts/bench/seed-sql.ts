@@ -101,7 +101,8 @@ const NUMBERED_CONVERSATIONS = `
  * when that is also `last_inbound_at`), so every conversation has a thread consistent with the
  * list. The rest go to conversations drawn with a squared uniform (a long tail: a few threads of
  * hundreds of messages, many of a handful), up to 30 days before the last one. Inbound messages
- * are `received` with a channel id; outbound ones mostly read, some failed with the channel's
+ * are `received` with a channel id, a quarter of them naming an order number (which the search
+ * bench looks for); outbound ones mostly read, some failed with the channel's
  * error, sent by the conversation's assignee.
  */
 const MESSAGES = `
@@ -111,6 +112,7 @@ const MESSAGES = `
       WHEN 'inbound' THEN (ARRAY['Hi, is my order shipped?', 'Thanks!', 'Can I change the delivery address?', 'The package arrived damaged',
         'When do you open tomorrow?', 'I would like a refund', 'Do you have this in size M?', 'Perfect, thank you so much',
         'Is anyone there?', 'My tracking number does not work'])[1 + i % 10]
+        || CASE WHEN i % 4 = 0 THEN ' (order ' || (100000 + (i::bigint * 7919) % 900000) || ')' ELSE '' END
       ELSE (ARRAY['Hi! Let me check that for you.', 'It left our warehouse today.', 'Sure, what is the new address?',
         'Sorry to hear that, could you send a photo?', 'We open at 9:00.', 'Your refund is on its way.', 'Yes, size M is in stock.',
         'You are welcome!', 'Here is your new tracking link.', 'Anything else I can help with?'])[1 + i % 10]

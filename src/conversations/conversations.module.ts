@@ -5,11 +5,12 @@ import { ConversationRepository } from './conversation.repository';
 import { ConversationsController } from './conversations.controller';
 import { ConversationsService } from './conversations.service';
 import { MessageRepository } from './message.repository';
+import { MessagesController } from './messages.controller';
 import { MessagesService } from './messages.service';
 
 @Module({
   imports: [NotificationsModule, UsersModule],
-  controllers: [ConversationsController],
+  controllers: [ConversationsController, MessagesController],
   providers: [ConversationRepository, MessageRepository, ConversationsService, MessagesService],
   exports: [ConversationsService, MessagesService],
 })

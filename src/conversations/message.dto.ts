@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import {
   IsArray,
   IsDefined,
@@ -9,11 +9,16 @@ import {
   IsString,
   IsUrl,
   Length,
+  Validate,
+  ValidatorConstraint,
+  ValidatorConstraintInterface,
   MaxLength,
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { toPublicId } from '../common/ids';
+import { PageQuery } from '../common/pagination';
+import { MAX_SEARCH_WORDS, searchWords } from '../common/search';
 import type { MessageDirection, MessageRow, MessageStatus } from './message.entity';
 
 export const SENDABLE_TYPES = ['text', 'template', 'image', 'document', 'audio', 'video'] as const;
@@ -163,4 +168,27 @@ export class MessageResponse {
       created_at: message.created_at.toISOString(),
     };
   }
+}
+
+@ValidatorConstraint({ name: 'searchWordCount' })
+class SearchWordCount implements ValidatorConstraintInterface {
+  validate(q: unknown): boolean {
+    return typeof q === 'string' && searchWords(q).length <= MAX_SEARCH_WORDS;
+  }
+
+  defaultMessage(): string {
+    return `q must have at most ${MAX_SEARCH_WORDS} words`;
+  }
+}
+
+export class SearchMessagesQuery extends PageQuery {
+  @ApiProperty({
+    description: 'Words the text must all contain, in any order, as parts of words; case and accents are ignored',
+    example: 'refund order',
+  })
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
+  @IsString()
+  @Length(1, 200)
+  @Validate(SearchWordCount)
+  q!: string;
 }

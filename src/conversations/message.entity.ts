@@ -27,6 +27,11 @@ export interface MessageRow {
   updated_at: Date;
 }
 
+/** A message found by a search across threads, with the phone of its conversation's customer. */
+export interface FoundMessage extends MessageRow {
+  customer_phone: string;
+}
+
 /** A queued message claimed for one send attempt, with the customer it goes to. */
 export interface MessageToSend {
   id: string;

@@ -1,6 +1,7 @@
 import { ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { newUuid } from '../common/ids';
+import { searchWords } from '../common/search';
 import { mapPage, Page, PageQuery } from '../common/pagination';
 import { Database } from '../database/database';
 import { InstanceRegistry } from '../database/instance-registry';
@@ -14,7 +15,7 @@ import { ConversationResponse } from './conversation.dto';
 import type { ConversationRow } from './conversation.entity';
 import { ConversationRepository } from './conversation.repository';
 import { ConversationsService } from './conversations.service';
-import { MEDIA_TYPES, MessageResponse, SendMessageDto } from './message.dto';
+import { MEDIA_TYPES, MessageResponse, SearchMessagesQuery, SendMessageDto } from './message.dto';
 import type { MessageRow, MessageStatus, MessageToSend } from './message.entity';
 import { MessageRepository } from './message.repository';
 
@@ -64,6 +65,12 @@ export class MessagesService {
     const conversation = await this.conversations.findWithCustomer(this.database.db, conversationId);
     const page = await this.messages.list(this.database.db, conversationId, query);
     return mapPage(page, (message) => MessageResponse.of(message, conversation.customer_phone));
+  }
+
+  /** Messages of every thread that contain every word of `q`, newest first. */
+  async search(query: SearchMessagesQuery): Promise<Page<MessageResponse>> {
+    const page = await this.messages.search(this.database.db, searchWords(query.q), query);
+    return mapPage(page, (message) => MessageResponse.of(message, message.customer_phone));
   }
 
   /**

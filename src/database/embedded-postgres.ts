@@ -1,5 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,8 +28,8 @@ export class EmbeddedPostgres {
     const lockFile = lockDataDir(root);
     const socketDir = mkdtempSync(join(tmpdir(), 'team-inbox-pg-'));
     try {
-      // pg_trgm serves the text searches, as on PostgreSQL; PGlite loads extensions per instance.
-      const db = await PGlite.create(join(root, 'pgdata'), { extensions: { pg_trgm } });
+      // pg_trgm and unaccent serve the text searches, as on PostgreSQL; PGlite loads extensions per instance.
+      const db = await PGlite.create(join(root, 'pgdata'), { extensions: { pg_trgm, unaccent } });
       const server = new PGLiteSocketServer({ db, path: join(socketDir, '.s.PGSQL.5432'), maxConnections });
       await server.start();
       return new EmbeddedPostgres(db, server, socketDir, lockFile);

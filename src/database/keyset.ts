@@ -36,7 +36,7 @@ export class Keyset<Row> {
   }
 
   /** The page of rows fetched with `orderAndLimit`, its cursor pointing after the last row kept. */
-  page(rows: Row[], page: PageQuery): Page<Row> {
+  page<Selected extends Row>(rows: Selected[], page: PageQuery): Page<Selected> {
     const data = rows.slice(0, page.limit);
     const last = data[data.length - 1];
     const next = rows.length > page.limit && last !== undefined ? this.keyOf(last) : null;

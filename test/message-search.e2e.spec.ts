@@ -1,0 +1,114 @@
+import { randomBytes } from 'node:crypto';
+import { parsePublicId } from '../src/common/ids';
+import { MessageRepository } from '../src/conversations/message.repository';
+import { SearchMessagesQuery } from '../src/conversations/message.dto';
+import { searchWords } from '../src/common/search';
+import { customerWrites } from './support/inbox';
+import { startTestApp, TestApp } from './support/test-app';
+
+/** A word no other test writes, so each test sees only its own messages. */
+const marker = () => `zq${randomBytes(4).toString('hex')}`;
+
+describe('message search', () => {
+  let t: TestApp;
+  let token: string;
+  beforeAll(async () => {
+    t = await startTestApp();
+    token = await t.adminToken();
+  });
+  afterAll(() => t.close());
+
+  const search = async (q: string, extra = '') => {
+    const answer = await t.request('GET', `/api/v1/messages/search?q=${encodeURIComponent(q)}${extra}`, { token });
+    expect(answer.status).toBe(200);
+    return answer.body as {
+      data: { id: string; conversation_id: string; text: string; from: string | null }[];
+      next_cursor: string | null;
+    };
+  };
+
+  it('finds the messages holding every word, in any order, case- and accent-insensitively, newest first', async () => {
+    const tag = marker();
+    const first = await customerWrites(t, { text: `Quiero un reembolso del Café ${tag}` });
+    const second = await customerWrites(t, { text: `${tag.toUpperCase()} CAFÉ reembolsos, gracias` });
+    await customerWrites(t, { text: `${tag} café, nada más` });
+    const found = await search(`REEMBOLSO cafe ${tag}`);
+    expect(found.data.map((m) => [m.conversation_id, m.text])).toEqual([
+      [second.id, `${tag.toUpperCase()} CAFÉ reembolsos, gracias`],
+      [first.id, `Quiero un reembolso del Café ${tag}`],
+    ]);
+    expect(found.data[0].from).toBe(second.phone);
+    expect(found.next_cursor).toBeNull();
+  });
+
+  it("finds agents' replies as well as customers' messages", async () => {
+    const tag = marker();
+    const conversation = await customerWrites(t, { text: `question ${tag}` });
+    const reply = await t.request('POST', `/api/v1/conversations/${conversation.id}/messages`, {
+      token,
+      body: { type: 'text', text: `answer ${tag}` },
+    });
+    expect(reply.status).toBe(201);
+    const found = await search(tag);
+    expect(found.data.map((m) => [m.text, m.from])).toEqual([
+      [`answer ${tag}`, null],
+      [`question ${tag}`, conversation.phone],
+    ]);
+  });
+
+  it('takes % and _ in a word literally', async () => {
+    const tag = marker();
+    await customerWrites(t, { text: `${tag} 100% sure` });
+    await customerWrites(t, { text: `${tag} 1000 sure` });
+    await customerWrites(t, { text: `${tag} a_b` });
+    await customerWrites(t, { text: `${tag} axb` });
+    expect((await search(`0% ${tag}`)).data.map((m) => m.text)).toEqual([`${tag} 100% sure`]);
+    expect((await search(`a_b ${tag}`)).data.map((m) => m.text)).toEqual([`${tag} a_b`]);
+  });
+
+  it('pages through the matches with next_cursor, each once', async () => {
+    const tag = marker();
+    const conversation = await customerWrites(t, { text: `${tag} 0` });
+    for (let n = 1; n < 5; n++) {
+      await t.request('POST', `/api/v1/conversations/${conversation.id}/messages`, { token, body: { type: 'text', text: `${tag} ${n}` } });
+    }
+    const first = await search(tag, '&limit=3');
+    expect(first.data.map((m) => m.text)).toEqual([`${tag} 4`, `${tag} 3`, `${tag} 2`]);
+    const second = await search(tag, `&limit=3&cursor=${first.next_cursor}`);
+    expect(second.data.map((m) => m.text)).toEqual([`${tag} 1`, `${tag} 0`]);
+    expect(second.next_cursor).toBeNull();
+  });
+
+  it.each([
+    ['no q', ''],
+    ['a blank q', '?q=%20%20'],
+    ['a q over 200 characters', `?q=${'a'.repeat(201)}`],
+    ['a q of 11 words', `?q=${encodeURIComponent('a b c d e f g h i j k')}`],
+  ])('refuses %s with 400 naming q', async (_, query) => {
+    const answer = await t.request('GET', `/api/v1/messages/search${query}`, { token });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatch(/\bq\b/);
+  });
+
+  it('accepts 10 words', async () => {
+    const tag = marker();
+    await customerWrites(t, { text: `${tag} a b c d e f g h i` });
+    expect((await search(`${tag} a b c d e f g h i`)).data).toHaveLength(1);
+  });
+
+  it('serves a word from messages_text_search_idx', async () => {
+    const conversation = await customerWrites(t, { text: 'bulk' });
+    await t.sql(
+      `INSERT INTO messages (id, conversation_id, direction, type, text, status, created_at, updated_at)
+       SELECT gen_random_uuid(), $1, 'inbound', 'text', 'Bulk ' || md5(i::text), 'received', now() - i * interval '1 second', now()
+       FROM generate_series(1, 3000) i`,
+      [parsePublicId('conv', conversation.id)],
+    );
+    await t.sql('VACUUM ANALYZE messages');
+    const page = Object.assign(new SearchMessagesQuery(), { q: 'c4ca42', limit: 25 });
+    const { text, values } = t.app.get(MessageRepository).searchStatement(searchWords(page.q), page).compile();
+    const plan = (await t.sql<Record<string, string>>(`EXPLAIN ${text}`, values)).map((row) => Object.values(row)[0]).join('\n');
+    expect(plan).toContain('messages_text_search_idx');
+    expect((await search('C4CA42')).data.map((m) => m.text)).toEqual([`Bulk ${'c4ca4238a0b923820dcc509a6f75849b'}`]);
+  });
+});
