@@ -50,6 +50,10 @@ describe('sending through the WhatsApp Cloud API', () => {
       type: 'text',
       text: 'Your order has shipped',
       content: null,
+      reply_to: null,
+      reactions: [],
+      referral: null,
+      pricing_category: null,
       from: null,
       status: 'queued',
       error: null,
@@ -69,6 +73,7 @@ describe('sending through the WhatsApp Cloud API', () => {
           type: 'text',
           text: { body: 'Your order has shipped', preview_url: false },
         },
+        answered: true,
       },
     ]);
   });

@@ -6,11 +6,24 @@ import { ConversationsController } from './conversations.controller';
 import { ConversationsService } from './conversations.service';
 import { MessageRepository } from './message.repository';
 import { MessagesService } from './messages.service';
+import { ReactionRepository } from './reaction.repository';
+import { ReactionsService } from './reactions.service';
+import { ReadRepository } from './read.repository';
+import { ReadsService } from './reads.service';
 
 @Module({
   imports: [NotificationsModule, UsersModule],
   controllers: [ConversationsController],
-  providers: [ConversationRepository, MessageRepository, ConversationsService, MessagesService],
-  exports: [ConversationsService, MessagesService],
+  providers: [
+    ConversationRepository,
+    MessageRepository,
+    ReactionRepository,
+    ReadRepository,
+    ConversationsService,
+    MessagesService,
+    ReactionsService,
+    ReadsService,
+  ],
+  exports: [ConversationsService, MessagesService, ReactionsService, ReadsService],
 })
 export class ConversationsModule {}

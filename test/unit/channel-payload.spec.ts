@@ -20,10 +20,19 @@ describe('parseChannelWebhook', () => {
         {
           phone: '+16315551234',
           profileName: 'Maria',
-          message: { channelMessageId: 'wamid.1', type: 'text', text: 'Hi', content: null, sentAt: new Date(1763812800 * 1000) },
+          message: {
+            channelMessageId: 'wamid.1',
+            type: 'text',
+            text: 'Hi',
+            content: null,
+            sentAt: new Date(1763812800 * 1000),
+            quotedChannelMessageId: null,
+            referral: null,
+          },
         },
       ],
       statuses: [],
+      errors: [],
       ignored: [],
     });
   });
@@ -68,8 +77,14 @@ describe('parseChannelWebhook', () => {
       at,
     );
     expect(parsed.statuses).toEqual([
-      { channelMessageId: 'wamid.9', status: 'delivered', error: null, at: new Date(2000) },
-      { channelMessageId: 'wamid.8', status: 'failed', error: '(#131047) Re-engagement message: More than 24 hours', at: new Date(3000) },
+      { channelMessageId: 'wamid.9', status: 'delivered', error: null, pricingCategory: null, at: new Date(2000) },
+      {
+        channelMessageId: 'wamid.8',
+        status: 'failed',
+        error: '(#131047) Re-engagement message: More than 24 hours',
+        pricingCategory: null,
+        at: new Date(3000),
+      },
     ]);
   });
 
