@@ -189,6 +189,8 @@ function readStatus(status: unknown, receivedAt: Date, parsed: ParsedWebhook): v
 }
 
 const CHANNEL_STATUSES = new Set(['sent', 'delivered', 'read', 'played', 'failed']);
+/** The largest code the `integer` column holds; a larger one is kept in the error itself only. */
+const INT4_MAX = 2_147_483_647;
 
 function readChangeError(error: unknown, parsed: ParsedWebhook): void {
   if (!isObject(error)) {
@@ -196,7 +198,7 @@ function readChangeError(error: unknown, parsed: ParsedWebhook): void {
     return;
   }
   parsed.errors.push({
-    code: typeof error.code === 'number' && Number.isSafeInteger(error.code) ? error.code : null,
+    code: typeof error.code === 'number' && Number.isInteger(error.code) && Math.abs(error.code) <= INT4_MAX ? error.code : null,
     title: asString(error.title) ?? asString(error.message),
     details: isObject(error.error_data) ? asString(error.error_data.details) : null,
     error,
