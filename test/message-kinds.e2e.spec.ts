@@ -1,4 +1,7 @@
+import { DataSource } from 'typeorm';
 import { parsePublicId } from '../src/common/ids';
+import { PageQuery } from '../src/common/pagination';
+import { ChannelErrorRepository } from '../src/inbound/channel-error.repository';
 import { eventually, newWamid } from './support/channel';
 import {
   changeErrorsWebhook,
@@ -264,6 +267,24 @@ describe('what the channel carries', () => {
       expect(next.body.data[0].id).not.toBe(list.body.data[0].id);
       const agent = await t.createUser({ role: 'agent' });
       expect((await t.request('GET', '/api/v1/inbound/errors', { token: agent.token })).status).toBe(403);
+    });
+
+    it('serves the list from channel_errors_received_idx, in order, on every page', async () => {
+      await deliver(changeErrorsWebhook());
+      await deliver(changeErrorsWebhook());
+      const plan = async (cursor?: string) =>
+        t.app.get(DataSource).transaction(async (manager) => {
+          const { text, values } = t.app.get(ChannelErrorRepository).listStatement(Object.assign(new PageQuery(), { cursor })).compile();
+          await manager.query('SET LOCAL enable_seqscan = off');
+          const rows: Record<string, string>[] = await manager.query(`EXPLAIN ${text}`, values);
+          return rows.map((row) => row['QUERY PLAN']).join('\n');
+        });
+      const first = await t.request('GET', '/api/v1/inbound/errors?limit=1', { token: admin });
+      for (const cursor of [undefined, String(first.body.next_cursor)]) {
+        const explained = await plan(cursor);
+        expect(explained).toMatch(/Index Scan using channel_errors_received_idx/);
+        expect(explained).not.toMatch(/Sort|Seq Scan/);
+      }
     });
   });
 });
