@@ -164,10 +164,13 @@ function reactionOf(type: string, message: Json): { reaction?: { channelMessageI
   return { reaction: { channelMessageId: target, emoji: typeof payload.emoji === 'string' ? payload.emoji : '' } };
 }
 
+/** Older Graph API versions named the number change `customer_changed_number`, with the new number in `new_wa_id`. */
+const NUMBER_CHANGES = new Set(['user_changed_number', 'customer_changed_number']);
+
 /** `system.type: user_changed_number`: the customer's new number is `system.wa_id`, the old one the message's `from`. */
 function numberChangeOf(type: string, message: Json): { newPhone?: string } {
   const system = isObject(message.system) ? message.system : null;
-  if (type !== 'system' || !system || system.type !== 'user_changed_number') return {};
+  if (type !== 'system' || !system || typeof system.type !== 'string' || !NUMBER_CHANGES.has(system.type)) return {};
   const newPhone = toE164(asString(system.wa_id) ?? asString(system.new_wa_id) ?? '');
   return newPhone ? { newPhone } : {};
 }

@@ -167,6 +167,7 @@ describe('parseChannelWebhook', () => {
       text: 'User A changed from 1 to 2',
       newPhone: '+16315559999',
     });
+    expect(system({ body: 'x', new_wa_id: '16315559998', type: 'customer_changed_number' }).newPhone).toBe('+16315559998');
     expect(system({ body: 'x', wa_id: 'not a phone', type: 'user_changed_number' }).newPhone).toBeUndefined();
     expect(system({ body: 'x', type: 'user_changed_user_id' }).newPhone).toBeUndefined();
   });
