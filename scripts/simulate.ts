@@ -1,5 +1,6 @@
 /**
- * A customer writes in, without WhatsApp: `npm run simulate -- --from +15551234567 --text "Hi"`.
+ * A customer writes in, without WhatsApp: `npm run simulate -- --from +15551234567 --text "Hi"`,
+ * or reacts, quotes, taps a button or list row, shares a location, contacts or media.
  *
  * Posts to a running service's channel webhook exactly what the WhatsApp Cloud API would: the
  * same body shape, a fresh wamid, the current timestamp and, when the app secret is known, the
@@ -10,8 +11,8 @@
  * MESSAGING_BUSINESS_ACCOUNT_ID (written into the body's metadata when set, as the real
  * channel would; the service does not check them).
  */
-import { hubSignature, inboundTextWebhook, newWamid, statusWebhook } from './lib/channel-webhook';
-import { type Invocation, parseInvocation, USAGE } from './simulate/args';
+import { type CustomerContent, hubSignature, inboundMessageWebhook, newWamid, statusWebhook } from './lib/channel-webhook';
+import { type Invocation, parseInvocation, type Simulation, USAGE } from './simulate/args';
 import { UsageError } from './simulate/target';
 
 /** A local service answers in milliseconds; a hung one should not hang the terminal. */
@@ -39,17 +40,16 @@ async function main(): Promise<number> {
   const wamid = simulation.kind === 'message' ? newWamid() : simulation.wamid;
   const body = JSON.stringify(
     simulation.kind === 'message'
-      ? inboundTextWebhook({ from: simulation.from, text: simulation.text, profileName: simulation.name, wamid }, business)
+      ? inboundMessageWebhook(
+          { from: simulation.from, content: simulation.content, replyTo: simulation.replyTo, profileName: simulation.name, wamid },
+          business,
+        )
       : statusWebhook({ wamid, recipient: simulation.to, status: simulation.value }, business),
   );
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (secret !== null) headers['x-hub-signature-256'] = hubSignature(body, secret);
 
-  console.log(
-    simulation.kind === 'message'
-      ? `message ${wamid} from +${simulation.from}${simulation.name ? ` (${simulation.name})` : ''}: ${JSON.stringify(simulation.text)}`
-      : `status "${simulation.value}" of ${wamid} sent to +${simulation.to}`,
-  );
+  console.log(describe(simulation, wamid));
   console.log(
     invocation.secretSource
       ? `signed with the secret from ${invocation.secretSource}`
@@ -92,16 +92,50 @@ async function main(): Promise<number> {
     }
     return 1;
   }
-  if (simulation.kind === 'message') explainMessage(text);
+  if (simulation.kind === 'message') explainMessage(text, simulation.content);
   return 0;
 }
 
-/** What a 200 means here: the webhook acknowledges even what it did not store. */
-function explainMessage(text: string): void {
+/** One line saying what is sent. */
+function describe(simulation: Simulation, wamid: string): string {
+  if (simulation.kind === 'status') return `status "${simulation.value}" of ${wamid} sent to +${simulation.to}`;
+  const who = `+${simulation.from}${simulation.name ? ` (${simulation.name})` : ''}`;
+  const quoting = simulation.replyTo ? `, quoting ${simulation.replyTo}` : '';
+  return `message ${wamid} from ${who}${quoting}: ${summary(simulation.content)}`;
+}
+
+function summary(content: CustomerContent): string {
+  switch (content.type) {
+    case 'text':
+      return JSON.stringify(content.text);
+    case 'reaction':
+      return content.emoji === '' ? `removes their reaction to ${content.messageId}` : `reacts ${content.emoji} to ${content.messageId}`;
+    case 'button_reply':
+    case 'list_reply':
+      return `taps the ${content.type === 'button_reply' ? 'button' : 'list row'} ${JSON.stringify(content.title)} (id ${content.id})`;
+    case 'location':
+      return `location ${content.latitude},${content.longitude}${content.name ? ` (${content.name})` : ''}`;
+    case 'contacts':
+      return `contacts ${content.cards.map((card) => `${card.name} ${card.phone}`).join(', ')}`;
+    case 'media':
+      return `${content.voice ? 'voice note' : content.kind} ${content.mediaId} (${content.mimeType})${content.caption ? `: ${JSON.stringify(content.caption)}` : ''}`;
+  }
+}
+
+/** What a 200 means here: the webhook acknowledges even what it did not store, and a reaction is attached, not stored. */
+function explainMessage(text: string, content: CustomerContent): void {
   let answer: { messages?: unknown } = {};
   try {
     answer = JSON.parse(text) as typeof answer;
   } catch {
+    return;
+  }
+  if (content.type === 'reaction') {
+    console.log(
+      answer.messages === 1
+        ? 'stored as a message of type reaction: the service does not know the message reacted to'
+        : "attached to the message it reacts to: see that message's reactions in its thread",
+    );
     return;
   }
   console.log(

@@ -388,6 +388,21 @@ describe('access control of every endpoint', () => {
     expect((await t.request('POST', `/api/v1/notifications/${mine.id}/read`, { token: admin })).status).toBe(404);
   });
 
+  it('lets every agent mark any conversation read, and only admins list the channel errors', async () => {
+    const reader = await t.createUser({ role: 'agent' });
+    tokensUsed.add(reader.token);
+    const { id: conversationId } = await customerWrites(t, { appSecret: APP_SECRET });
+    cases += 4;
+    const read = await t.request('POST', `/api/v1/conversations/${conversationId}/read`, { token: reader.token });
+    expect(read.status).toBe(200);
+    expect(read.body.id).toBe(conversationId);
+    expect((await t.request('POST', `/api/v1/conversations/${conversationId}/read`, { token: admin })).status).toBe(200);
+    const refused = await t.request('GET', '/api/v1/inbound/errors', { token: reader.token });
+    expect(refused.status).toBe(403);
+    expect(Object.keys(refused.body as object)).toEqual(['error']);
+    expect((await t.request('GET', '/api/v1/inbound/errors', { token: admin })).status).toBe(200);
+  });
+
   it("keeps Idempotency-Keys per user: another user's same key sends a message of their own", async () => {
     const first = await t.createUser({ role: 'agent' });
     const second = await t.createUser({ role: 'agent' });

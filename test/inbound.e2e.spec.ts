@@ -188,7 +188,7 @@ describe('channel webhook', () => {
     ['audio', { id: 'media-3', mime_type: 'audio/ogg; codecs=opus', voice: true }, null],
     ['document', { id: 'media-4', mime_type: 'application/pdf', filename: 'invoice.pdf', caption: 'invoice' }, 'invoice'],
     ['sticker', { id: 'media-5', mime_type: 'image/webp', animated: false }, null],
-    ['location', { latitude: 38.9, longitude: -77.03, name: 'Head office', address: '1 Main St' }, 'Head office'],
+    ['location', { latitude: 38.9, longitude: -77.03, name: 'Head office', address: '1 Main St' }, 'Head office, 1 Main St'],
     ['interactive', { type: 'button_reply', button_reply: { id: 'yes', title: 'Yes please' } }, 'Yes please'],
     ['interactive', { type: 'list_reply', list_reply: { id: 'r1', title: 'Returns', description: 'x' } }, 'Returns'],
     ['button', { payload: 'STOP', text: 'Stop promotions' }, 'Stop promotions'],

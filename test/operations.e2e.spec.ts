@@ -135,6 +135,7 @@ describe('OpenAPI document', () => {
         'PATCH /api/v1/conversations/{id}',
         'GET /api/v1/conversations/{id}/messages',
         'POST /api/v1/conversations/{id}/messages',
+        'POST /api/v1/conversations/{id}/read',
         'GET /api/v1/notifications',
         'DELETE /api/v1/notifications',
         'POST /api/v1/notifications/read',
@@ -151,6 +152,7 @@ describe('OpenAPI document', () => {
         'POST /api/webhooks/messaging',
         'GET /api/v1/inbound/failed',
         'POST /api/v1/inbound/failed/{id}/replay',
+        'GET /api/v1/inbound/errors',
       ].sort(),
     );
   });

@@ -32,8 +32,9 @@ export interface InboundText {
   timestamp?: number;
 }
 
-export type StatusValue = 'sent' | 'delivered' | 'read' | 'failed';
-export const STATUS_VALUES: readonly StatusValue[] = ['sent', 'delivered', 'read', 'failed'];
+/** `played`: the customer listened to a voice message. */
+export type StatusValue = 'sent' | 'delivered' | 'read' | 'played' | 'failed';
+export const STATUS_VALUES: readonly StatusValue[] = ['sent', 'delivered', 'read', 'played', 'failed'];
 
 export interface OutboundStatus {
   /** The wamid the channel gave the outbound message when it accepted the send. */
@@ -59,18 +60,91 @@ export function unixNow(): number {
 
 /** One customer text message, as a whole webhook body. */
 export function inboundTextWebhook(message: InboundText, business: BusinessNumber = {}): Record<string, unknown> {
+  return inboundMessageWebhook({ ...message, content: { type: 'text', text: message.text }, replyTo: null }, business);
+}
+
+/** The media kinds a customer can send, each under the key of its name. */
+export type MediaKind = 'image' | 'video' | 'audio' | 'document' | 'sticker';
+export const MEDIA_KINDS: readonly MediaKind[] = ['image', 'video', 'audio', 'document', 'sticker'];
+
+/** What a customer sends, each kind as the Cloud API's messages webhook describes it. */
+export type CustomerContent =
+  | { type: 'text'; text: string }
+  /** `emoji: ''` removes the customer's reaction: the channel then sends no emoji field. */
+  | { type: 'reaction'; messageId: string; emoji: string }
+  | { type: 'button_reply' | 'list_reply'; id: string; title: string }
+  | { type: 'location'; latitude: number; longitude: number; name?: string; address?: string }
+  | { type: 'contacts'; cards: { name: string; phone: string }[] }
+  | { type: 'media'; kind: MediaKind; mediaId: string; mimeType: string; caption?: string; filename?: string; voice?: boolean };
+
+export interface InboundMessage {
+  /** The customer's number as the channel writes it: digits only, no "+". */
+  from: string;
+  content: CustomerContent;
+  /** The wamid of the message it quotes (`context`), or null. */
+  replyTo: string | null;
+  /** The customer's WhatsApp profile name; omitted from the body when null. */
+  profileName: string | null;
+  wamid?: string;
+  /** Unix seconds; defaults to now. */
+  timestamp?: number;
+  /** The business number shown as the quoted message's sender (`context.from`). */
+  displayPhoneNumber?: string;
+}
+
+/** One customer message of any kind, as a whole webhook body. */
+export function inboundMessageWebhook(message: InboundMessage, business: BusinessNumber = {}): Record<string, unknown> {
+  const context = message.replyTo
+    ? { context: { from: business.displayPhoneNumber ?? DEFAULT_DISPLAY_PHONE_NUMBER, id: message.replyTo } }
+    : {};
   return envelope(business, {
     ...(message.profileName !== null ? { contacts: [{ profile: { name: message.profileName }, wa_id: message.from }] } : {}),
     messages: [
       {
+        ...context,
         from: message.from,
         id: message.wamid ?? newWamid(),
         timestamp: String(message.timestamp ?? unixNow()),
-        type: 'text',
-        text: { body: message.text },
+        ...payloadOf(message.content),
       },
     ],
   });
+}
+
+/** `type` and the payload under its key, as the channel writes each kind. */
+function payloadOf(content: CustomerContent): Record<string, unknown> {
+  switch (content.type) {
+    case 'text':
+      return { type: 'text', text: { body: content.text } };
+    case 'reaction':
+      return { type: 'reaction', reaction: { message_id: content.messageId, ...(content.emoji === '' ? {} : { emoji: content.emoji }) } };
+    case 'button_reply':
+    case 'list_reply':
+      return { type: 'interactive', interactive: { type: content.type, [content.type]: { id: content.id, title: content.title } } };
+    case 'location': {
+      const { type, ...location } = content;
+      return { type, location };
+    }
+    case 'contacts':
+      return {
+        type: 'contacts',
+        contacts: content.cards.map((card) => ({
+          name: { formatted_name: card.name, first_name: card.name.split(' ')[0] },
+          phones: [{ phone: card.phone, type: 'CELL', wa_id: card.phone.replace(/\D/g, '') }],
+        })),
+      };
+    case 'media':
+      return {
+        type: content.kind,
+        [content.kind]: {
+          ...(content.caption !== undefined ? { caption: content.caption } : {}),
+          ...(content.filename !== undefined ? { filename: content.filename } : {}),
+          mime_type: content.mimeType,
+          id: content.mediaId,
+          ...(content.voice ? { voice: true } : {}),
+        },
+      };
+  }
 }
 
 /** A delivery status of an outbound message, as a whole webhook body. */

@@ -55,6 +55,8 @@ export class AppConfig {
   readonly messagingApiBaseUrl!: string;
   /** Delays between attempts to send a message through the channel after a 429, 5xx or network error. */
   readonly messagingRetryScheduleMs!: number[];
+  /** Whether an agent reading a conversation tells the customer's phone (blue ticks). */
+  readonly messagingReadReceipts!: boolean;
 
   readonly webhookAllowPrivateUrls!: boolean;
   readonly webhookRetryScheduleMs!: number[];
@@ -168,6 +170,7 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
       '',
     ),
     messagingRetryScheduleMs: read.durations('MESSAGING_RETRY_SCHEDULE', '2s,10s,1m,5m,15m'),
+    messagingReadReceipts: read.boolean('MESSAGING_READ_RECEIPTS', true),
     webhookAllowPrivateUrls: read.boolean('WEBHOOK_ALLOW_PRIVATE_URLS', false),
     webhookRetryScheduleMs: read.durations('WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h'),
     webhookTimeoutMs: read.integer('WEBHOOK_TIMEOUT_MS', 10_000, 1),

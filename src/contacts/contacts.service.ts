@@ -128,6 +128,30 @@ export class ContactsService {
     throw new Error(`findOrCreateByPhone: the contact ${e164} kept disappearing`);
   }
 
+  /**
+   * The customer changed their WhatsApp number (the channel's `user_changed_number`), inside the
+   * caller's transaction. The contact of the old number takes the new one (`moved`, recording
+   * contact.updated), so its conversation stays its one thread. Without a contact of the old
+   * number, the new number's is found or created (`created`). When another contact has the new
+   * number already, both stay as they are (`number-taken`): numbers are recycled, so it may be
+   * someone else, and merging two people's threads cannot be undone; an agent decides.
+   */
+  async changeNumber(
+    db: Db,
+    oldPhone: string,
+    newPhone: string,
+    profileName: string | null,
+  ): Promise<{ contact: ContactRow; outcome: 'moved' | 'created' | 'number-taken' }> {
+    const contact = await this.contacts.lockByPhone(db, oldPhone);
+    if (!contact) return { contact: (await this.findOrCreateByPhone(db, newPhone, profileName)).contact, outcome: 'created' };
+    if (oldPhone === newPhone) return { contact, outcome: 'moved' };
+    if (await this.contacts.lockByPhone(db, newPhone)) return { contact, outcome: 'number-taken' };
+    Object.assign(contact, { phone: newPhone, updated_at: new Date() });
+    await this.contacts.update(db, contact);
+    await this.record(db, 'contact.updated', contact);
+    return { contact, outcome: 'moved' };
+  }
+
   private async lock(db: Db, id: string): Promise<ContactRow> {
     const contact = await this.contacts.find(db, id, true);
     if (!contact) throw new NotFoundException('Contact not found');

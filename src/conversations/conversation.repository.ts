@@ -90,6 +90,14 @@ export class ConversationRepository {
     await execute(db, sql`UPDATE conversations SET last_message_at = ${at}, updated_at = ${at} WHERE id = ${id}`);
   }
 
+  /** A message that is not the customer's own (a system message): the list order moves forward, the 24-hour window does not. */
+  async recordActivity(db: Db, id: string, at: Date): Promise<void> {
+    await execute(
+      db,
+      sql`UPDATE conversations SET last_message_at = GREATEST(last_message_at, ${at}), updated_at = ${at} WHERE id = ${id}`,
+    );
+  }
+
   /** A customer's message: the list order and the 24-hour window move forward, never back (the channel redelivers out of order). */
   async recordInbound(db: Db, id: string, at: Date, channelTimestamp: Date): Promise<void> {
     await execute(

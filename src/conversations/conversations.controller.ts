@@ -1,4 +1,4 @@
-import { BadRequestException, Body, Controller, Get, Headers, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { BadRequestException, Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentUser } from '../auth/auth.decorators';
@@ -10,6 +10,7 @@ import { ConversationResponse, ListConversationsQuery, UpdateConversationDto } f
 import { ConversationsService } from './conversations.service';
 import { MessageResponse, SendMessageDto } from './message.dto';
 import { MessagesService } from './messages.service';
+import { ReadsService } from './reads.service';
 
 const ConversationId = new PublicIdPipe('conv', 'Conversation');
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -22,6 +23,7 @@ export class ConversationsController {
   constructor(
     private readonly conversations: ConversationsService,
     private readonly messages: MessagesService,
+    private readonly reads: ReadsService,
   ) {}
 
   @Get()
@@ -58,8 +60,26 @@ export class ConversationsController {
     return this.conversations.update(id, dto, actor);
   }
 
+  @Post(':id/read')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Mark the conversation read by the caller',
+    description:
+      "Moves the caller's read marker to the newest message (never back) and answers the conversation. Also tells the customer's phone " +
+      'that their newest message was read (blue ticks): once per message, whoever reads it, sent after the answer with retries; ' +
+      'MESSAGING_READ_RECEIPTS=false turns that off.',
+  })
+  @ApiOkResponse({ type: ConversationResponse })
+  @ApiErrors(404)
+  markRead(@Param('id', ConversationId) id: string, @CurrentUser() caller: UserRow): Promise<ConversationResponse> {
+    return this.reads.markRead(id, caller);
+  }
+
   @Get(':id/messages')
-  @ApiOperation({ summary: 'The thread of a conversation, newest first' })
+  @ApiOperation({
+    summary: 'The thread of a conversation, newest first',
+    description: 'Each message with the message it quotes (reply_to) and its reactions; reactions are not messages of their own.',
+  })
   @ApiOkResponse({ type: PageOf(MessageResponse, 'MessagePage') })
   @ApiErrors(400, 404)
   listMessages(@Param('id', ConversationId) id: string, @Query() query: PageQuery): Promise<Page<MessageResponse>> {
@@ -68,10 +88,13 @@ export class ConversationsController {
 
   @Post(':id/messages')
   @ApiOperation({
-    summary: 'Send a message to the customer',
+    summary: 'Send a message to the customer, or react to one of theirs',
     description:
-      'Answers 201 with the message `queued`; the channel send happens after, with retries, and moves it to sent, delivered, read or failed. ' +
-      'Free-form types are refused (422) more than 24 hours after the customer last wrote; templates are always allowed.',
+      'Answers 201 with the message `queued`; the channel send happens after, with retries, and moves it to sent, delivered, read, played or failed. ' +
+      'Free-form types are refused (422) more than 24 hours after the customer last wrote; templates are always allowed. ' +
+      "`reply_to` quotes a message of this conversation (sent as the channel's context). " +
+      '`{"type":"reaction","reaction":{"message_id":"msg_…","emoji":"👍"}}` reacts to a customer\'s message of the last 30 days ' +
+      '(`"emoji":""` removes the reaction) and answers 201 with the message reacted to and its reactions; the reaction is sent to the channel after the answer.',
   })
   @ApiHeader({
     name: 'Idempotency-Key',

@@ -7,11 +7,24 @@ import { ConversationsService } from './conversations.service';
 import { MessageRepository } from './message.repository';
 import { MessagesController } from './messages.controller';
 import { MessagesService } from './messages.service';
+import { ReactionRepository } from './reaction.repository';
+import { ReactionsService } from './reactions.service';
+import { ReadRepository } from './read.repository';
+import { ReadsService } from './reads.service';
 
 @Module({
   imports: [NotificationsModule, UsersModule],
   controllers: [ConversationsController, MessagesController],
-  providers: [ConversationRepository, MessageRepository, ConversationsService, MessagesService],
-  exports: [ConversationsService, MessagesService],
+  providers: [
+    ConversationRepository,
+    MessageRepository,
+    ReactionRepository,
+    ReadRepository,
+    ConversationsService,
+    MessagesService,
+    ReactionsService,
+    ReadsService,
+  ],
+  exports: [ConversationsService, MessagesService, ReactionsService, ReadsService],
 })
 export class ConversationsModule {}

@@ -94,8 +94,9 @@ export class ConversationsService {
   /**
    * The contact's conversation inside the caller's transaction, created if new and reopened if
    * closed (recording conversation.created / conversation.reopened), locked until commit.
+   * `reopen: false` leaves a closed one closed (a system message is not the customer writing).
    */
-  async openForContact(db: Db, contactId: string, at: Date): Promise<ConversationRow> {
+  async openForContact(db: Db, contactId: string, at: Date, { reopen = true } = {}): Promise<ConversationRow> {
     const fresh: ConversationRow = {
       id: newUuid(at.getTime()),
       contact_id: contactId,
@@ -112,7 +113,7 @@ export class ConversationsService {
       await this.events.record(db, 'conversation.created', {
         conversation: ConversationResponse.of(await this.findWithCustomer(db, conversation.id)),
       });
-    } else if (conversation.status === 'closed') {
+    } else if (conversation.status === 'closed' && reopen) {
       Object.assign(conversation, { status: 'open', updated_at: at });
       await this.conversations.setStatusAndAssignee(db, conversation.id, 'open', conversation.assigned_to, at);
       await this.events.record(db, 'conversation.reopened', {

@@ -12,7 +12,9 @@ import {
   Validate,
   ValidatorConstraint,
   ValidatorConstraintInterface,
+  Matches,
   MaxLength,
+  ValidateBy,
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
@@ -20,8 +22,9 @@ import { toPublicId } from '../common/ids';
 import { PageQuery } from '../common/pagination';
 import { MAX_SEARCH_WORDS, searchWords } from '../common/search';
 import type { MessageDirection, MessageRow, MessageStatus } from './message.entity';
+import { CUSTOMER_REACTOR, type ReactionRow } from './reaction.entity';
 
-export const SENDABLE_TYPES = ['text', 'template', 'image', 'document', 'audio', 'video'] as const;
+export const SENDABLE_TYPES = ['text', 'template', 'image', 'document', 'audio', 'video', 'reaction'] as const;
 export type SendableType = (typeof SENDABLE_TYPES)[number];
 export const MEDIA_TYPES = ['image', 'document', 'audio', 'video'] as const;
 
@@ -60,6 +63,36 @@ export class MediaDto {
   @IsString()
   @MaxLength(240)
   filename?: string;
+}
+
+const MESSAGE_ID = /^msg_[0-9a-f]{32}$/;
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+/** A pictograph, a flag (regional indicators) or a keycap: what WhatsApp takes as a reaction. */
+const EMOJI = /\p{Extended_Pictographic}|\p{Regional_Indicator}|\u20e3/u;
+
+/** One emoji (a single grapheme, however many code points make it), or the empty string. */
+function IsOneEmojiOrEmpty(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isOneEmojiOrEmpty',
+    validator: {
+      validate: (value: unknown) =>
+        typeof value === 'string' && (value === '' || ([...graphemes.segment(value)].length === 1 && EMOJI.test(value))),
+      defaultMessage: () => '$property must be one emoji, or empty to remove the reaction',
+    },
+  });
+}
+
+export class ReactionDto {
+  @ApiProperty({ example: 'msg_01a2047c8e2078c99d14947d2651598e', description: "The customer's message to react to" })
+  @Matches(MESSAGE_ID, { message: 'message_id must be a message id (msg_…)' })
+  @IsString()
+  message_id!: string;
+
+  @ApiProperty({ example: '👍', description: 'One emoji; an empty string removes your reaction' })
+  @IsOneEmojiOrEmpty()
+  @MaxLength(32)
+  @IsString()
+  emoji!: string;
 }
 
 const typeIs = (type: SendableType) => (dto: SendMessageDto) => dto.type === type;
@@ -113,6 +146,45 @@ export class SendMessageDto {
   @ValidateNested()
   @Type(() => MediaDto)
   video?: MediaDto;
+
+  @ApiPropertyOptional({
+    type: ReactionDto,
+    description: 'With type reaction: not a message of its own; the answer is the message reacted to, with its reactions',
+  })
+  @ValidateIf(typeIs('reaction'))
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => ReactionDto)
+  reaction?: ReactionDto;
+
+  @ApiPropertyOptional({
+    example: 'msg_01a2047c8e2078c99d14947d2651598e',
+    description:
+      "A message of this conversation to quote (422 for another conversation's, or one that failed); sent as the channel's context",
+  })
+  @IsOptional()
+  @Matches(MESSAGE_ID, { message: 'reply_to must be a message id (msg_…)' })
+  @IsString()
+  reply_to?: string;
+}
+
+export class ReactionResponse {
+  @ApiProperty({ example: '👍' })
+  emoji!: string;
+
+  @ApiProperty({ example: 'customer', description: '`customer`, or the id of the user who reacted' })
+  by!: string;
+
+  @ApiProperty({ format: 'date-time', description: 'When this emoji was set' })
+  created_at!: string;
+
+  static of(row: ReactionRow): ReactionResponse {
+    return {
+      emoji: row.emoji,
+      by: row.reactor === CUSTOMER_REACTOR ? CUSTOMER_REACTOR : toPublicId('user', row.reactor),
+      created_at: row.created_at.toISOString(),
+    };
+  }
 }
 
 export class MessageResponse {
@@ -128,23 +200,72 @@ export class MessageResponse {
   @ApiProperty({
     example: 'text',
     description:
-      'text, template, image, document, audio, video, sticker, location, contacts, interactive, button, reaction, or what the channel sent',
+      'As the channel names it: text, template, image, document, audio, video, sticker, location, contacts, interactive, button, order, ' +
+      'system, unsupported, reaction (a reaction to a message the service does not know), or what the channel sent',
   })
   type!: string;
 
-  @ApiProperty({ type: String, nullable: true, description: 'The text, caption, reply title or reaction emoji, where the type has one' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'What a list shows: the text; the caption of media; name and address (or the coordinates) of a location; the names of shared contacts; ' +
+      'the chosen title of a button or list reply; the body of a Flows reply; the text of a template button; ' +
+      'an order summary ("Order: 3 items, 2 products, catalog <id>"); the body of a system message; null for unsupported ones',
+  })
   text!: string | null;
 
-  @ApiProperty({ type: Object, nullable: true, description: 'The channel payload of types other than text' })
+  @ApiProperty({
+    type: Object,
+    nullable: true,
+    description:
+      "The type's payload: the channel's for inbound messages (with the quoted message's `context`), the API's for outbound ones; " +
+      'null for a text message that quotes nothing',
+  })
   content!: Record<string, unknown> | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'msg_01a2047c8e2078c99d14947d2651598e',
+    description: 'The message this one quotes',
+  })
+  reply_to!: string | null;
+
+  @ApiProperty({ type: [ReactionResponse], description: 'One per reactor (the customer, each agent), oldest first' })
+  reactions!: ReactionResponse[];
+
+  @ApiProperty({
+    type: Object,
+    nullable: true,
+    description:
+      'Inbound: the click-to-WhatsApp ad or post the customer came from, as the channel sent it (source_url, source_id, source_type, headline, body, media_type, ctwa_clid, …)',
+  })
+  referral!: Record<string, unknown> | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'utility',
+    description: "Outbound: the channel's pricing category from its latest status (marketing, utility, authentication, service, …)",
+  })
+  pricing_category!: string | null;
 
   @ApiProperty({ type: String, nullable: true, description: "The customer's phone on inbound messages; null on outbound ones" })
   from!: string | null;
 
-  @ApiProperty({ enum: ['received', 'queued', 'sent', 'delivered', 'read', 'failed'] })
+  @ApiProperty({
+    enum: ['received', 'queued', 'sent', 'delivered', 'read', 'played', 'failed'],
+    description: 'Outbound: queued -> sent -> delivered -> read -> played (voice messages), never backwards, or failed',
+  })
   status!: MessageStatus;
 
-  @ApiProperty({ type: String, nullable: true, description: "The channel's reason when status is failed" })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "The channel's reason when status is failed: `(#<code>) <title>: <details>`",
+    example: '(#131026) Message undeliverable: Receiver is incapable of receiving this message',
+  })
   error!: string | null;
 
   @ApiProperty({ type: String, nullable: true, description: 'The user who sent an outbound message' })
@@ -153,7 +274,8 @@ export class MessageResponse {
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
 
-  static of(message: MessageRow, customerPhone: string): MessageResponse {
+  /** `reactions`: those of this message (others are ignored, so a page's can be passed whole). */
+  static of(message: MessageRow, customerPhone: string, reactions: ReactionRow[] = []): MessageResponse {
     return {
       id: toPublicId('msg', message.id),
       conversation_id: toPublicId('conv', message.conversation_id),
@@ -161,6 +283,10 @@ export class MessageResponse {
       type: message.type,
       text: message.text,
       content: message.content,
+      reply_to: message.reply_to_id ? toPublicId('msg', message.reply_to_id) : null,
+      reactions: reactions.filter((reaction) => reaction.message_id === message.id).map(ReactionResponse.of),
+      referral: message.referral,
+      pricing_category: message.pricing_category,
       from: message.direction === 'inbound' ? customerPhone : null,
       status: message.status,
       error: message.error,

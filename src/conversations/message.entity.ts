@@ -1,6 +1,6 @@
 export type MessageDirection = 'inbound' | 'outbound';
-/** Inbound messages are `received`; outbound ones move queued -> sent -> delivered -> read, or to failed. */
-export type MessageStatus = 'received' | 'queued' | 'sent' | 'delivered' | 'read' | 'failed';
+/** Inbound messages are `received`; outbound ones move queued -> sent -> delivered -> read -> played (voice messages), or to failed. */
+export type MessageStatus = 'received' | 'queued' | 'sent' | 'delivered' | 'read' | 'played' | 'failed';
 
 /** A row of `messages`. */
 export interface MessageRow {
@@ -8,7 +8,7 @@ export interface MessageRow {
   conversation_id: string;
   direction: MessageDirection;
   type: string;
-  /** The text of a text message, or the caption, title or emoji of other types that have one. */
+  /** What a list shows: the text, caption, chosen title, order summary or system body of the types that have one. */
   text: string | null;
   /** The payload of the type (`image`, `template`, `location`, …): the channel's for inbound messages, the API's for outbound ones. */
   content: Record<string, unknown> | null;
@@ -23,6 +23,12 @@ export interface MessageRow {
   attempts: number;
   /** Outbound and queued: when the next send attempt is due; null once sent or failed. */
   next_attempt_at: Date | null;
+  /** The message of the same conversation this one quotes (replies to). */
+  reply_to_id: string | null;
+  /** Inbound: the click-to-WhatsApp ad or post the customer came from, as the channel described it. */
+  referral: Record<string, unknown> | null;
+  /** Outbound: the channel's pricing category from its latest status (`marketing`, `utility`, `service`, …). */
+  pricing_category: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -41,4 +47,6 @@ export interface MessageToSend {
   content: Record<string, unknown> | null;
   /** E.164. */
   customer_phone: string;
+  /** The channel id of the message it replies to, when it has one by now. */
+  reply_to_channel_message_id: string | null;
 }

@@ -8,7 +8,7 @@ import type { WorkItem } from '../queue/job-queue';
 import type { FoundMessage, MessageRow, MessageStatus, MessageToSend } from './message.entity';
 
 const COLUMNS = sql.raw(
-  'id, conversation_id, direction, type, text, content, status, error, channel_message_id, sent_by, idempotency_key, request_hash, channel_timestamp, attempts, next_attempt_at, created_at, updated_at',
+  'id, conversation_id, direction, type, text, content, status, error, channel_message_id, sent_by, idempotency_key, request_hash, channel_timestamp, attempts, next_attempt_at, reply_to_id, referral, pricing_category, created_at, updated_at',
 );
 /** A message whose sending is not finished, as recorded work (alias `w`). */
 const SEND_WAITING = sql`w.status = 'queued'`;
@@ -60,7 +60,8 @@ export class MessageRepository {
           VALUES (${message.id}, ${message.conversation_id}, ${message.direction}, ${message.type}, ${message.text},
                   ${message.content === null ? null : JSON.stringify(message.content)}, ${message.status}, ${message.error}, ${message.channel_message_id},
                   ${message.sent_by}, ${message.idempotency_key}, ${message.request_hash}, ${message.channel_timestamp}, ${message.attempts},
-                  ${message.next_attempt_at}, ${message.created_at}, ${message.updated_at})
+                  ${message.next_attempt_at}, ${message.reply_to_id}, ${message.referral === null ? null : JSON.stringify(message.referral)},
+                  ${message.pricing_category}, ${message.created_at}, ${message.updated_at})
           ON CONFLICT (channel_message_id) WHERE channel_message_id IS NOT NULL DO NOTHING RETURNING id`,
     );
     return inserted.length > 0;
@@ -68,6 +69,25 @@ export class MessageRepository {
 
   async existsWithChannelId(db: Db, channelMessageId: string): Promise<boolean> {
     return (await queryOne(db, sql`SELECT 1 FROM messages WHERE channel_message_id = ${channelMessageId}`)) !== null;
+  }
+
+  /** The message with this channel id, on messages_channel_message_id_key. */
+  findByChannelId(db: Db, channelMessageId: string): Promise<MessageRow | null> {
+    return queryOne(db, sql`SELECT ${COLUMNS} FROM messages WHERE channel_message_id = ${channelMessageId}`);
+  }
+
+  /** A message of this conversation; null when it is another conversation's or unknown. */
+  findInConversation(db: Db, conversationId: string, id: string): Promise<MessageRow | null> {
+    return queryOne(db, sql`SELECT ${COLUMNS} FROM messages WHERE id = ${id} AND conversation_id = ${conversationId}`);
+  }
+
+  /** The newest message of the conversation (of one direction when given), on messages_conversation_created_idx. */
+  newest(db: Db, conversationId: string, direction?: 'inbound'): Promise<MessageRow | null> {
+    return queryOne(
+      db,
+      sql`SELECT ${COLUMNS} FROM messages WHERE conversation_id = ${conversationId} ${direction ? sql`AND direction = ${direction}` : sql.raw('')}
+          ORDER BY created_at DESC, id DESC LIMIT 1`,
+    );
   }
 
   findByIdempotencyKey(db: Db, sentBy: string, idempotencyKey: string): Promise<MessageRow | null> {
@@ -79,13 +99,23 @@ export class MessageRepository {
     db: Db,
     channelMessageId: string,
     from: MessageStatus[],
-    change: { status: MessageStatus; error: string | null; at: Date },
+    change: { status: MessageStatus; error: string | null; pricingCategory: string | null; at: Date },
   ): Promise<MessageRow | null> {
     return queryOne(
       db,
-      sql`UPDATE messages SET status = ${change.status}, error = ${change.error}, updated_at = ${change.at}
+      sql`UPDATE messages SET status = ${change.status}, error = ${change.error}, pricing_category = COALESCE(${change.pricingCategory}, pricing_category),
+                 updated_at = ${change.at}
            WHERE channel_message_id = ${channelMessageId} AND direction = 'outbound' AND status = ANY(${from})
           RETURNING ${COLUMNS}`,
+    );
+  }
+
+  /** The pricing category of a status that does not move the message (it arrived late): kept all the same. */
+  async setPricingCategory(db: Db, channelMessageId: string, category: string): Promise<void> {
+    await execute(
+      db,
+      sql`UPDATE messages SET pricing_category = ${category}
+           WHERE channel_message_id = ${channelMessageId} AND direction = 'outbound' AND pricing_category IS DISTINCT FROM ${category}`,
     );
   }
 
@@ -110,7 +140,8 @@ export class MessageRepository {
       sql`UPDATE messages m SET attempts = m.attempts + 1, next_attempt_at = ${msFromNow(leaseMs)}, claimed_by = ${instanceId}, updated_at = now()
             FROM conversations c, contacts ct
            WHERE m.id = ${work.id} AND m.status = 'queued' AND m.attempts = ${work.attempt - 1} AND c.id = m.conversation_id AND ct.id = c.contact_id
-          RETURNING m.id, m.attempts, m.type, m.text, m.content, ct.phone AS customer_phone`,
+          RETURNING m.id, m.attempts, m.type, m.text, m.content, ct.phone AS customer_phone,
+                    (SELECT q.channel_message_id FROM messages q WHERE q.id = m.reply_to_id) AS reply_to_channel_message_id`,
     );
   }
 

@@ -1,6 +1,6 @@
 import { ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { newUuid } from '../common/ids';
+import { newUuid, parsePublicId } from '../common/ids';
 import { searchWords } from '../common/search';
 import { mapPage, Page, PageQuery } from '../common/pagination';
 import { Database } from '../database/database';
@@ -15,15 +15,21 @@ import { ConversationResponse } from './conversation.dto';
 import type { ConversationRow } from './conversation.entity';
 import { ConversationRepository } from './conversation.repository';
 import { ConversationsService } from './conversations.service';
+import { assertWithinCustomerWindow } from './customer-window';
 import { MEDIA_TYPES, MessageResponse, SearchMessagesQuery, SendMessageDto } from './message.dto';
 import type { MessageRow, MessageStatus, MessageToSend } from './message.entity';
 import { MessageRepository } from './message.repository';
+import { ReactionRepository } from './reaction.repository';
+import { ReactionsService } from './reactions.service';
 
-/** The channel's customer-service window: free-form messages only this long after the customer's last one. */
-const CUSTOMER_WINDOW_MS = 24 * 3600_000;
-
-/** Outbound statuses only move forward; the channel reports them out of order. */
-const STATUS_RANK: Record<'queued' | 'sent' | 'delivered' | 'read', number> = { queued: 0, sent: 1, delivered: 2, read: 3 };
+/** Outbound statuses only move forward; the channel reports them out of order. `played`: a voice message listened to. */
+const STATUS_RANK: Record<'queued' | 'sent' | 'delivered' | 'read' | 'played', number> = {
+  queued: 0,
+  sent: 1,
+  delivered: 2,
+  read: 3,
+  played: 4,
+};
 
 /** An inbound channel message, already parsed into what is stored. */
 export interface InboundMessage {
@@ -32,13 +38,23 @@ export interface InboundMessage {
   text: string | null;
   content: Record<string, unknown> | null;
   sentAt: Date;
+  /** The channel id of the message it quotes (`context.id`). */
+  quotedChannelMessageId: string | null;
+  /** The click-to-WhatsApp ad or post it came from. */
+  referral: Record<string, unknown> | null;
+  /** A reaction: the channel id of the message reacted to, and the emoji ('' removes). */
+  reaction?: { channelMessageId: string; emoji: string };
+  /** A `user_changed_number` system message: the customer's new number (E.164). */
+  newPhone?: string;
 }
 
 /** A status the channel reported for an outbound message. */
 export interface ChannelStatus {
   channelMessageId: string;
-  status: 'sent' | 'delivered' | 'read' | 'failed';
+  status: 'sent' | 'delivered' | 'read' | 'played' | 'failed';
   error: string | null;
+  /** `pricing.category` of the status, when it has one. */
+  pricingCategory: string | null;
   at: Date;
 }
 
@@ -58,19 +74,29 @@ export class MessagesService {
     private readonly events: EventsService,
     private readonly relay: OutboxRelay,
     private readonly instance: InstanceRegistry,
+    private readonly reactionRows: ReactionRepository,
+    private readonly reactions: ReactionsService,
   ) {}
 
-  /** The thread, newest first. */
+  /** The thread, newest first, each message with its reactions. */
   async list(conversationId: string, query: PageQuery): Promise<Page<MessageResponse>> {
     const conversation = await this.conversations.findWithCustomer(this.database.db, conversationId);
     const page = await this.messages.list(this.database.db, conversationId, query);
-    return mapPage(page, (message) => MessageResponse.of(message, conversation.customer_phone));
+    const reactions = await this.reactionRows.forMessages(
+      this.database.db,
+      page.data.map((message) => message.id),
+    );
+    return mapPage(page, (message) => MessageResponse.of(message, conversation.customer_phone, reactions));
   }
 
   /** Messages of every thread that contain every word of `q`, newest first. */
   async search(query: SearchMessagesQuery): Promise<Page<MessageResponse>> {
     const page = await this.messages.search(this.database.db, searchWords(query.q), query);
-    return mapPage(page, (message) => MessageResponse.of(message, message.customer_phone));
+    const reactions = await this.reactionRows.forMessages(
+      this.database.db,
+      page.data.map((message) => message.id),
+    );
+    return mapPage(page, (message) => MessageResponse.of(message, message.customer_phone, reactions));
   }
 
   /**
@@ -79,26 +105,23 @@ export class MessagesService {
    * after the answer, with retries.
    */
   async send(conversationId: string, dto: SendMessageDto, actor: UserRow, idempotencyKey: string | null): Promise<SendResult> {
+    const { type, text, content } = payloadOf(dto);
+    // A reaction is no message of its own: setting the same emoji twice changes and sends nothing, so it needs no Idempotency-Key.
+    if (type === 'reaction') return { message: await this.reactions.react(conversationId, dto.reaction!, actor), replayed: false };
     const requestHash = idempotencyKey ? hashRequest(conversationId, dto) : null;
     if (idempotencyKey) {
       const earlier = await this.replay(actor, idempotencyKey, requestHash!);
       if (earlier) return earlier;
     }
-    const { type, text, content } = payloadOf(dto);
+    const quotedId = dto.reply_to === undefined ? null : parsePublicId('msg', dto.reply_to);
     let result: SendResult;
     try {
       result = await this.database.transaction(async (db) => {
         const conversation = await this.conversationRows.lock(db, conversationId);
         if (!conversation) throw new NotFoundException('Conversation not found');
         const now = new Date();
-        if (
-          type !== 'template' &&
-          (!conversation.last_inbound_at || now.getTime() - conversation.last_inbound_at.getTime() > CUSTOMER_WINDOW_MS)
-        ) {
-          throw new UnprocessableEntityException(
-            "The customer's last message is more than 24 hours old: only template messages can be sent",
-          );
-        }
+        if (type !== 'template') assertWithinCustomerWindow(conversation, now);
+        const quoted = quotedId === null ? null : await this.quotable(db, conversationId, quotedId);
         const queued: MessageRow = {
           id: newUuid(now.getTime()),
           conversation_id: conversationId,
@@ -115,6 +138,9 @@ export class MessagesService {
           channel_timestamp: null,
           attempts: 0,
           next_attempt_at: now,
+          reply_to_id: quoted?.id ?? null,
+          referral: null,
+          pricing_category: null,
           created_at: now,
           updated_at: now,
         };
@@ -134,6 +160,18 @@ export class MessagesService {
     }
     this.relay.wake();
     return result;
+  }
+
+  /**
+   * A message an outbound one may quote: one of this conversation that did not fail (a failed one
+   * never reached the customer). One still queued is fine: the channel id is looked up at the
+   * send, and a reply whose quoted message has none by then goes without the quote.
+   */
+  private async quotable(db: Db, conversationId: string, id: string): Promise<MessageRow> {
+    const quoted = await this.messages.findInConversation(db, conversationId, id);
+    if (!quoted) throw new UnprocessableEntityException('reply_to does not name a message of this conversation');
+    if (quoted.status === 'failed') throw new UnprocessableEntityException('reply_to names a message that failed to reach the customer');
+    return quoted;
   }
 
   /** The relay's hand-off of due sends. */
@@ -169,9 +207,14 @@ export class MessagesService {
     return this.messages.existsWithChannelId(db, channelMessageId);
   }
 
-  /** Stores an inbound message in the caller's transaction; null when the channel sent it before. */
-  async recordInbound(db: Db, conversation: ConversationRow, inbound: InboundMessage): Promise<MessageRow | null> {
+  /**
+   * Stores an inbound message in the caller's transaction; null when the channel sent it before.
+   * A message quoting one of this conversation (`context.id`) replies to it. A customer's message
+   * opens the 24-hour window; a system message (`opensWindow: false`) does not.
+   */
+  async recordInbound(db: Db, conversation: ConversationRow, inbound: InboundMessage, opensWindow = true): Promise<MessageRow | null> {
     const now = new Date();
+    const quoted = inbound.quotedChannelMessageId ? await this.messages.findByChannelId(db, inbound.quotedChannelMessageId) : null;
     const message: MessageRow = {
       id: newUuid(now.getTime()),
       conversation_id: conversation.id,
@@ -188,11 +231,15 @@ export class MessagesService {
       channel_timestamp: inbound.sentAt,
       attempts: 0,
       next_attempt_at: null,
+      reply_to_id: quoted?.conversation_id === conversation.id ? quoted.id : null,
+      referral: inbound.referral,
+      pricing_category: null,
       created_at: now,
       updated_at: now,
     };
     if (!(await this.messages.insert(db, message))) return null;
-    await this.conversationRows.recordInbound(db, conversation.id, now, inbound.sentAt);
+    if (opensWindow) await this.conversationRows.recordInbound(db, conversation.id, now, inbound.sentAt);
+    else await this.conversationRows.recordActivity(db, conversation.id, now);
     return message;
   }
 
@@ -207,9 +254,11 @@ export class MessagesService {
     const moved = await this.messages.moveStatus(db, status.channelMessageId, from, {
       status: status.status,
       error: status.error,
+      pricingCategory: status.pricingCategory,
       at: status.at,
     });
     if (moved) await this.recordStatusEvent(db, moved);
+    else if (status.pricingCategory) await this.messages.setPricingCategory(db, status.channelMessageId, status.pricingCategory);
   }
 
   private async finishSend(
@@ -224,8 +273,9 @@ export class MessagesService {
 
   private async recordStatusEvent(db: Db, message: MessageRow): Promise<void> {
     const conversation = await this.conversations.findWithCustomer(db, message.conversation_id);
+    const reactions = await this.reactionRows.forMessages(db, [message.id]);
     await this.events.record(db, 'message.status', {
-      message: MessageResponse.of(message, conversation.customer_phone),
+      message: MessageResponse.of(message, conversation.customer_phone, reactions),
       conversation_id: ConversationResponse.of(conversation).id,
     });
   }
@@ -236,7 +286,8 @@ export class MessagesService {
     if (!earlier) return null;
     if (earlier.request_hash !== requestHash) throw new ConflictException('Idempotency-Key was already used with a different request');
     const conversation = await this.conversations.findWithCustomer(this.database.db, earlier.conversation_id);
-    return { message: MessageResponse.of(earlier, conversation.customer_phone), replayed: true };
+    const reactions = await this.reactionRows.forMessages(this.database.db, [earlier.id]);
+    return { message: MessageResponse.of(earlier, conversation.customer_phone, reactions), replayed: true };
   }
 }
 
@@ -245,15 +296,19 @@ export class MessagesService {
  * module turns it into the channel's shape); exactly one payload field must be present.
  */
 function payloadOf(dto: SendMessageDto): { type: string; text: string | null; content: Record<string, unknown> | null } {
-  const present = (['text', 'template', ...MEDIA_TYPES] as const).filter((field) => dto[field] !== undefined);
+  const present = (['text', 'template', 'reaction', ...MEDIA_TYPES] as const).filter((field) => dto[field] !== undefined);
   const stray = present.find((field) => field !== dto.type);
   if (stray) throw new UnprocessableEntityException(`${stray} does not go with type ${dto.type}`);
+  if (dto.type === 'reaction') {
+    if (dto.reply_to !== undefined) throw new UnprocessableEntityException('reply_to does not go with type reaction');
+    return { type: 'reaction', text: null, content: null };
+  }
   if (dto.type === 'text') return { type: 'text', text: dto.text!, content: null };
   if (dto.type === 'template') {
     const { name, language, components } = dto.template!;
     return { type: 'template', text: null, content: { name, language, ...(components ? { components } : {}) } };
   }
-  const media = dto[dto.type]!;
+  const media = dto[dto.type as (typeof MEDIA_TYPES)[number]]!;
   return { type: dto.type, text: media.caption ?? null, content: { ...media } };
 }
 

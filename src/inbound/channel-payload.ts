@@ -12,14 +12,28 @@ export interface ParsedMessage {
 export interface ParsedWebhook {
   messages: ParsedMessage[];
   statuses: ChannelStatus[];
+  /** The channel's errors about a whole change (`value.errors`), not about one message. */
+  errors: ChannelChangeError[];
   /** What was acknowledged without being stored, one line each, for the log. */
   ignored: string[];
+}
+
+/** One entry of a change's `errors`: `{code, title, message, error_data: {details}}`, kept whole in `error`. */
+export interface ChannelChangeError {
+  code: number | null;
+  title: string | null;
+  details: string | null;
+  error: Json;
 }
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 const asString = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
+const asNumber = (value: unknown): number | null => {
+  const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+  return Number.isFinite(number) ? number : null;
+};
 
 /** Message types whose payload sits under the key named by the type, with a caption as their text. */
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
@@ -33,7 +47,7 @@ const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
  */
 export function parseChannelWebhook(received: unknown, receivedAt = new Date()): ParsedWebhook {
   const body = toStorable(received);
-  const parsed: ParsedWebhook = { messages: [], statuses: [], ignored: [] };
+  const parsed: ParsedWebhook = { messages: [], statuses: [], errors: [], ignored: [] };
   if (!isObject(body) || !Array.isArray(body.entry)) {
     parsed.ignored.push('a body without an entry array');
     return parsed;
@@ -57,6 +71,7 @@ export function parseChannelWebhook(received: unknown, receivedAt = new Date()):
       }
       for (const message of asArray(value.messages)) readMessage(message, profileNames, receivedAt, parsed);
       for (const status of asArray(value.statuses)) readStatus(status, receivedAt, parsed);
+      for (const error of asArray(value.errors)) readChangeError(error, parsed);
     }
   }
   return parsed;
@@ -71,49 +86,125 @@ function readMessage(message: unknown, profileNames: Map<string, string>, receiv
     return;
   }
   const type = asString(message.type) ?? 'unknown';
+  const context = isObject(message.context) ? message.context : null;
   parsed.messages.push({
     phone,
     profileName: profileNames.get(from!) ?? null,
-    message: { channelMessageId: id, type, ...textAndContent(type, message), sentAt: timestampOf(message.timestamp) ?? receivedAt },
+    message: {
+      channelMessageId: id,
+      type,
+      ...textAndContent(type, message, context),
+      sentAt: timestampOf(message.timestamp) ?? receivedAt,
+      quotedChannelMessageId: context ? asString(context.id) : null,
+      referral: isObject(message.referral) ? message.referral : null,
+      ...reactionOf(type, message),
+      ...numberChangeOf(type, message),
+    },
   });
 }
 
-/** The stored text (where the type has one) and the channel payload of the type. */
-function textAndContent(type: string, message: Json): { text: string | null; content: Json | null } {
-  const payload = isObject(message[type]) ? (message[type] as Json) : null;
-  if (type === 'text')
-    return { text: payload ? asString(payload.body) : null, content: isObject(message.context) ? { context: message.context } : null };
-  if (MEDIA_TYPES.has(type) && payload) return { text: asString(payload.caption), content: payload };
-  if (type === 'location' && payload) return { text: asString(payload.name) ?? asString(payload.address), content: payload };
+/** The stored text (where the type has one a list can show) and the channel payload of the type, with the quoted message's context. */
+function textAndContent(type: string, message: Json, context: Json | null): { text: string | null; content: Json | null } {
+  const payload = Object.hasOwn(message, type) && isObject(message[type]) ? (message[type] as Json) : null;
+  const withContext = (content: Json): Json => (context ? { ...content, context } : content);
+  if (type === 'text') return { text: payload ? asString(payload.body) : null, content: context ? { context } : null };
   if (type === 'contacts') {
-    const first = asArray(message.contacts)[0];
-    const name = isObject(first) && isObject(first.name) ? asString(first.name.formatted_name) : null;
-    return { text: name, content: { contacts: asArray(message.contacts) } };
+    const names = asArray(message.contacts).map((card) =>
+      isObject(card) && isObject(card.name) ? asString(card.name.formatted_name) : null,
+    );
+    return {
+      text: names.filter((name) => name !== null).join(', ') || null,
+      content: withContext({ contacts: asArray(message.contacts) }),
+    };
   }
-  if (type === 'interactive' && payload) {
-    const reply = [payload.button_reply, payload.list_reply].find(isObject);
-    const flow = isObject(payload.nfm_reply) ? asString(payload.nfm_reply.body) : null;
-    return { text: (reply ? asString(reply.title) : null) ?? flow, content: payload };
+  if (payload && type !== 'unsupported') {
+    const text = MEDIA_TYPES.has(type) ? asString(payload.caption) : Object.hasOwn(TEXT_OF, type) ? TEXT_OF[type](payload) : null;
+    return { text, content: withContext(payload) };
   }
-  if (type === 'button' && payload) return { text: asString(payload.text), content: payload };
-  if (type === 'reaction' && payload) return { text: asString(payload.emoji), content: payload };
-  // Unknown or unsupported types keep the whole message, so nothing the channel said is lost.
+  // Unsupported and unknown types keep the whole message (the channel's `errors` with it), so nothing it said is lost.
   const { from, id, timestamp, ...rest } = message;
   return { text: null, content: rest };
+}
+
+/** The text a list shows, per type whose payload sits under the key named by the type (media: the caption). */
+const TEXT_OF: Record<string, (payload: Json) => string | null> = {
+  location: (payload) => {
+    const named = [asString(payload.name), asString(payload.address)].filter((part) => part !== null).join(', ');
+    const latitude = asNumber(payload.latitude);
+    const longitude = asNumber(payload.longitude);
+    return named || (latitude !== null && longitude !== null ? `${latitude}, ${longitude}` : null);
+  },
+  interactive: (payload) => {
+    const reply = [payload.button_reply, payload.list_reply].find(isObject);
+    if (reply) return asString(reply.title);
+    return isObject(payload.nfm_reply) ? asString(payload.nfm_reply.body) : null;
+  },
+  button: (payload) => asString(payload.text),
+  order: (payload) => orderSummary(payload),
+  system: (payload) => asString(payload.body),
+  reaction: (payload) => asString(payload.emoji),
+};
+
+/** `Order: 3 items, 2 products, catalog <id>`, then the customer's note: one line for a list. */
+function orderSummary(order: Json): string {
+  const products = asArray(order.product_items).filter(isObject);
+  const items = products.reduce((sum, product) => sum + Math.max(0, asNumber(product.quantity) ?? 1), 0);
+  const parts = [`${items} item${items === 1 ? '' : 's'}`, `${products.length} product${products.length === 1 ? '' : 's'}`];
+  const catalog = asString(order.catalog_id);
+  if (catalog) parts.push(`catalog ${catalog}`);
+  const note = asString(order.text);
+  return `Order: ${parts.join(', ')}${note ? `: ${note}` : ''}`;
+}
+
+/** A reaction names the message it reacts to; no emoji (or an empty one) removes the customer's reaction. */
+function reactionOf(type: string, message: Json): { reaction?: { channelMessageId: string; emoji: string } } {
+  const payload = isObject(message.reaction) ? message.reaction : null;
+  const target = payload ? asString(payload.message_id) : null;
+  if (type !== 'reaction' || !payload || !target) return {};
+  return { reaction: { channelMessageId: target, emoji: typeof payload.emoji === 'string' ? payload.emoji : '' } };
+}
+
+/** Older Graph API versions named the number change `customer_changed_number`, with the new number in `new_wa_id`. */
+const NUMBER_CHANGES = new Set(['user_changed_number', 'customer_changed_number']);
+
+/** `system.type: user_changed_number`: the customer's new number is `system.wa_id`, the old one the message's `from`. */
+function numberChangeOf(type: string, message: Json): { newPhone?: string } {
+  const system = isObject(message.system) ? message.system : null;
+  if (type !== 'system' || !system || typeof system.type !== 'string' || !NUMBER_CHANGES.has(system.type)) return {};
+  const newPhone = toE164(asString(system.wa_id) ?? asString(system.new_wa_id) ?? '');
+  return newPhone ? { newPhone } : {};
 }
 
 function readStatus(status: unknown, receivedAt: Date, parsed: ParsedWebhook): void {
   const id = isObject(status) ? asString(status.id) : null;
   const value = isObject(status) ? asString(status.status) : null;
-  if (!isObject(status) || !id || (value !== 'sent' && value !== 'delivered' && value !== 'read' && value !== 'failed')) {
+  if (!isObject(status) || !id || !CHANNEL_STATUSES.has(value ?? '')) {
     parsed.ignored.push(`a status ${JSON.stringify(value)} of ${JSON.stringify(id)}`);
     return;
   }
   parsed.statuses.push({
     channelMessageId: id,
-    status: value,
+    status: value as ChannelStatus['status'],
     error: value === 'failed' ? errorOf(status.errors) : null,
+    pricingCategory: isObject(status.pricing) ? asString(status.pricing.category) : null,
     at: timestampOf(status.timestamp) ?? receivedAt,
+  });
+}
+
+const CHANNEL_STATUSES = new Set(['sent', 'delivered', 'read', 'played', 'failed']);
+/** The largest code the `integer` column holds; a larger one is kept in the error itself only. */
+const INT4_MAX = 2_147_483_647;
+
+function readChangeError(error: unknown, parsed: ParsedWebhook): void {
+  if (!isObject(error)) {
+    parsed.ignored.push(`a change error that is not an object (${JSON.stringify(error).slice(0, 200)})`);
+    return;
+  }
+  parsed.errors.push({
+    code: typeof error.code === 'number' && Number.isInteger(error.code) && Math.abs(error.code) <= INT4_MAX ? error.code : null,
+    title: asString(error.title) ?? asString(error.message),
+    details: isObject(error.error_data) ? asString(error.error_data.details) : null,
+    error,
   });
 }
 

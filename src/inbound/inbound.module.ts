@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { ContactsModule } from '../contacts/contacts.module';
 import { ConversationsModule } from '../conversations/conversations.module';
 import { NotificationsModule } from '../notifications/notifications.module';
+import { ChannelErrorRepository } from './channel-error.repository';
+import { ChannelErrorsController } from './channel-errors.controller';
 import { DeadLetterRepository } from './dead-letter.repository';
 import { DeadLettersController } from './dead-letters.controller';
 import { InboundController } from './inbound.controller';
@@ -9,7 +11,7 @@ import { InboundService } from './inbound.service';
 
 @Module({
   imports: [ContactsModule, ConversationsModule, NotificationsModule],
-  controllers: [InboundController, DeadLettersController],
-  providers: [InboundService, DeadLetterRepository],
+  controllers: [InboundController, DeadLettersController, ChannelErrorsController],
+  providers: [InboundService, DeadLetterRepository, ChannelErrorRepository],
 })
 export class InboundModule {}

@@ -20,10 +20,14 @@ import type { Db } from '../database/sql';
 import { ContactsService } from '../contacts/contacts.service';
 import { ConversationResponse } from '../conversations/conversation.dto';
 import { ConversationsService } from '../conversations/conversations.service';
-import { MessagesService } from '../conversations/messages.service';
+import type { MessageRow } from '../conversations/message.entity';
+import { type InboundMessage, MessagesService } from '../conversations/messages.service';
+import { ReactionsService } from '../conversations/reactions.service';
 import { EventsService } from '../events/events.service';
 import { NotificationsService } from '../notifications/notifications.service';
-import { parseChannelWebhook, type ParsedWebhook } from './channel-payload';
+import { ChannelErrorResponse } from './channel-error.dto';
+import { ChannelErrorRepository } from './channel-error.repository';
+import { type ChannelChangeError, parseChannelWebhook, type ParsedWebhook } from './channel-payload';
 import { DeadLetterResponse } from './dead-letter.dto';
 import { DeadLetterRepository } from './dead-letter.repository';
 
@@ -58,6 +62,8 @@ export class InboundService implements OnApplicationBootstrap {
     private readonly events: EventsService,
     private readonly notifications: NotificationsService,
     private readonly deadLetters: DeadLetterRepository,
+    private readonly reactions: ReactionsService,
+    private readonly channelErrors: ChannelErrorRepository,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -91,13 +97,18 @@ export class InboundService implements OnApplicationBootstrap {
     const receivedAt = new Date();
     const parsed = this.parse(body, receivedAt);
     try {
-      const messages = await this.database.transaction((db) => this.store(db, parsed));
+      const messages = await this.database.transaction((db) => this.store(db, parsed, receivedAt));
       return { messages, statuses: parsed.statuses.length };
     } catch (error) {
       if (isDatabaseUnavailable(error)) throw this.unavailable('Channel webhook could not be stored', error, STORE_LATER);
       await this.keepDeadLetter(rawBody ?? Buffer.alloc(0), signature, error, receivedAt);
       return { messages: 0, statuses: 0 };
     }
+  }
+
+  /** The channel's errors about whole changes, newest first (admins). */
+  async listChannelErrors(page: PageQuery): Promise<Page<ChannelErrorResponse>> {
+    return mapPage(await this.channelErrors.list(this.database.db, page), ChannelErrorResponse.of);
   }
 
   /** Dead letters, newest first (admins). */
@@ -119,7 +130,7 @@ export class InboundService implements OnApplicationBootstrap {
         if (!letter) throw new NotFoundException('Dead letter not found');
         if (letter.replayed_at) throw new ConflictException('This body was already replayed and stored');
         storing = true;
-        await this.store(db, this.parse(JSON.parse(letter.raw_body.toString('utf8')), letter.received_at));
+        await this.store(db, this.parse(JSON.parse(letter.raw_body.toString('utf8')), letter.received_at), letter.received_at);
         return (await this.deadLetters.markReplayed(db, id, new Date()))!;
       });
       return DeadLetterResponse.of(replayed);
@@ -137,6 +148,7 @@ export class InboundService implements OnApplicationBootstrap {
   private parse(body: unknown, receivedAt: Date): ParsedWebhook {
     const parsed = parseChannelWebhook(body, receivedAt);
     for (const line of parsed.ignored) this.logger.warn(`Channel webhook: acknowledged without storing ${line}`);
+    for (const error of parsed.errors) this.logger.warn(`Channel webhook: the channel reported an error: ${describeChangeError(error)}`);
     const unstorable = findUnstorable(body, 'body');
     if (unstorable !== null) {
       this.logger.warn(
@@ -146,39 +158,101 @@ export class InboundService implements OnApplicationBootstrap {
     return parsed;
   }
 
-  /** Stores the messages and statuses of one body in the caller's transaction; answers how many messages were new. */
-  private async store(db: Db, { messages, statuses }: ParsedWebhook): Promise<number> {
+  /**
+   * Stores the messages, statuses and change errors of one body in the caller's transaction;
+   * answers how many messages were new. A reaction to a message of the customer's thread is
+   * attached to it rather than stored; a changed number moves the contact first.
+   */
+  private async store(db: Db, { messages, statuses, errors }: ParsedWebhook, receivedAt: Date): Promise<number> {
     let stored = 0;
     for (const { phone, profileName, message } of messages) {
       // A redelivery must not reopen a conversation an agent closed since.
       if (await this.messages.isKnown(db, message.channelMessageId)) continue;
-      const { contact } = await this.contacts.findOrCreateByPhone(db, phone, profileName);
-      const conversation = await this.conversations.openForContact(db, contact.id, new Date());
-      const saved = await this.messages.recordInbound(db, conversation, message);
-      if (!saved) continue;
-      stored += 1;
-      const row = ConversationResponse.of(await this.conversations.findWithCustomer(db, conversation.id));
-      await this.events.record(db, 'message.received', {
-        message: {
-          id: toPublicId('msg', saved.id),
-          text: saved.text,
-          from: phone,
-          type: saved.type,
-          created_at: saved.created_at.toISOString(),
-        },
-        conversation: row,
-      });
-      if (conversation.assigned_to) {
-        await this.notifications.notify(db, {
-          userId: conversation.assigned_to,
-          type: 'message.received',
-          conversationId: conversation.id,
-          text: `New message from ${row.customer.name}`,
+      if (message.reaction) {
+        const attached = await this.reactions.applyCustomerReaction(db, phone, {
+          channelMessageId: message.channelMessageId,
+          targetChannelMessageId: message.reaction.channelMessageId,
+          emoji: message.reaction.emoji,
+          sentAt: message.sentAt,
         });
+        if (attached) continue;
       }
+      const saved = message.newPhone
+        ? await this.storeNumberChange(db, phone, message.newPhone, profileName, message)
+        : await this.storeCustomerMessage(db, phone, profileName, message);
+      if (saved) stored += 1;
     }
     for (const status of statuses) await this.messages.applyChannelStatus(db, status);
+    for (const error of errors) {
+      await this.channelErrors.insert(db, {
+        id: newUuid(receivedAt.getTime()),
+        received_at: receivedAt,
+        code: error.code,
+        title: error.title,
+        details: error.details,
+        error: error.error,
+      });
+    }
     return stored;
+  }
+
+  /** A customer's message: their conversation found, created or reopened, message.received recorded, the assignee notified. */
+  private async storeCustomerMessage(db: Db, phone: string, profileName: string | null, message: InboundMessage): Promise<boolean> {
+    const { contact } = await this.contacts.findOrCreateByPhone(db, phone, profileName);
+    const conversation = await this.conversations.openForContact(db, contact.id, new Date());
+    const saved = await this.messages.recordInbound(db, conversation, message);
+    if (!saved) return false;
+    const customerName = await this.recordReceived(db, saved, phone);
+    if (conversation.assigned_to) {
+      await this.notifications.notify(db, {
+        userId: conversation.assigned_to,
+        type: 'message.received',
+        conversationId: conversation.id,
+        text: `New message from ${customerName}`,
+      });
+    }
+    return true;
+  }
+
+  /**
+   * `user_changed_number`: the contact moves to the new number (see ContactsService.changeNumber)
+   * and the notice is stored in its thread as a `system` message. It is not the customer writing:
+   * it reopens nothing, opens no 24-hour window and notifies no one.
+   */
+  private async storeNumberChange(
+    db: Db,
+    oldPhone: string,
+    newPhone: string,
+    profileName: string | null,
+    message: InboundMessage,
+  ): Promise<boolean> {
+    const { contact, outcome } = await this.contacts.changeNumber(db, oldPhone, newPhone, profileName);
+    if (outcome === 'number-taken') {
+      this.logger.warn(
+        `Channel webhook: ${oldPhone} changed number to ${newPhone}, which another contact has already: both kept (merge them if they are one person)`,
+      );
+    }
+    const conversation = await this.conversations.openForContact(db, contact.id, new Date(), { reopen: false });
+    const saved = await this.messages.recordInbound(db, conversation, message, false);
+    if (!saved) return false;
+    await this.recordReceived(db, saved, contact.phone);
+    return true;
+  }
+
+  /** message.received with the seed's message shape; answers the customer's name as the conversation shows it. */
+  private async recordReceived(db: Db, saved: MessageRow, phone: string): Promise<string> {
+    const row = ConversationResponse.of(await this.conversations.findWithCustomer(db, saved.conversation_id));
+    await this.events.record(db, 'message.received', {
+      message: {
+        id: toPublicId('msg', saved.id),
+        text: saved.text,
+        from: phone,
+        type: saved.type,
+        created_at: saved.created_at.toISOString(),
+      },
+      conversation: row,
+    });
+    return row.customer.name;
   }
 
   /** Keeps a body that could not be stored, so the webhook can answer 200; a 503 when even that fails, so the channel retries. */
@@ -212,6 +286,12 @@ export class InboundService implements OnApplicationBootstrap {
     this.logger.error(`${what}: ${failure.message}`, failure.stack);
     return new ServiceUnavailableException(answer);
   }
+}
+
+/** `(#131000) Something went wrong: <details>` for the log. */
+function describeChangeError(error: ChannelChangeError): string {
+  const code = error.code === null ? '' : `(#${error.code}) `;
+  return `${code}${error.title ?? 'untitled'}${error.details ? `: ${error.details}` : ''}`;
 }
 
 function asError(error: unknown): Error {

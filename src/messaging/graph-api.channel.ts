@@ -23,25 +23,43 @@ export class GraphApiChannel extends MessagingChannel {
   }
 
   async send(message: OutboundMessage): Promise<string> {
+    const body = await this.postMessages<{ messages?: { id?: string }[] }>(
+      {
+        messaging_product: 'whatsapp',
+        recipient_type: 'individual',
+        to: message.to.replace(/^\+/, ''),
+        ...(message.context ? { context: message.context } : {}),
+        type: message.type,
+        [message.type]: message.content,
+      },
+      (answer) => Boolean(answer.messages?.[0]?.id),
+    );
+    return body.messages![0].id!;
+  }
+
+  /** `{"messaging_product":"whatsapp","status":"read","message_id":…}`, answered `{"success":true}`. */
+  async markRead(channelMessageId: string): Promise<void> {
+    await this.postMessages<{ success?: boolean }>(
+      { messaging_product: 'whatsapp', status: 'read', message_id: channelMessageId },
+      (answer) => answer.success === true,
+    );
+  }
+
+  /** POSTs to the phone number's messages endpoint; answers the body when `succeeded` says so, else throws ChannelError. */
+  private async postMessages<Answer>(payload: Record<string, unknown>, succeeded: (answer: Answer) => boolean): Promise<Answer> {
     let response: Response;
     try {
       response = await fetch(`${this.config.messagingApiBaseUrl}/${this.config.messagingPhoneNumberId}/messages`, {
         method: 'POST',
         headers: { authorization: `Bearer ${this.config.messagingAccessToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          messaging_product: 'whatsapp',
-          recipient_type: 'individual',
-          to: message.to.replace(/^\+/, ''),
-          type: message.type,
-          [message.type]: message.content,
-        }),
+        body: JSON.stringify(payload),
         signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
       });
     } catch (error) {
       throw new ChannelError(`The channel could not be reached: ${(error as Error).message}`, true);
     }
-    const body = (await response.json().catch(() => ({}))) as GraphError & { messages?: { id?: string }[] };
-    if (response.ok && body.messages?.[0]?.id) return body.messages[0].id;
+    const body = (await response.json().catch(() => ({}))) as GraphError & Answer;
+    if (response.ok && succeeded(body)) return body;
     const code = body.error?.code;
     const retryable = response.status === 429 || response.status >= 500 || (code !== undefined && THROTTLING_CODES.has(code));
     throw new ChannelError(describeGraphError(response.status, body), retryable);

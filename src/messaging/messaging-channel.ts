@@ -1,9 +1,11 @@
-/** A message as the Graph API takes it: `{type, [type]: content}`, addressed to a customer. */
+/** A message as the Graph API takes it: `{type, [type]: content}`, addressed to a customer, quoting a message with `context`. */
 export interface OutboundMessage {
   /** E.164 with the leading +. */
   to: string;
   type: string;
   content: Record<string, unknown>;
+  /** The channel id of the message it replies to. */
+  context?: { message_id: string };
 }
 
 export interface ChannelHealth {
@@ -28,5 +30,7 @@ export class ChannelError extends Error {
 export abstract class MessagingChannel {
   /** Sends and answers the channel's message id (`wamid.…`); throws ChannelError. */
   abstract send(message: OutboundMessage): Promise<string>;
+  /** Tells the customer's phone that their message (and those before it) was read; throws ChannelError. */
+  abstract markRead(channelMessageId: string): Promise<void>;
   abstract health(): Promise<ChannelHealth>;
 }

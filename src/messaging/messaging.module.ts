@@ -5,6 +5,8 @@ import { GraphApiChannel } from './graph-api.channel';
 import { SendJournal } from './send-journal';
 import { MessageSendProcessor } from './message-send.processor';
 import { MessagingChannel } from './messaging-channel';
+import { ReactionSendProcessor } from './reaction-send.processor';
+import { ReadReceiptProcessor } from './read-receipt.processor';
 import { SandboxChannel } from './sandbox.channel';
 
 /** The only place that knows whether messages go to the WhatsApp Cloud API or the sandbox. */
@@ -17,6 +19,8 @@ import { SandboxChannel } from './sandbox.channel';
       useFactory: (config: AppConfig) => (config.messagingAccessToken ? new GraphApiChannel(config) : new SandboxChannel()),
     },
     MessageSendProcessor,
+    ReactionSendProcessor,
+    ReadReceiptProcessor,
     SendJournal,
   ],
   exports: [MessagingChannel],

@@ -1,4 +1,5 @@
 import type { MessageToSend } from '../conversations/message.entity';
+import type { ReactionToSend } from '../conversations/reaction.entity';
 import type { OutboundMessage } from './messaging-channel';
 
 /**
@@ -7,12 +8,24 @@ import type { OutboundMessage } from './messaging-channel';
  * `{body}` and a template's language as `{code}`. Media payloads are the same on both sides.
  */
 export function toOutboundMessage(message: MessageToSend): OutboundMessage {
+  // A reply quotes the channel id its quoted message had when the send was claimed; without one (it never reached the channel), no quote.
+  const context = message.reply_to_channel_message_id ? { context: { message_id: message.reply_to_channel_message_id } } : {};
   const content = message.content ?? {};
-  if (message.type === 'text') return { to: message.customer_phone, type: 'text', content: { body: message.text, preview_url: false } };
+  if (message.type === 'text')
+    return { to: message.customer_phone, type: 'text', content: { body: message.text, preview_url: false }, ...context };
   if (message.type === 'template') {
     // Rows written before messages kept the API's shape already hold `{code}`.
     const language = typeof content.language === 'string' ? { code: content.language } : content.language;
-    return { to: message.customer_phone, type: 'template', content: { ...content, language } };
+    return { to: message.customer_phone, type: 'template', content: { ...content, language }, ...context };
   }
-  return { to: message.customer_phone, type: message.type, content };
+  return { to: message.customer_phone, type: message.type, content, ...context };
+}
+
+/** An agent's reaction as the Graph API takes it: `{"type":"reaction","reaction":{"message_id":<wamid>,"emoji":…}}` ('' removes it). */
+export function toOutboundReaction(reaction: ReactionToSend): OutboundMessage {
+  return {
+    to: reaction.customer_phone,
+    type: 'reaction',
+    content: { message_id: reaction.target_channel_message_id, emoji: reaction.emoji },
+  };
 }

@@ -16,6 +16,11 @@ export class SandboxChannel extends MessagingChannel {
     return Promise.resolve(id);
   }
 
+  markRead(channelMessageId: string): Promise<void> {
+    this.logger.log(`Sandbox accepted a read receipt for ${channelMessageId}`);
+    return Promise.resolve();
+  }
+
   health(): Promise<ChannelHealth> {
     return Promise.resolve({ ok: true, channel: 'sandbox' });
   }

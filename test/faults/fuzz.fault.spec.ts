@@ -693,11 +693,29 @@ describe('fuzzing every endpoint and the channel payload', () => {
       'reaction',
       'unsupported',
       'system',
+      'order',
       '',
     );
     const text = fc.oneof(
       fc.string(),
       hostileString.filter((value) => value.length < 100_000),
+    );
+    /** Payloads shaped like the kinds that act on something: a number change, a reaction, an order, replies. */
+    const shapedPayload = fc.oneof(
+      fc.record({ type: fc.constant('user_changed_number'), wa_id: phone, body: text }),
+      fc.record({ message_id: text, emoji: fc.oneof(fc.constant(undefined), text, fc.jsonValue({ maxDepth: 1 })) }),
+      fc.record({
+        catalog_id: fc.oneof(text, fc.jsonValue({ maxDepth: 1 })),
+        product_items: fc.array(
+          fc.record({ quantity: fc.oneof(fc.integer(), text, fc.jsonValue({ maxDepth: 1 })), item_price: fc.jsonValue() }),
+        ),
+      }),
+      fc.record({
+        type: fc.constantFrom('button_reply', 'list_reply', 'nfm_reply'),
+        button_reply: fc.jsonValue({ maxDepth: 2 }),
+        nfm_reply: fc.jsonValue({ maxDepth: 2 }),
+      }),
+      fc.record({ latitude: fc.jsonValue({ maxDepth: 1 }), longitude: fc.jsonValue({ maxDepth: 1 }), name: fc.jsonValue({ maxDepth: 1 }) }),
     );
     const message = fc
       .record({
@@ -705,28 +723,50 @@ describe('fuzzing every endpoint and the channel payload', () => {
         id: fc.oneof(fc.constant(undefined), text),
         timestamp,
         type: messageType,
-        payload: fc.jsonValue({ maxDepth: 3 }),
+        payload: fc.oneof(fc.jsonValue({ maxDepth: 3 }), shapedPayload),
         body: text,
+        context: fc.option(fc.oneof(fc.record({ from: phone, id: text }), fc.jsonValue({ maxDepth: 2 })), { freq: 3 }),
+        referral: fc.option(fc.jsonValue({ maxDepth: 2 }), { freq: 5 }),
       })
-      .map(({ from, id, timestamp: at, type, payload, body }) => {
+      .map(({ from, id, timestamp: at, type, payload, body, context, referral }) => {
         const made = channelMessage({ from, type, payload: type === 'text' ? { body } : payload });
-        return { ...made, id: id ?? made.id, timestamp: at };
+        return {
+          ...made,
+          id: id ?? made.id,
+          timestamp: at,
+          ...(context === null ? {} : { context }),
+          ...(referral === null ? {} : { referral }),
+        };
       });
     const status = fc
       .tuple(
         text,
-        fc.constantFrom('sent', 'delivered', 'read', 'failed', 'deleted', ''),
+        fc.constantFrom('sent', 'delivered', 'read', 'played', 'failed', 'deleted', ''),
         timestamp,
         fc.option(fc.jsonValue({ maxDepth: 3 })),
+        fc.option(fc.oneof(fc.record({ category: fc.oneof(text, fc.jsonValue({ maxDepth: 1 })) }), fc.jsonValue({ maxDepth: 2 }))),
       )
-      .map(([id, value, at, errors]) => ({ ...channelStatus(id, value), timestamp: at, ...(errors === null ? {} : { errors }) }));
+      .map(([id, value, at, errors, pricing]) => ({
+        ...channelStatus(id, value),
+        timestamp: at,
+        ...(errors === null ? {} : { errors }),
+        ...(pricing === null ? {} : { pricing }),
+      }));
     const webhook = fc
       .record({
         messages: fc.array(message, { maxLength: 4 }),
         statuses: fc.array(status, { maxLength: 3 }),
         contacts: fc.array(fc.record({ wa_id: phone, name: text }), { maxLength: 2 }),
+        errors: fc.option(
+          fc.array(fc.oneof(fc.record({ code: fc.jsonValue({ maxDepth: 1 }), title: text }), fc.jsonValue({ maxDepth: 2 }))),
+        ),
       })
-      .map((value) => channelWebhook(value));
+      .map(({ errors, ...value }) => {
+        const body = channelWebhook(value);
+        // A change's own errors (value.errors), which the helper does not write.
+        if (errors !== null) (body.entry as { changes: { value: Record<string, unknown> }[] }[])[0].changes[0].value.errors = errors;
+        return body;
+      });
     /** Replaces a few positions of a well-formed body by hostile values (objects, arrays, strings, numbers). */
     const mutated = fc.tuple(webhook, fc.array(fc.tuple(fc.nat(), anything), { maxLength: 4 })).map(([body, mutations]) => {
       const text = JSON.stringify(body);

@@ -69,6 +69,7 @@ export class FakeGraphApi {
     this.requests.length = 0;
     this.queuedAnswers.clear();
     this.healthStatus = 200;
+    this.queuedReadReceiptAnswers.length = 0;
   }
 
   close(): Promise<void> {
@@ -89,6 +90,7 @@ export class FakeGraphApi {
         ? { status: 200, body: { id: path.slice(1), display_phone_number: '15550000000', verified_name: 'Test' } }
         : { status: this.healthStatus, body: { error: { message: 'Invalid OAuth access token', code: 190 } } };
     }
+    if (request.method === 'POST' && record.body?.status === 'read') return this.answerReadReceipt();
     if (this.sendDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.sendDelayMs));
     const queued = this.queuedAnswers.get(String(this.requests[this.requests.length - 1].body?.to))?.shift();
     if (queued) return queued;
@@ -97,5 +99,37 @@ export class FakeGraphApi {
       status: 200,
       body: { messaging_product: 'whatsapp', contacts: [{ wa_id: 'x' }], messages: [{ id: `wamid.fake${this.sent}` }] },
     };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Read receipts and reactions: `POST /{phone-number-id}/messages` with
+  // `{"messaging_product":"whatsapp","status":"read","message_id":…}` answers `{"success":true}`;
+  // a reaction is a send of type `reaction` like any other, answered with its own wamid.
+
+  private readonly queuedReadReceiptAnswers: GraphAnswer[] = [];
+
+  /** The next read receipts answer these, in order, before going back to `{"success":true}`. */
+  failNextReadReceipts(...answers: GraphAnswer[]): void {
+    this.queuedReadReceiptAnswers.push(...answers);
+  }
+
+  /** The read receipts received, optionally for one channel message id. */
+  readReceipts(channelMessageId?: string): GraphRequest[] {
+    return this.requests.filter(
+      (r) =>
+        r.method === 'POST' &&
+        r.path.endsWith('/messages') &&
+        r.body?.status === 'read' &&
+        (channelMessageId === undefined || r.body.message_id === channelMessageId),
+    );
+  }
+
+  /** Reaction sends to one customer (E.164). */
+  reactionsTo(phone: string): GraphRequest[] {
+    return this.sendsTo(phone).filter((r) => r.body?.type === 'reaction');
+  }
+
+  private answerReadReceipt(): GraphAnswer {
+    return this.queuedReadReceiptAnswers.shift() ?? { status: 200, body: { success: true } };
   }
 }

@@ -20,10 +20,19 @@ describe('parseChannelWebhook', () => {
         {
           phone: '+16315551234',
           profileName: 'Maria',
-          message: { channelMessageId: 'wamid.1', type: 'text', text: 'Hi', content: null, sentAt: new Date(1763812800 * 1000) },
+          message: {
+            channelMessageId: 'wamid.1',
+            type: 'text',
+            text: 'Hi',
+            content: null,
+            sentAt: new Date(1763812800 * 1000),
+            quotedChannelMessageId: null,
+            referral: null,
+          },
         },
       ],
       statuses: [],
+      errors: [],
       ignored: [],
     });
   });
@@ -68,8 +77,14 @@ describe('parseChannelWebhook', () => {
       at,
     );
     expect(parsed.statuses).toEqual([
-      { channelMessageId: 'wamid.9', status: 'delivered', error: null, at: new Date(2000) },
-      { channelMessageId: 'wamid.8', status: 'failed', error: '(#131047) Re-engagement message: More than 24 hours', at: new Date(3000) },
+      { channelMessageId: 'wamid.9', status: 'delivered', error: null, pricingCategory: null, at: new Date(2000) },
+      {
+        channelMessageId: 'wamid.8',
+        status: 'failed',
+        error: '(#131047) Re-engagement message: More than 24 hours',
+        pricingCategory: null,
+        at: new Date(3000),
+      },
     ]);
   });
 
@@ -125,5 +140,71 @@ describe('parseChannelWebhook', () => {
     const parsed = parseChannelWebhook(body);
     expect(parsed.messages).toEqual([]);
     expect(parsed.ignored).toEqual(['a change of field {"toString":[1],"valueOf":"x"}', 'a change of field "account_update"']);
+  });
+
+  it('reads a reaction, a removal without an emoji as the empty one, and the message it reacts to', () => {
+    const parsed = parseChannelWebhook(
+      body({
+        messages: [
+          { from: '16315551234', id: 'wamid.r1', timestamp: '1', type: 'reaction', reaction: { message_id: 'wamid.0', emoji: '👍' } },
+          { from: '16315551234', id: 'wamid.r2', timestamp: '2', type: 'reaction', reaction: { message_id: 'wamid.0' } },
+        ],
+      }),
+      at,
+    );
+    expect(parsed.messages.map((m) => m.message.reaction)).toEqual([
+      { channelMessageId: 'wamid.0', emoji: '👍' },
+      { channelMessageId: 'wamid.0', emoji: '' },
+    ]);
+  });
+
+  it('reads the new number of a user_changed_number system message, and no number from other system messages', () => {
+    const system = (payload: Record<string, unknown>) =>
+      parseChannelWebhook(body({ messages: [{ from: '16315551234', id: 'wamid.s', timestamp: '1', type: 'system', system: payload }] }), at)
+        .messages[0].message;
+    expect(system({ body: 'User A changed from 1 to 2', wa_id: '16315559999', type: 'user_changed_number' })).toMatchObject({
+      type: 'system',
+      text: 'User A changed from 1 to 2',
+      newPhone: '+16315559999',
+    });
+    expect(system({ body: 'x', new_wa_id: '16315559998', type: 'customer_changed_number' }).newPhone).toBe('+16315559998');
+    expect(system({ body: 'x', wa_id: 'not a phone', type: 'user_changed_number' }).newPhone).toBeUndefined();
+    expect(system({ body: 'x', type: 'user_changed_user_id' }).newPhone).toBeUndefined();
+  });
+
+  it.each([
+    [{ catalog_id: 'c1', product_items: [{ quantity: 1 }] }, 'Order: 1 item, 1 product, catalog c1'],
+    [{ product_items: [{ quantity: '2' }, { quantity: 3 }], text: 'gift' }, 'Order: 5 items, 2 products: gift'],
+    [{ product_items: 'garbage' }, 'Order: 0 items, 0 products'],
+  ])('summarises an order in one line (%j)', (order, text) => {
+    const parsed = parseChannelWebhook(body({ messages: [{ from: '16315551234', id: 'wamid.o', type: 'order', order }] }), at);
+    expect(parsed.messages[0].message.text).toBe(text);
+  });
+
+  it('reads played statuses and the pricing category, and keeps the errors of a change', () => {
+    const parsed = parseChannelWebhook(
+      body({
+        statuses: [
+          { id: 'wamid.p', status: 'played', timestamp: '5', pricing: { billable: true, pricing_model: 'PMP', category: 'utility' } },
+        ],
+        errors: [{ code: 131000, title: 'Something went wrong', error_data: { details: 'Unknown' } }, { code: 1e12, message: 'big' }, 'x'],
+      }),
+      at,
+    );
+    expect(parsed.statuses).toEqual([
+      { channelMessageId: 'wamid.p', status: 'played', error: null, pricingCategory: 'utility', at: new Date(5000) },
+    ]);
+    expect(parsed.errors.map(({ code, title, details }) => ({ code, title, details }))).toEqual([
+      { code: 131000, title: 'Something went wrong', details: 'Unknown' },
+      { code: null, title: 'big', details: null },
+    ]);
+    expect(parsed.ignored).toHaveLength(1);
+  });
+
+  it('takes a type named after a property of every object (constructor, __proto__) as an unknown one', () => {
+    for (const type of ['constructor', '__proto__', 'toString']) {
+      const parsed = parseChannelWebhook(body({ messages: [{ from: '16315551234', id: `wamid.${type}`, timestamp: '1', type }] }), at);
+      expect(parsed.messages[0].message).toMatchObject({ type, text: null, content: { type } });
+    }
   });
 });

@@ -1,0 +1,170 @@
+import { Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
+import { newUuid, parsePublicId } from '../common/ids';
+import { Database } from '../database/database';
+import { InstanceRegistry } from '../database/instance-registry';
+import type { Db } from '../database/sql';
+import { EventsService } from '../events/events.service';
+import { OutboxRelay } from '../events/outbox-relay';
+import type { WorkItem } from '../queue/job-queue';
+import type { UserRow } from '../users/user.entity';
+import { ConversationRepository } from './conversation.repository';
+import { ConversationsService } from './conversations.service';
+import { assertWithinCustomerWindow } from './customer-window';
+import { MessageResponse, ReactionDto, ReactionResponse } from './message.dto';
+import type { MessageRow } from './message.entity';
+import { MessageRepository } from './message.repository';
+import { CUSTOMER_REACTOR, type ReactionRow, type ReactionToSend } from './reaction.entity';
+import { ReactionRepository } from './reaction.repository';
+
+/** The channel delivers no reaction to a message older than this (error 131009). */
+const REACTABLE_FOR_MS = 30 * 24 * 3600_000;
+/** Types the channel takes no reaction to: a reaction itself, and the channel's own system notices. */
+const UNREACTABLE_TYPES = new Set(['reaction', 'system']);
+
+/** A customer's reaction as the channel webhook carried it. */
+export interface CustomerReaction {
+  /** The channel id of the reaction message itself. */
+  channelMessageId: string;
+  /** The channel id of the message reacted to. */
+  targetChannelMessageId: string;
+  emoji: string;
+  sentAt: Date;
+}
+
+/**
+ * Reactions are not messages of their own: each is attached to the message it reacts to, one per
+ * reactor (the customer, each agent), and an empty emoji removes it. An agent's reaction is also
+ * sent to the channel, as recorded work of its own (`reaction_sends`), so it never appears in the
+ * thread as a message.
+ */
+@Injectable()
+export class ReactionsService {
+  constructor(
+    private readonly database: Database,
+    private readonly messages: MessageRepository,
+    private readonly reactions: ReactionRepository,
+    private readonly conversationRows: ConversationRepository,
+    private readonly conversations: ConversationsService,
+    private readonly events: EventsService,
+    private readonly relay: OutboxRelay,
+    private readonly instance: InstanceRegistry,
+  ) {}
+
+  /**
+   * An agent reacts to a customer's message of this conversation (or takes their reaction back
+   * with an empty emoji); answers the message reacted to with its reactions. A reaction is a
+   * free-form message to the channel, so only within the 24-hour window, and only to a message of
+   * the last 30 days (the channel delivers no other). The same emoji again changes and sends nothing.
+   */
+  async react(conversationId: string, dto: ReactionDto, actor: UserRow): Promise<MessageResponse> {
+    const targetId = parsePublicId('msg', dto.message_id);
+    let changed = false;
+    const answer = await this.database.transaction(async (db) => {
+      const conversation = await this.conversationRows.lock(db, conversationId);
+      if (!conversation) throw new NotFoundException('Conversation not found');
+      const now = new Date();
+      assertWithinCustomerWindow(conversation, now, 'reactions cannot be sent');
+      const target = targetId === null ? null : await this.messages.findInConversation(db, conversationId, targetId);
+      if (!target) throw new UnprocessableEntityException('reaction.message_id does not name a message of this conversation');
+      if (target.direction !== 'inbound' || target.channel_message_id === null || UNREACTABLE_TYPES.has(target.type)) {
+        throw new UnprocessableEntityException(
+          "reaction.message_id must name a customer's message: the channel takes reactions to no other",
+        );
+      }
+      if (now.getTime() - (target.channel_timestamp ?? target.created_at).getTime() > REACTABLE_FOR_MS) {
+        throw new UnprocessableEntityException(
+          'reaction.message_id names a message more than 30 days old: the channel takes no reaction to it',
+        );
+      }
+      const current = await this.reactions.lock(db, target.id, actor.id);
+      if ((current?.emoji ?? '') !== dto.emoji) {
+        changed = true;
+        const reaction: ReactionRow = {
+          message_id: target.id,
+          reactor: actor.id,
+          emoji: dto.emoji,
+          channel_message_id: null,
+          channel_timestamp: null,
+          created_at: now,
+        };
+        await this.reactions.upsert(db, reaction);
+        await this.reactions.queueSend(db, {
+          id: newUuid(now.getTime()),
+          messageId: target.id,
+          userId: actor.id,
+          emoji: dto.emoji,
+          at: now,
+        });
+        return this.recordReaction(db, target, reaction);
+      }
+      return this.present(db, target);
+    });
+    if (changed) this.relay.wake();
+    return answer;
+  }
+
+  /**
+   * A customer's reaction from the channel webhook, in its transaction: attached to the message it
+   * reacts to when that is a message of this customer's conversation, recording message.reaction.
+   * Answers false when the service does not know that message (the caller stores the reaction as
+   * a message of its own). A reaction older than the one already attached (a redelivery) changes nothing.
+   */
+  async applyCustomerReaction(db: Db, customerPhone: string, reaction: CustomerReaction): Promise<boolean> {
+    const target = await this.messages.findByChannelId(db, reaction.targetChannelMessageId);
+    if (!target) return false;
+    const conversation = await this.conversations.findWithCustomer(db, target.conversation_id);
+    if (conversation.customer_phone !== customerPhone) return false;
+    const current = await this.reactions.lock(db, target.id, CUSTOMER_REACTOR);
+    if (current?.channel_message_id === reaction.channelMessageId) return true;
+    if (current?.channel_timestamp && current.channel_timestamp > reaction.sentAt) return true;
+    const row: ReactionRow = {
+      message_id: target.id,
+      reactor: CUSTOMER_REACTOR,
+      emoji: reaction.emoji,
+      channel_message_id: reaction.channelMessageId,
+      channel_timestamp: reaction.sentAt,
+      created_at: new Date(),
+    };
+    await this.reactions.upsert(db, row);
+    if ((current?.emoji ?? '') !== reaction.emoji) await this.recordReaction(db, target, row);
+    return true;
+  }
+
+  /** The relay's hand-off of agents' reactions due to be sent. */
+  claimDueSends(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]> {
+    return this.reactions.claimDue(db, limit, leaseMs);
+  }
+
+  releaseAbandonedSends(db: Db): Promise<number> {
+    return this.reactions.releaseAbandoned(db);
+  }
+
+  /** Takes a queued reaction for one send attempt; null when it is no longer queued or another worker took this attempt. */
+  claimSend(work: WorkItem, leaseMs: number): Promise<ReactionToSend | null> {
+    return this.reactions.claimSend(this.database.db, work, leaseMs, this.instance.id);
+  }
+
+  async markSent(id: string, channelMessageId: string): Promise<void> {
+    await this.reactions.finishSend(this.database.db, id, { status: 'sent', channelMessageId, error: null });
+  }
+
+  async markFailed(id: string, error: string): Promise<void> {
+    await this.reactions.finishSend(this.database.db, id, { status: 'failed', channelMessageId: null, error });
+  }
+
+  async retrySendAt(id: string, at: Date): Promise<void> {
+    await this.reactions.scheduleSendAttempt(this.database.db, id, at);
+  }
+
+  /** Records message.reaction: the message reacted to, with its reactions now, and the change (an empty emoji: removed). */
+  private async recordReaction(db: Db, target: MessageRow, reaction: ReactionRow): Promise<MessageResponse> {
+    const message = await this.present(db, target);
+    await this.events.record(db, 'message.reaction', { message, reaction: ReactionResponse.of(reaction) });
+    return message;
+  }
+
+  private async present(db: Db, message: MessageRow): Promise<MessageResponse> {
+    const conversation = await this.conversations.findWithCustomer(db, message.conversation_id);
+    return MessageResponse.of(message, conversation.customer_phone, await this.reactions.forMessages(db, [message.id]));
+  }
+}

@@ -1,0 +1,74 @@
+import { Injectable } from '@nestjs/common';
+import { claimDueWork, msFromNow, releaseAbandonedWork } from '../database/recorded-work';
+import { Db, execute, query, queryOne, sql } from '../database/sql';
+import type { WorkItem } from '../queue/job-queue';
+import type { ReadReceiptToSend } from './read.entity';
+
+/** A read receipt not sent yet, as recorded work (alias `w`). */
+const RECEIPT_WAITING = sql`w.status = 'pending'`;
+
+/** The SQL of `conversation_reads` (each user's read marker) and `read_receipts` (what the channel is told was read). */
+@Injectable()
+export class ReadRepository {
+  /**
+   * Moves the user's read marker of the conversation to this message, never back: a marker already
+   * at or after it (in the thread's order, created_at then id) stays.
+   */
+  async advanceMarker(
+    db: Db,
+    marker: { conversationId: string; userId: string; messageId: string; messageCreatedAt: Date; at: Date },
+  ): Promise<void> {
+    await execute(
+      db,
+      sql`INSERT INTO conversation_reads (conversation_id, user_id, last_read_message_id, last_read_at, updated_at)
+          VALUES (${marker.conversationId}, ${marker.userId}, ${marker.messageId}, ${marker.messageCreatedAt}, ${marker.at})
+          ON CONFLICT (conversation_id, user_id) DO UPDATE
+            SET last_read_message_id = EXCLUDED.last_read_message_id, last_read_at = EXCLUDED.last_read_at, updated_at = EXCLUDED.updated_at
+          WHERE (conversation_reads.last_read_at, conversation_reads.last_read_message_id) < (EXCLUDED.last_read_at, EXCLUDED.last_read_message_id)`,
+    );
+  }
+
+  /** Records that the channel is to be told this message was read, due now; answers false when it was recorded before (by anyone). */
+  async insertReceipt(db: Db, receipt: { id: string; messageId: string; channelMessageId: string; at: Date }): Promise<boolean> {
+    const inserted = await query(
+      db,
+      sql`INSERT INTO read_receipts (id, message_id, channel_message_id, status, attempts, next_attempt_at, created_at, updated_at)
+          VALUES (${receipt.id}, ${receipt.messageId}, ${receipt.channelMessageId}, 'pending', 0, ${receipt.at}, ${receipt.at}, ${receipt.at})
+          ON CONFLICT (message_id) DO NOTHING RETURNING id`,
+    );
+    return inserted.length > 0;
+  }
+
+  claimDue(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]> {
+    return claimDueWork(db, 'read_receipts', RECEIPT_WAITING, limit, leaseMs);
+  }
+
+  releaseAbandoned(db: Db): Promise<number> {
+    return releaseAbandonedWork(db, 'read_receipts', RECEIPT_WAITING);
+  }
+
+  /** Takes a pending receipt for attempt `work.attempt`, unless another worker took it. */
+  claim(db: Db, work: WorkItem, leaseMs: number, instanceId: string): Promise<ReadReceiptToSend | null> {
+    return queryOne(
+      db,
+      sql`UPDATE read_receipts SET attempts = attempts + 1, next_attempt_at = ${msFromNow(leaseMs)}, claimed_by = ${instanceId}, updated_at = now()
+           WHERE id = ${work.id} AND status = 'pending' AND attempts = ${work.attempt - 1}
+          RETURNING id, attempts, channel_message_id`,
+    );
+  }
+
+  async finish(db: Db, id: string, change: { status: 'sent' | 'failed'; error: string | null }): Promise<void> {
+    await execute(
+      db,
+      sql`UPDATE read_receipts SET status = ${change.status}, error = ${change.error}, next_attempt_at = NULL, claimed_by = NULL, updated_at = now()
+           WHERE id = ${id} AND status = 'pending'`,
+    );
+  }
+
+  async scheduleAttempt(db: Db, id: string, at: Date): Promise<void> {
+    await execute(
+      db,
+      sql`UPDATE read_receipts SET next_attempt_at = ${at}, claimed_by = NULL, updated_at = now() WHERE id = ${id} AND status = 'pending'`,
+    );
+  }
+}

@@ -1,0 +1,97 @@
+import { Injectable } from '@nestjs/common';
+import { newUuid } from '../common/ids';
+import { AppConfig } from '../config/app-config';
+import { Database } from '../database/database';
+import { InstanceRegistry } from '../database/instance-registry';
+import type { Db } from '../database/sql';
+import { OutboxRelay } from '../events/outbox-relay';
+import type { WorkItem } from '../queue/job-queue';
+import type { UserRow } from '../users/user.entity';
+import { ConversationResponse } from './conversation.dto';
+import { ConversationsService } from './conversations.service';
+import { MessageRepository } from './message.repository';
+import type { ReadReceiptToSend } from './read.entity';
+import { ReadRepository } from './read.repository';
+
+/**
+ * Who has read what: each user's read marker per conversation (the newest message they have
+ * seen, the ground of unread counts), and the read receipts that tell the customer's phone its
+ * messages were read: one per message however many agents read it on however many replicas,
+ * sent after the commit as recorded work (`read_receipts`), unless MESSAGING_READ_RECEIPTS=false.
+ */
+@Injectable()
+export class ReadsService {
+  constructor(
+    private readonly database: Database,
+    private readonly config: AppConfig,
+    private readonly messages: MessageRepository,
+    private readonly reads: ReadRepository,
+    private readonly conversations: ConversationsService,
+    private readonly relay: OutboxRelay,
+    private readonly instance: InstanceRegistry,
+  ) {}
+
+  /**
+   * The caller has read the conversation: their marker moves to its newest message (never back),
+   * and the channel is to be told that the newest customer message was read, once. Answers the
+   * conversation.
+   */
+  async markRead(conversationId: string, caller: UserRow): Promise<ConversationResponse> {
+    let receiptRecorded = false;
+    const answer = await this.database.transaction(async (db) => {
+      const conversation = await this.conversations.findWithCustomer(db, conversationId);
+      const now = new Date();
+      const newest = await this.messages.newest(db, conversationId);
+      if (newest) {
+        await this.reads.advanceMarker(db, {
+          conversationId,
+          userId: caller.id,
+          messageId: newest.id,
+          messageCreatedAt: newest.created_at,
+          at: now,
+        });
+      }
+      if (this.config.messagingReadReceipts) {
+        // The channel marks the earlier messages read with the newest one: one receipt covers them all.
+        const newestInbound = newest?.direction === 'inbound' ? newest : await this.messages.newest(db, conversationId, 'inbound');
+        if (newestInbound?.channel_message_id) {
+          receiptRecorded = await this.reads.insertReceipt(db, {
+            id: newUuid(now.getTime()),
+            messageId: newestInbound.id,
+            channelMessageId: newestInbound.channel_message_id,
+            at: now,
+          });
+        }
+      }
+      return ConversationResponse.of(conversation);
+    });
+    if (receiptRecorded) this.relay.wake();
+    return answer;
+  }
+
+  /** The relay's hand-off of due read receipts. */
+  claimDueReceipts(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]> {
+    return this.reads.claimDue(db, limit, leaseMs);
+  }
+
+  releaseAbandonedReceipts(db: Db): Promise<number> {
+    return this.reads.releaseAbandoned(db);
+  }
+
+  /** Takes a pending receipt for one attempt; null when it is sent, failed, or another worker took this attempt. */
+  claimReceipt(work: WorkItem, leaseMs: number): Promise<ReadReceiptToSend | null> {
+    return this.reads.claim(this.database.db, work, leaseMs, this.instance.id);
+  }
+
+  async markReceiptSent(id: string): Promise<void> {
+    await this.reads.finish(this.database.db, id, { status: 'sent', error: null });
+  }
+
+  async markReceiptFailed(id: string, error: string): Promise<void> {
+    await this.reads.finish(this.database.db, id, { status: 'failed', error });
+  }
+
+  async retryReceiptAt(id: string, at: Date): Promise<void> {
+    await this.reads.scheduleAttempt(this.database.db, id, at);
+  }
+}

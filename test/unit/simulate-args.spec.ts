@@ -1,0 +1,68 @@
+import { parseInvocation } from '../../scripts/simulate/args';
+import { UsageError } from '../../scripts/simulate/target';
+
+const simulationOf = (...argv: string[]) => {
+  const invocation = parseInvocation(argv, {});
+  if (invocation === 'help') throw new Error('help');
+  return invocation.simulation;
+};
+
+describe('npm run simulate: the command line', () => {
+  it.each([
+    [['--text', 'Hi'], { type: 'text', text: 'Hi' }],
+    [['--react', 'wamid.A1', '--emoji', '👍'], { type: 'reaction', messageId: 'wamid.A1', emoji: '👍' }],
+    [['--react', 'wamid.A1', '--emoji', ''], { type: 'reaction', messageId: 'wamid.A1', emoji: '' }],
+    [['--button-reply', 'Yes please'], { type: 'button_reply', id: 'yes_please', title: 'Yes please' }],
+    [['--list-reply', 'Express', '--reply-id', 'x1'], { type: 'list_reply', id: 'x1', title: 'Express' }],
+    [['--location', '37.48,-122.14', '--location-name', 'HQ'], { type: 'location', latitude: 37.48, longitude: -122.14, name: 'HQ' }],
+    [['--contact', 'Ana Souza=+5511999999999'], { type: 'contacts', cards: [{ name: 'Ana Souza', phone: '+5511999999999' }] }],
+    [
+      ['--media', 'audio:123', '--voice'],
+      { type: 'media', kind: 'audio', mediaId: '123', mimeType: 'audio/ogg; codecs=opus', voice: true },
+    ],
+    [
+      ['--media', 'image:9', '--caption', 'receipt'],
+      { type: 'media', kind: 'image', mediaId: '9', mimeType: 'image/jpeg', caption: 'receipt' },
+    ],
+  ])('reads %j as a customer message', (argv, content) => {
+    expect(simulationOf('--from', '+15551234567', ...argv)).toEqual({
+      kind: 'message',
+      from: '15551234567',
+      content,
+      replyTo: null,
+      name: null,
+    });
+  });
+
+  it('quotes a message with --reply-to', () => {
+    expect(simulationOf('--from', '15551234567', '--text', 'that', '--reply-to', 'wamid.Q')).toMatchObject({ replyTo: 'wamid.Q' });
+  });
+
+  it.each([
+    [['--text', 'a', '--location', '1,2'], /one message is one kind/],
+    [['--react', 'wamid.A'], /--react needs --emoji/],
+    [['--react', 'msg_0193', '--emoji', 'x'], /not the API id/],
+    [['--text', 'a', '--emoji', '👍'], /--emoji goes with --react/],
+    [['--react', 'wamid.A', '--emoji', '👍', '--reply-to', 'wamid.B'], /quotes nothing/],
+    [['--location', 'north'], /is not <latitude>,<longitude>/],
+    [['--contact', 'nobody'], /is not <name>=<phone>/],
+    [['--media', 'gif:1'], /is not <kind>:<media-id>/],
+    [['--media', 'image:1', '--voice'], /--voice goes with --media audio/],
+    [[], /missing one of --text/],
+  ])('refuses %j', (argv, message) => {
+    expect(() => simulationOf('--from', '+15551234567', ...argv)).toThrow(UsageError);
+    expect(() => simulationOf('--from', '+15551234567', ...argv)).toThrow(message);
+  });
+
+  it('still takes a status, played included', () => {
+    expect(simulationOf('--status', 'wamid.S', '--to', '+15551234567', '--value', 'played')).toEqual({
+      kind: 'status',
+      wamid: 'wamid.S',
+      to: '15551234567',
+      value: 'played',
+    });
+    expect(() => simulationOf('--status', 'wamid.S', '--to', '+15551234567', '--value', 'read', '--text', 'x')).toThrow(
+      /goes with a message/,
+    );
+  });
+});
