@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { NotificationsModule } from '../notifications/notifications.module';
+import { TemplatesModule } from '../templates/templates.module';
 import { UsersModule } from '../users/users.module';
 import { ConversationRepository } from './conversation.repository';
 import { ConversationsController } from './conversations.controller';
@@ -8,7 +9,7 @@ import { MessageRepository } from './message.repository';
 import { MessagesService } from './messages.service';
 
 @Module({
-  imports: [NotificationsModule, UsersModule],
+  imports: [NotificationsModule, UsersModule, TemplatesModule],
   controllers: [ConversationsController],
   providers: [ConversationRepository, MessageRepository, ConversationsService, MessagesService],
   exports: [ConversationsService, MessagesService],

@@ -23,6 +23,7 @@ import { ConversationsService } from '../conversations/conversations.service';
 import { MessagesService } from '../conversations/messages.service';
 import { EventsService } from '../events/events.service';
 import { NotificationsService } from '../notifications/notifications.service';
+import { TemplatesService } from '../templates/templates.service';
 import { parseChannelWebhook, type ParsedWebhook } from './channel-payload';
 import { DeadLetterResponse } from './dead-letter.dto';
 import { DeadLetterRepository } from './dead-letter.repository';
@@ -58,6 +59,7 @@ export class InboundService implements OnApplicationBootstrap {
     private readonly events: EventsService,
     private readonly notifications: NotificationsService,
     private readonly deadLetters: DeadLetterRepository,
+    private readonly templates: TemplatesService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -146,8 +148,8 @@ export class InboundService implements OnApplicationBootstrap {
     return parsed;
   }
 
-  /** Stores the messages and statuses of one body in the caller's transaction; answers how many messages were new. */
-  private async store(db: Db, { messages, statuses }: ParsedWebhook): Promise<number> {
+  /** Stores the messages, statuses and template changes of one body in the caller's transaction; answers how many messages were new. */
+  private async store(db: Db, { messages, statuses, templates }: ParsedWebhook): Promise<number> {
     let stored = 0;
     for (const { phone, profileName, message } of messages) {
       // A redelivery must not reopen a conversation an agent closed since.
@@ -178,6 +180,7 @@ export class InboundService implements OnApplicationBootstrap {
       }
     }
     for (const status of statuses) await this.messages.applyChannelStatus(db, status);
+    for (const change of templates) await this.templates.applyChannelChange(db, change);
     return stored;
   }
 

@@ -1,15 +1,17 @@
 import { Module } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { ConversationsModule } from '../conversations/conversations.module';
+import { TemplatesModule } from '../templates/templates.module';
+import { ChannelTemplateSource } from './channel-template-source';
 import { GraphApiChannel } from './graph-api.channel';
 import { SendJournal } from './send-journal';
 import { MessageSendProcessor } from './message-send.processor';
 import { MessagingChannel } from './messaging-channel';
 import { SandboxChannel } from './sandbox.channel';
 
-/** The only place that knows whether messages go to the WhatsApp Cloud API or the sandbox. */
+/** The only place that knows whether messages go to the WhatsApp Cloud API or the sandbox, and where templates come from. */
 @Module({
-  imports: [ConversationsModule],
+  imports: [ConversationsModule, TemplatesModule],
   providers: [
     {
       provide: MessagingChannel,
@@ -18,6 +20,7 @@ import { SandboxChannel } from './sandbox.channel';
     },
     MessageSendProcessor,
     SendJournal,
+    ChannelTemplateSource,
   ],
   exports: [MessagingChannel],
 })
