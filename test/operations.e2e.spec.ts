@@ -151,6 +151,9 @@ describe('OpenAPI document', () => {
         'POST /api/webhooks/messaging',
         'GET /api/v1/inbound/failed',
         'POST /api/v1/inbound/failed/{id}/replay',
+        'GET /api/v1/templates',
+        'GET /api/v1/templates/{id}',
+        'POST /api/v1/templates/sync',
       ].sort(),
     );
   });
