@@ -13,6 +13,7 @@ import { MessagingModule } from './messaging/messaging.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { QueueModule } from './queue/queue.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { TemplatesModule } from './templates/templates.module';
 import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
@@ -32,6 +33,7 @@ export class AppModule {
         RateLimitModule,
         ContactsModule,
         NotificationsModule,
+        TemplatesModule,
         ConversationsModule,
         MessagingModule,
         InboundModule,

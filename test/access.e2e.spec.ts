@@ -101,6 +101,7 @@ function unknownId(path: string, parameter: string): string {
     webhooks: 'wh',
     deliveries: 'dlv',
     failed: 'ibf',
+    templates: 'tpl',
     messages: 'msg',
     events: 'evt',
   };
@@ -129,6 +130,7 @@ describe('access control of every endpoint', () => {
         MESSAGING_APP_SECRET: APP_SECRET,
         MESSAGING_WEBHOOK_VERIFY_TOKEN: VERIFY_TOKEN,
         MESSAGING_PHONE_NUMBER_ID: '106540352242922',
+        MESSAGING_BUSINESS_ACCOUNT_ID: '102290129340398',
         MESSAGING_API_BASE_URL: graph.baseUrl,
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       },
@@ -427,7 +429,8 @@ describe('access control of every endpoint', () => {
 
   it('writes no password, token, webhook secret, channel access token or app secret to the log', async () => {
     // Put every secret through the paths that log: a webhook registration, a send to the Graph
-    // API, the channel health probe, a signed channel webhook, a failed login, the stream by query.
+    // API, the channel health probe, a template sync, a signed channel webhook, a failed login, the
+    // stream by query.
     const registered = await t.request('POST', '/api/v1/webhooks', {
       token: admin,
       body: { url: 'http://127.0.0.1:9/hook', events: ['*'], secret: WEBHOOK_SECRET },
@@ -441,6 +444,8 @@ describe('access control of every endpoint', () => {
     await eventually(async () => expect(graph.sendsTo(phone)).toHaveLength(1));
     expect(graph.sendsTo(phone)[0].authorization).toBe(`Bearer ${GRAPH_TOKEN}`);
     expect((await t.request('GET', '/api/health/messaging')).status).toBe(200);
+    expect((await t.request('POST', '/api/v1/templates/sync', { token: admin })).status).toBe(200);
+    expect(graph.templateRequests().at(-1)?.authorization).toBe(`Bearer ${GRAPH_TOKEN}`);
     expect((await t.request('POST', '/api/v1/auth/login', { body: { email: ADMIN.email, password: `${ADMIN.password}x` } })).status).toBe(
       401,
     );

@@ -208,7 +208,19 @@ describe('error answers', () => {
       const conversation = await customerWrites(t);
       const message = (text: string) => ({
         type: 'template',
-        template: { name: 'order_update', language: 'en_US', components: [{ type: 'body', parameters: [{ type: 'text', text }] }] },
+        template: {
+          name: 'order_update',
+          language: 'en_US',
+          components: [
+            {
+              type: 'body',
+              parameters: [
+                { type: 'text', text },
+                { type: 'text', text: 'A-1001' },
+              ],
+            },
+          ],
+        },
       });
       const url = `/api/v1/conversations/${conversation.id}/messages`;
       const refused = await t.request('POST', url, { token: await t.adminToken(), body: message('order\u0000 42') });

@@ -66,6 +66,7 @@ describe('sending through the WhatsApp Cloud API', () => {
         method: 'POST',
         path: '/106540352242922/messages',
         authorization: 'Bearer graph-token',
+        answered: true,
         body: {
           messaging_product: 'whatsapp',
           recipient_type: 'individual',
@@ -73,7 +74,6 @@ describe('sending through the WhatsApp Cloud API', () => {
           type: 'text',
           text: { body: 'Your order has shipped', preview_url: false },
         },
-        answered: true,
       },
     ]);
   });

@@ -153,6 +153,9 @@ describe('OpenAPI document', () => {
         'GET /api/v1/inbound/failed',
         'POST /api/v1/inbound/failed/{id}/replay',
         'GET /api/v1/inbound/errors',
+        'GET /api/v1/templates',
+        'GET /api/v1/templates/{id}',
+        'POST /api/v1/templates/sync',
       ].sort(),
     );
   });

@@ -49,6 +49,7 @@ export class AppConfig {
 
   readonly messagingAccessToken!: string | null;
   readonly messagingPhoneNumberId!: string | null;
+  /** The WhatsApp Business Account whose message templates make the catalogue; null: no catalogue, template sends unchecked. */
   readonly messagingBusinessAccountId!: string | null;
   readonly messagingWebhookVerifyToken!: string | null;
   readonly messagingAppSecret!: string | null;
@@ -57,6 +58,8 @@ export class AppConfig {
   readonly messagingRetryScheduleMs!: number[];
   /** Whether an agent reading a conversation tells the customer's phone (blue ticks). */
   readonly messagingReadReceipts!: boolean;
+  /** How often the template catalogue is synced from the business account (one sync for all replicas). */
+  readonly messagingTemplateSyncIntervalMs!: number;
 
   readonly webhookAllowPrivateUrls!: boolean;
   readonly webhookRetryScheduleMs!: number[];
@@ -126,6 +129,11 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
     problems.push('MESSAGING_PHONE_NUMBER_ID: must be set when MESSAGING_ACCESS_TOKEN is set');
   }
 
+  const messagingTemplateSyncIntervalMs = read.duration('MESSAGING_TEMPLATE_SYNC_INTERVAL', '15m');
+  if (parseDuration(read.string('MESSAGING_TEMPLATE_SYNC_INTERVAL') ?? '15m') !== null && messagingTemplateSyncIntervalMs < 1_000) {
+    problems.push('MESSAGING_TEMPLATE_SYNC_INTERVAL: must be at least 1s');
+  }
+
   const adminEmail = read.string('ADMIN_EMAIL');
   const adminPassword = read.string('ADMIN_PASSWORD');
   if ((adminEmail === null) !== (adminPassword === null)) {
@@ -171,6 +179,7 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
     ),
     messagingRetryScheduleMs: read.durations('MESSAGING_RETRY_SCHEDULE', '2s,10s,1m,5m,15m'),
     messagingReadReceipts: read.boolean('MESSAGING_READ_RECEIPTS', true),
+    messagingTemplateSyncIntervalMs,
     webhookAllowPrivateUrls: read.boolean('WEBHOOK_ALLOW_PRIVATE_URLS', false),
     webhookRetryScheduleMs: read.durations('WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h'),
     webhookTimeoutMs: read.integer('WEBHOOK_TIMEOUT_MS', 10_000, 1),

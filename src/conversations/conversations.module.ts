@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { NotificationsModule } from '../notifications/notifications.module';
+import { TemplatesModule } from '../templates/templates.module';
 import { UsersModule } from '../users/users.module';
 import { ConversationRepository } from './conversation.repository';
 import { ConversationsController } from './conversations.controller';
@@ -13,7 +14,7 @@ import { ReadRepository } from './read.repository';
 import { ReadsService } from './reads.service';
 
 @Module({
-  imports: [NotificationsModule, UsersModule],
+  imports: [NotificationsModule, UsersModule, TemplatesModule],
   controllers: [ConversationsController, MessagesController],
   providers: [
     ConversationRepository,

@@ -10,6 +10,7 @@ import type { Db } from '../database/sql';
 import { EventsService } from '../events/events.service';
 import { OutboxRelay } from '../events/outbox-relay';
 import type { WorkItem } from '../queue/job-queue';
+import { TemplatesService } from '../templates/templates.service';
 import type { UserRow } from '../users/user.entity';
 import { ConversationResponse } from './conversation.dto';
 import type { ConversationRow } from './conversation.entity';
@@ -76,6 +77,7 @@ export class MessagesService {
     private readonly instance: InstanceRegistry,
     private readonly reactionRows: ReactionRepository,
     private readonly reactions: ReactionsService,
+    private readonly templates: TemplatesService,
   ) {}
 
   /** The thread, newest first, each message with its reactions. */
@@ -102,7 +104,7 @@ export class MessagesService {
   /**
    * Queues a message to the customer: stored `queued` and due, with its `message.sent` event, in
    * one transaction; the relay hands it to the send job after the commit, and the send happens
-   * after the answer, with retries.
+   * after the answer, with retries. A template is first checked against the catalogue (422).
    */
   async send(conversationId: string, dto: SendMessageDto, actor: UserRow, idempotencyKey: string | null): Promise<SendResult> {
     const { type, text, content } = payloadOf(dto);
@@ -114,6 +116,11 @@ export class MessagesService {
       if (earlier) return earlier;
     }
     const quotedId = dto.reply_to === undefined ? null : parsePublicId('msg', dto.reply_to);
+    if (dto.type === 'template') {
+      // An unknown conversation is a 404 before anything is said about the template; the check reads the catalogue outside the transaction.
+      await this.conversations.findWithCustomer(this.database.db, conversationId);
+      await this.templates.checkSend(dto.template!);
+    }
     let result: SendResult;
     try {
       result = await this.database.transaction(async (db) => {

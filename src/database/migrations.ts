@@ -6,6 +6,7 @@ import { InboundDeadLetters1763870000000 } from './migrations/1763870000000-inbo
 import { Retention1763880000000 } from './migrations/1763880000000-retention';
 import { EventSequence1763890000000 } from './migrations/1763890000000-event-sequence';
 import { Instances1763895000000 } from './migrations/1763895000000-instances';
+import { Templates1763910000000 } from './migrations/1763910000000-templates';
 import { MessageKinds1763920000000 } from './migrations/1763920000000-message-kinds';
 import { MessageSearch1763960000000 } from './migrations/1763960000000-message-search';
 
@@ -19,6 +20,7 @@ export const MIGRATIONS = [
   Retention1763880000000,
   EventSequence1763890000000,
   Instances1763895000000,
+  Templates1763910000000,
   MessageKinds1763920000000,
   MessageSearch1763960000000,
 ];

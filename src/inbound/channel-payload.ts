@@ -1,6 +1,7 @@
 import { toE164 } from '../common/phone';
 import { toStorable } from '../common/storable-text';
 import type { ChannelStatus, InboundMessage } from '../conversations/messages.service';
+import type { TemplateChange, TemplateReference } from '../templates/template.entity';
 
 /** One customer message out of a channel webhook, with who sent it. */
 export interface ParsedMessage {
@@ -14,6 +15,8 @@ export interface ParsedWebhook {
   statuses: ChannelStatus[];
   /** The channel's errors about a whole change (`value.errors`), not about one message. */
   errors: ChannelChangeError[];
+  /** Changes of the business account's message templates (status, category). */
+  templates: TemplateChange[];
   /** What was acknowledged without being stored, one line each, for the log. */
   ignored: string[];
 }
@@ -39,15 +42,16 @@ const asNumber = (value: unknown): number | null => {
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
 
 /**
- * Reads a WhatsApp Cloud API webhook body (`entry[].changes[].value` with `contacts`,
- * `messages` and `statuses`). Never throws: what it does not know is listed in `ignored`.
+ * Reads a WhatsApp Cloud API webhook body: `entry[].changes[]` of field `messages` (a `value` with
+ * `contacts`, `messages` and `statuses`), `message_template_status_update` and
+ * `template_category_update`. Never throws: what it does not know is listed in `ignored`.
  * Every string it answers can be stored: characters PostgreSQL refuses (NUL, unpaired
  * surrogates) are replaced by U+FFFD, since refusing the body would only make the channel
  * redeliver it for days, and with it every other message it holds.
  */
 export function parseChannelWebhook(received: unknown, receivedAt = new Date()): ParsedWebhook {
   const body = toStorable(received);
-  const parsed: ParsedWebhook = { messages: [], statuses: [], errors: [], ignored: [] };
+  const parsed: ParsedWebhook = { messages: [], statuses: [], errors: [], templates: [], ignored: [] };
   if (!isObject(body) || !Array.isArray(body.entry)) {
     parsed.ignored.push('a body without an entry array');
     return parsed;
@@ -56,6 +60,10 @@ export function parseChannelWebhook(received: unknown, receivedAt = new Date()):
     for (const change of asArray(isObject(entry) ? entry.changes : undefined)) {
       if (!isObject(change) || !isObject(change.value)) {
         parsed.ignored.push('a change without a value');
+        continue;
+      }
+      if (change.field === 'message_template_status_update' || change.field === 'template_category_update') {
+        readTemplateChange(change.field, change.value, parsed);
         continue;
       }
       if (change.field !== undefined && change.field !== 'messages') {
@@ -206,6 +214,34 @@ function readChangeError(error: unknown, parsed: ParsedWebhook): void {
     details: isObject(error.error_data) ? asString(error.error_data.details) : null,
     error,
   });
+}
+
+/**
+ * A template change: `{event, message_template_id, message_template_name,
+ * message_template_language, reason}` for a status, `{…, new_category}` for a category (in both
+ * the notice of a coming change and of a done one, `new_category` is the category it has now).
+ */
+function readTemplateChange(
+  field: 'message_template_status_update' | 'template_category_update',
+  value: Json,
+  parsed: ParsedWebhook,
+): void {
+  const id = value.message_template_id;
+  const template: TemplateReference = {
+    channelTemplateId: typeof id === 'number' && Number.isSafeInteger(id) ? String(id) : asString(id),
+    name: asString(value.message_template_name),
+    language: asString(value.message_template_language),
+  };
+  const known = template.channelTemplateId !== null || (template.name !== null && template.language !== null);
+  const event = asString(value.event);
+  const category = asString(value.new_category);
+  if (known && field === 'message_template_status_update' && event) {
+    parsed.templates.push({ kind: 'status', template, event, reason: asString(value.reason) });
+  } else if (known && field === 'template_category_update' && category) {
+    parsed.templates.push({ kind: 'category', template, category });
+  } else {
+    parsed.ignored.push(`a ${field} change without a template or its ${field === 'template_category_update' ? 'new_category' : 'event'}`);
+  }
 }
 
 /** The channel's reason for a failed status: `(#131047) Re-engagement message: <details>`. */

@@ -44,12 +44,13 @@ export class InboundController {
   @Post()
   @HttpCode(200)
   @ApiOperation({
-    summary: 'Customer messages and statuses from the channel',
+    summary: 'Customer messages, statuses and template changes from the channel',
     description:
       'With MESSAGING_APP_SECRET set, X-Hub-Signature-256 must be the HMAC-SHA256 of the raw body. A 200 means every message is committed, ' +
       'or that the body could not be stored for what it holds and was kept raw as a dead letter (GET /api/v1/inbound/failed) for an admin to replay; ' +
       'the same channel message id is stored once; characters PostgreSQL cannot store (NUL, unpaired surrogates) are stored as U+FFFD; ' +
-      'shapes the service does not know are logged and acknowledged. 503 only when the database is down, so the channel retries.',
+      'changes of field message_template_status_update and template_category_update set the template’s status or category at once and ask for a ' +
+      'catalogue sync; shapes the service does not know are logged and acknowledged. 503 only when the database is down, so the channel retries.',
   })
   @ApiBody({ description: 'The WhatsApp Cloud API webhook payload (`object`, `entry[].changes[].value`)', schema: { type: 'object' } })
   @ApiOkResponse({ type: WebhookAccepted })

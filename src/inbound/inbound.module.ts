@@ -4,13 +4,14 @@ import { ConversationsModule } from '../conversations/conversations.module';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { ChannelErrorRepository } from './channel-error.repository';
 import { ChannelErrorsController } from './channel-errors.controller';
+import { TemplatesModule } from '../templates/templates.module';
 import { DeadLetterRepository } from './dead-letter.repository';
 import { DeadLettersController } from './dead-letters.controller';
 import { InboundController } from './inbound.controller';
 import { InboundService } from './inbound.service';
 
 @Module({
-  imports: [ContactsModule, ConversationsModule, NotificationsModule],
+  imports: [ContactsModule, ConversationsModule, NotificationsModule, TemplatesModule],
   controllers: [InboundController, DeadLettersController, ChannelErrorsController],
   providers: [InboundService, DeadLetterRepository, ChannelErrorRepository],
 })

@@ -28,6 +28,7 @@ import { NotificationsService } from '../notifications/notifications.service';
 import { ChannelErrorResponse } from './channel-error.dto';
 import { ChannelErrorRepository } from './channel-error.repository';
 import { type ChannelChangeError, parseChannelWebhook, type ParsedWebhook } from './channel-payload';
+import { TemplatesService } from '../templates/templates.service';
 import { DeadLetterResponse } from './dead-letter.dto';
 import { DeadLetterRepository } from './dead-letter.repository';
 
@@ -64,6 +65,7 @@ export class InboundService implements OnApplicationBootstrap {
     private readonly deadLetters: DeadLetterRepository,
     private readonly reactions: ReactionsService,
     private readonly channelErrors: ChannelErrorRepository,
+    private readonly templates: TemplatesService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -159,11 +161,11 @@ export class InboundService implements OnApplicationBootstrap {
   }
 
   /**
-   * Stores the messages, statuses and change errors of one body in the caller's transaction;
+   * Stores the messages, statuses and change errors and template changes of one body in the caller's transaction;
    * answers how many messages were new. A reaction to a message of the customer's thread is
    * attached to it rather than stored; a changed number moves the contact first.
    */
-  private async store(db: Db, { messages, statuses, errors }: ParsedWebhook, receivedAt: Date): Promise<number> {
+  private async store(db: Db, { messages, statuses, errors, templates }: ParsedWebhook, receivedAt: Date): Promise<number> {
     let stored = 0;
     for (const { phone, profileName, message } of messages) {
       // A redelivery must not reopen a conversation an agent closed since.
@@ -193,6 +195,7 @@ export class InboundService implements OnApplicationBootstrap {
         error: error.error,
       });
     }
+    for (const change of templates) await this.templates.applyChannelChange(db, change);
     return stored;
   }
 

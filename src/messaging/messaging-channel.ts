@@ -1,3 +1,5 @@
+import type { ChannelTemplate } from '../templates/template.entity';
+
 /** A message as the Graph API takes it: `{type, [type]: content}`, addressed to a customer, quoting a message with `context`. */
 export interface OutboundMessage {
   /** E.164 with the leading +. */
@@ -28,9 +30,14 @@ export class ChannelError extends Error {
 
 /** Where outbound messages go: the WhatsApp Cloud API, or the local sandbox when no token is set. */
 export abstract class MessagingChannel {
+  /** Whether the channel has a template catalogue: the sandbox's own, or a business account's (MESSAGING_BUSINESS_ACCOUNT_ID). */
+  abstract readonly hasTemplateCatalogue: boolean;
+
   /** Sends and answers the channel's message id (`wamid.…`); throws ChannelError. */
   abstract send(message: OutboundMessage): Promise<string>;
   /** Tells the customer's phone that their message (and those before it) was read; throws ChannelError. */
   abstract markRead(channelMessageId: string): Promise<void>;
   abstract health(): Promise<ChannelHealth>;
+  /** Every message template of the catalogue, all pages read; throws ChannelError. */
+  abstract listTemplates(): Promise<ChannelTemplate[]>;
 }

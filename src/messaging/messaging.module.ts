@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { ConversationsModule } from '../conversations/conversations.module';
+import { TemplatesModule } from '../templates/templates.module';
+import { ChannelTemplateSource } from './channel-template-source';
 import { GraphApiChannel } from './graph-api.channel';
 import { SendJournal } from './send-journal';
 import { MessageSendProcessor } from './message-send.processor';
@@ -9,9 +11,9 @@ import { ReactionSendProcessor } from './reaction-send.processor';
 import { ReadReceiptProcessor } from './read-receipt.processor';
 import { SandboxChannel } from './sandbox.channel';
 
-/** The only place that knows whether messages go to the WhatsApp Cloud API or the sandbox. */
+/** The only place that knows whether messages go to the WhatsApp Cloud API or the sandbox, and where templates come from. */
 @Module({
-  imports: [ConversationsModule],
+  imports: [ConversationsModule, TemplatesModule],
   providers: [
     {
       provide: MessagingChannel,
@@ -22,6 +24,7 @@ import { SandboxChannel } from './sandbox.channel';
     ReactionSendProcessor,
     ReadReceiptProcessor,
     SendJournal,
+    ChannelTemplateSource,
   ],
   exports: [MessagingChannel],
 })

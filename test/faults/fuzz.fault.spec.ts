@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { channelMessage, channelStatus, channelWebhook } from '../support/channel';
+import { channelMessage, channelStatus, channelWebhook, templateChangeWebhook } from '../support/channel';
 import { customerWrites } from '../support/inbox';
 import { Answer, startTestApp, TestApp } from '../support/test-app';
 
@@ -100,7 +100,7 @@ function fieldNames(schema: Schema | null, into = new Set<string>()): Set<string
 // Hostile values.
 
 const hex32 = fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 32, maxLength: 32 });
-const PREFIXES = ['conv', 'msg', 'user', 'evt', 'ct', 'wh', 'ntf', 'dlv', 'ibf', 'xx', ''];
+const PREFIXES = ['conv', 'msg', 'user', 'evt', 'ct', 'wh', 'ntf', 'dlv', 'ibf', 'tpl', 'xx', ''];
 
 const controlCharacters = fc.string({
   unit: fc.integer({ min: 0, max: 0x1f }).map((code) => String.fromCharCode(code)),
@@ -767,6 +767,26 @@ describe('fuzzing every endpoint and the channel payload', () => {
         if (errors !== null) (body.entry as { changes: { value: Record<string, unknown> }[] }[])[0].changes[0].value.errors = errors;
         return body;
       });
+    /** A change of a template (status or category), its fields often of the wrong kind. */
+    const templateChange = fc
+      .record({
+        field: fc.constantFrom('message_template_status_update' as const, 'template_category_update' as const),
+        event: fc.oneof(fc.constantFrom('APPROVED', 'PAUSED', 'REJECTED', 'FLAGGED', 'REINSTATED', ''), text),
+        id: fc.oneof(fc.constant(1689556908129832), fc.integer(), text, fc.jsonValue({ maxDepth: 2 })),
+        name: fc.oneof(fc.constantFrom('hello_world', 'order_update'), text),
+        language: fc.oneof(fc.constantFrom('en_US', 'en-US'), text),
+        category: fc.oneof(fc.constantFrom('MARKETING', 'UTILITY'), text, fc.jsonValue({ maxDepth: 2 })),
+      })
+      .map(({ field, event, id, name, language, category }) =>
+        templateChangeWebhook(field, {
+          event,
+          message_template_id: id,
+          message_template_name: name,
+          message_template_language: language,
+          new_category: category,
+          reason: null,
+        }),
+      );
     /** Replaces a few positions of a well-formed body by hostile values (objects, arrays, strings, numbers). */
     const mutated = fc.tuple(webhook, fc.array(fc.tuple(fc.nat(), anything), { maxLength: 4 })).map(([body, mutations]) => {
       const text = JSON.stringify(body);
@@ -790,6 +810,7 @@ describe('fuzzing every endpoint and the channel payload', () => {
         weight: 2,
         arbitrary: bodyFor({ type: 'object', properties: { object: { type: 'string' }, entry: { type: 'array' } } }, ['object', 'entry']),
       },
+      { weight: 2, arbitrary: templateChange.map((body): Body => ({ payload: JSON.stringify(body), contentType: 'application/json' })) },
       {
         weight: 1,
         arbitrary: fc.constantFrom(10, 1000, 20_000).map((depth): Body => ({

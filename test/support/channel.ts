@@ -58,6 +58,17 @@ export function channelWebhook(value: {
   };
 }
 
+/** A webhook body with one change of the business account's templates (`message_template_status_update`, `template_category_update`). */
+export function templateChangeWebhook(
+  field: 'message_template_status_update' | 'template_category_update',
+  value: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    object: 'whatsapp_business_account',
+    entry: [{ id: '102290129340398', time: Math.floor(Date.now() / 1000), changes: [{ field, value }] }],
+  };
+}
+
 export function channelStatus(
   id: string,
   status: string,

@@ -70,6 +70,7 @@ export class FakeGraphApi {
     this.queuedAnswers.clear();
     this.healthStatus = 200;
     this.queuedReadReceiptAnswers.length = 0;
+    this.resetTemplates();
   }
 
   close(): Promise<void> {
@@ -85,6 +86,8 @@ export class FakeGraphApi {
     record.path = path;
     record.body = text ? (JSON.parse(text) as Record<string, unknown>) : null;
     this.requests.push(record);
+    const templates = this.answerTemplates(request);
+    if (templates) return templates;
     if (request.method === 'GET') {
       return this.healthStatus === 200
         ? { status: 200, body: { id: path.slice(1), display_phone_number: '15550000000', verified_name: 'Test' } }
@@ -132,4 +135,78 @@ export class FakeGraphApi {
   private answerReadReceipt(): GraphAnswer {
     return this.queuedReadReceiptAnswers.shift() ?? { status: 200, body: { success: true } };
   }
+  // Message templates: GET /{business account id}/message_templates, paged as the Graph API pages
+  // (`{data, paging: {cursors: {before, after}, next}}`, `next` a full URL with `after`).
+
+  /** The business account's templates, in the Graph API's shape; tests set them. */
+  templates: Record<string, unknown>[] = [defaultTemplate()];
+  /** Templates per page at most (the request's `limit` may ask for fewer). */
+  templatePageSize = 100;
+  /** Where `paging.next` points; null: this server (set it elsewhere to play a hostile answer). */
+  templateNextBaseUrl: string | null = null;
+  private readonly queuedTemplateAnswers: (GraphAnswer | null)[] = [];
+
+  /** The next catalogue page requests answer these, in order (null: the page as usual), before going back to the catalogue. */
+  failTemplatesNext(...answers: (GraphAnswer | null)[]): void {
+    this.queuedTemplateAnswers.push(...answers);
+  }
+
+  /** The catalogue page requests received, oldest first. */
+  templateRequests(): GraphRequest[] {
+    return this.requests.filter((r) => r.method === 'GET' && /^\/[^/]+\/message_templates(\?|$)/.test(r.path));
+  }
+
+  private resetTemplates(): void {
+    this.templates = [defaultTemplate()];
+    this.templatePageSize = 100;
+    this.templateNextBaseUrl = null;
+    this.queuedTemplateAnswers.length = 0;
+  }
+
+  private answerTemplates(request: IncomingMessage): GraphAnswer | null {
+    const url = new URL(request.url ?? '/', 'http://fake');
+    const match = /^\/v\d+\.0\/([^/]+)\/message_templates$/.exec(url.pathname);
+    if (request.method !== 'GET' || !match) return null;
+    const queued = this.queuedTemplateAnswers.shift();
+    if (queued) return queued;
+    const offset = url.searchParams.has('after') ? Number(Buffer.from(url.searchParams.get('after')!, 'base64url').toString()) : 0;
+    const limit = Math.min(Number(url.searchParams.get('limit') ?? 25), this.templatePageSize);
+    const page = this.templates.slice(offset, offset + limit);
+    const cursor = (at: number) => Buffer.from(String(at)).toString('base64url');
+    const fields = url.searchParams.get('fields')?.split(',');
+    const data = fields
+      ? page.map((template) => Object.fromEntries(Object.entries(template).filter(([key]) => fields.includes(key))))
+      : page;
+    const more = offset + limit < this.templates.length;
+    const next = new URL(`${this.templateNextBaseUrl ?? this.baseUrl}/${match[1]}/message_templates`);
+    url.searchParams.forEach((value, key) => next.searchParams.set(key, value));
+    next.searchParams.set('after', cursor(offset + page.length));
+    return {
+      status: 200,
+      body: {
+        data,
+        paging: { cursors: { before: cursor(offset), after: cursor(offset + page.length) }, ...(more ? { next: next.toString() } : {}) },
+      },
+    };
+  }
+}
+
+/** A template as the Graph API lists it: WhatsApp's own sample. */
+function defaultTemplate(): Record<string, unknown> {
+  return {
+    name: 'hello_world',
+    parameter_format: 'POSITIONAL',
+    components: [
+      { type: 'HEADER', format: 'TEXT', text: 'Hello World' },
+      {
+        type: 'BODY',
+        text: 'Welcome and congratulations!! This message demonstrates your ability to send a WhatsApp message notification.',
+      },
+      { type: 'FOOTER', text: 'WhatsApp Business Platform sample message' },
+    ],
+    language: 'en_US',
+    status: 'APPROVED',
+    category: 'UTILITY',
+    id: '1192339204654487',
+  };
 }

@@ -33,6 +33,7 @@ describe('parseChannelWebhook', () => {
       ],
       statuses: [],
       errors: [],
+      templates: [],
       ignored: [],
     });
   });
@@ -206,5 +207,67 @@ describe('parseChannelWebhook', () => {
       const parsed = parseChannelWebhook(body({ messages: [{ from: '16315551234', id: `wamid.${type}`, timestamp: '1', type }] }), at);
       expect(parsed.messages[0].message).toMatchObject({ type, text: null, content: { type } });
     }
+  });
+
+  it('reads a message_template_status_update change: the event, the template by id, name and language, the reason', () => {
+    const parsed = parseChannelWebhook(
+      body(
+        {
+          event: 'PAUSED',
+          message_template_id: 1689556908129832,
+          message_template_name: 'order_update',
+          message_template_language: 'en_US',
+          reason: 'NONE',
+          other_info: { title: 'FIRST_PAUSE', description: 'Your template has been paused' },
+        },
+        'message_template_status_update',
+      ),
+    );
+    expect(parsed).toEqual({
+      messages: [],
+      statuses: [],
+      templates: [
+        {
+          kind: 'status',
+          template: { channelTemplateId: '1689556908129832', name: 'order_update', language: 'en_US' },
+          event: 'PAUSED',
+          reason: 'NONE',
+        },
+      ],
+      ignored: [],
+    });
+  });
+
+  it('reads a template_category_update change: the category the template has now', () => {
+    const parsed = parseChannelWebhook(
+      body(
+        {
+          message_template_id: 278077987957091,
+          message_template_name: 'welcome_template',
+          message_template_language: 'en_US',
+          previous_category: 'UTILITY',
+          new_category: 'MARKETING',
+        },
+        'template_category_update',
+      ),
+    );
+    expect(parsed.templates).toEqual([
+      {
+        kind: 'category',
+        template: { channelTemplateId: '278077987957091', name: 'welcome_template', language: 'en_US' },
+        category: 'MARKETING',
+      },
+    ]);
+  });
+
+  it.each([
+    ['without an event', 'message_template_status_update', { message_template_id: 1 }],
+    ['naming no template', 'message_template_status_update', { event: 'APPROVED', message_template_name: 'x' }],
+    ['of a template id that is an object', 'message_template_status_update', { event: 'APPROVED', message_template_id: { toString: 1 } }],
+    ['without new_category', 'template_category_update', { message_template_id: 1, previous_category: 'UTILITY' }],
+  ])('acknowledges a template change %s without reading it', (_, field, value) => {
+    const parsed = parseChannelWebhook(body(value, field));
+    expect(parsed.templates).toEqual([]);
+    expect(parsed.ignored).toEqual([expect.stringMatching(new RegExp(`^a ${field} change without`))]);
   });
 });

@@ -82,6 +82,8 @@ describe('loadConfig', () => {
     ['EVENT_RETENTION', '30 days', /^EVENT_RETENTION: expected a duration/],
     ['EVENT_RETENTION', '59m', /^EVENT_RETENTION: must be at least 1h/],
     ['EVENT_RETENTION', '0d', /^EVENT_RETENTION: must be at least 1h/],
+    ['MESSAGING_TEMPLATE_SYNC_INTERVAL', 'hourly', /^MESSAGING_TEMPLATE_SYNC_INTERVAL: expected a duration/],
+    ['MESSAGING_TEMPLATE_SYNC_INTERVAL', '500ms', /^MESSAGING_TEMPLATE_SYNC_INTERVAL: must be at least 1s/],
     ['ENCRYPTION_KEY', Buffer.alloc(16).toString('base64'), /^ENCRYPTION_KEY: expected 32 bytes in base64/],
   ])('refuses %s=%s with a message naming the setting', (name, value, message) => {
     expect(problemsOf({ [name]: value })).toEqual([expect.stringMatching(message)]);
@@ -149,6 +151,16 @@ describe('loadConfig', () => {
       expect.stringMatching(/^ENCRYPTION_KEY_PREVIOUS: entry 2 of 2 is not 32 bytes/),
     ]);
     for (const text of [wrongLength, KEY, 'not-a-key-at-all!']) expect(problems.join('\n')).not.toContain(text);
+  });
+
+  it('reads MESSAGING_BUSINESS_ACCOUNT_ID and MESSAGING_TEMPLATE_SYNC_INTERVAL, 15 minutes by default', () => {
+    expect(
+      loadConfig({ MESSAGING_BUSINESS_ACCOUNT_ID: '102290129340398', MESSAGING_TEMPLATE_SYNC_INTERVAL: '1h' }, generated),
+    ).toMatchObject({
+      messagingBusinessAccountId: '102290129340398',
+      messagingTemplateSyncIntervalMs: 3_600_000,
+    });
+    expect(loadConfig({}, generated)).toMatchObject({ messagingBusinessAccountId: null, messagingTemplateSyncIntervalMs: 900_000 });
   });
 
   it('refuses ADMIN_EMAIL without ADMIN_PASSWORD', () => {

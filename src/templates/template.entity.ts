@@ -1,0 +1,80 @@
+import type { TemplateParameters } from './template-parameters';
+
+/** Only templates with this status can be sent. */
+export const SENDABLE_STATUS = 'APPROVED';
+
+/** The status a template gets when it disappears from the business account (deleted there). */
+export const DELETED_STATUS = 'DELETED';
+
+/**
+ * One message template as the channel defines it: the fields of the Graph API's
+ * `GET /{business account id}/message_templates` (`components` with `type` HEADER, BODY, FOOTER,
+ * BUTTONS, …, each as the channel wrote it).
+ */
+export interface ChannelTemplate {
+  /** The channel's id of the template; null if it gave none. */
+  id: string | null;
+  name: string;
+  /** Language and locale code, e.g. `en_US`. */
+  language: string;
+  /** APPROVED, PENDING, REJECTED, PAUSED, DISABLED, … as the channel names it. */
+  status: string;
+  /** MARKETING, UTILITY or AUTHENTICATION. */
+  category: string;
+  components: Record<string, unknown>[];
+  /** `NAMED` (`{{first_name}}`) or `POSITIONAL` (`{{1}}`, the channel's default). */
+  parameter_format: string;
+}
+
+/**
+ * Where the catalogue comes from. The messaging module hands the channel in when it has a
+ * catalogue (a business account id, or the sandbox's own); without one, template sends are not
+ * checked.
+ */
+export interface TemplateSource {
+  /** Every template of the business account, all pages read; throws with the channel's reason. */
+  listTemplates(): Promise<ChannelTemplate[]>;
+}
+
+/** A row of `templates`: one template (name and language) of the catalogue. */
+export interface TemplateRow {
+  id: string;
+  name: string;
+  language: string;
+  channel_template_id: string | null;
+  category: string;
+  status: string;
+  parameter_format: string;
+  components: Record<string, unknown>[];
+  /** What a send must fill, derived from `components` at each sync. */
+  parameters: TemplateParameters;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The row of `template_syncs` that records the catalogue's sync as recorded work. */
+export interface TemplateSyncRow {
+  id: string;
+  /** Sync attempts claimed so far (never reset: each attempt has its own job id). */
+  attempts: number;
+  /** Failed attempts since the last success, for the retry delay. */
+  failures: number;
+  next_attempt_at: Date | null;
+  claimed_by: string | null;
+  /** The end of the last successful sync; null until one succeeded. */
+  synced_at: Date | null;
+  /** Why the last attempt failed; null after a success. */
+  error: string | null;
+}
+
+/** Which template a channel webhook change is about: the channel's id, or its name and language. */
+export interface TemplateReference {
+  channelTemplateId: string | null;
+  name: string | null;
+  language: string | null;
+}
+
+/** A change of a template the channel webhook reported (fields `message_template_status_update` and `template_category_update`). */
+export type TemplateChange =
+  | { kind: 'status'; template: TemplateReference; event: string; reason: string | null }
+  | { kind: 'category'; template: TemplateReference; category: string };

@@ -1,0 +1,169 @@
+import { Injectable } from '@nestjs/common';
+import type { Page, PageQuery } from '../common/pagination';
+import { containsPattern } from '../common/search';
+import { Keyset } from '../database/keyset';
+import { claimDueWork, msFromNow, releaseAbandonedWork } from '../database/recorded-work';
+import { Db, execute, query, queryOne, Sql, sql } from '../database/sql';
+import type { WorkItem } from '../queue/job-queue';
+import { DELETED_STATUS, type TemplateReference, type TemplateRow, type TemplateSyncRow } from './template.entity';
+
+const COLUMNS = sql.raw(
+  't.id, t.name, t.language, t.channel_template_id, t.category, t.status, t.parameter_format, t.components, t.parameters, t.created_at, t.updated_at',
+);
+const SYNC_COLUMNS = sql.raw('id, attempts, failures, next_attempt_at, claimed_by, synced_at, error');
+const RECENTLY_CHANGED_FIRST = new Keyset<TemplateRow>({ time: 't.updated_at', id: 't.id' }, 'DESC', (row) => [row.updated_at, row.id]);
+
+/** The one row of `template_syncs`: the catalogue has one sync, whichever replica runs it. */
+export const CATALOGUE_SYNC = 'catalogue';
+/** Every row of `template_syncs` is work that never finishes: it is always due again later. */
+const SYNC_WAITING = sql`w.id = ${CATALOGUE_SYNC}`;
+
+export interface TemplateFilter {
+  status?: string;
+  language?: string;
+  /** Part of the name, case-insensitive. */
+  q?: string;
+}
+
+/** A template as a sync stores it. */
+export type SyncedTemplate = Pick<
+  TemplateRow,
+  'id' | 'name' | 'language' | 'channel_template_id' | 'category' | 'status' | 'parameter_format' | 'components' | 'parameters'
+>;
+
+/** The SQL of `templates` and `template_syncs`. */
+@Injectable()
+export class TemplateRepository {
+  /**
+   * The list statement: most recently changed first on templates_updated_idx; `status` on
+   * templates_status_updated_idx, `language` on templates_language_updated_idx, `q` on
+   * templates_name_search_idx. Public so the tests can EXPLAIN it.
+   */
+  listStatement(filter: TemplateFilter, page: PageQuery): Sql {
+    const where: Sql[] = [];
+    if (filter.status) where.push(sql`t.status = ${filter.status}`);
+    if (filter.language) where.push(sql`t.language = ${filter.language}`);
+    if (filter.q) where.push(sql`t.name ILIKE ${containsPattern(filter.q)}`);
+    const after = RECENTLY_CHANGED_FIRST.after(page.cursor);
+    if (after) where.push(after);
+    return sql`SELECT ${COLUMNS} FROM templates t ${sql.where(where)} ${RECENTLY_CHANGED_FIRST.orderAndLimit(page)}`;
+  }
+
+  async list(db: Db, filter: TemplateFilter, page: PageQuery): Promise<Page<TemplateRow>> {
+    return RECENTLY_CHANGED_FIRST.page(await query<TemplateRow>(db, this.listStatement(filter, page)), page);
+  }
+
+  find(db: Db, id: string): Promise<TemplateRow | null> {
+    return queryOne(db, sql`SELECT ${COLUMNS} FROM templates t WHERE t.id = ${id}`);
+  }
+
+  findByNameAndLanguage(db: Db, name: string, language: string): Promise<TemplateRow | null> {
+    return queryOne(db, sql`SELECT ${COLUMNS} FROM templates t WHERE t.name = ${name} AND t.language = ${language}`);
+  }
+
+  /** The languages the catalogue has a template of this name in. */
+  async languagesOf(db: Db, name: string): Promise<string[]> {
+    const rows = await query<{ language: string }>(db, sql`SELECT language FROM templates WHERE name = ${name} ORDER BY language`);
+    return rows.map((row) => row.language);
+  }
+
+  /**
+   * Inserts the templates, or updates those the catalogue has (by name and language); a row
+   * whose fields are all the same is left as it is, its updated_at too. One statement for the
+   * whole catalogue (the names and languages must be distinct).
+   */
+  async upsert(db: Db, templates: SyncedTemplate[], at: Date): Promise<void> {
+    if (templates.length === 0) return;
+    await execute(
+      db,
+      sql`INSERT INTO templates (id, name, language, channel_template_id, category, status, parameter_format, components, parameters, created_at, updated_at)
+          SELECT s.id, s.name, s.language, s.channel_template_id, s.category, s.status, s.parameter_format, s.components, s.parameters, ${at}, ${at}
+            FROM jsonb_to_recordset(${JSON.stringify(templates)}::jsonb)
+                 AS s(id uuid, name text, language text, channel_template_id text, category text, status text, parameter_format text, components jsonb, parameters jsonb)
+          ON CONFLICT (name, language) DO UPDATE
+             SET channel_template_id = EXCLUDED.channel_template_id, category = EXCLUDED.category, status = EXCLUDED.status,
+                 parameter_format = EXCLUDED.parameter_format, components = EXCLUDED.components, parameters = EXCLUDED.parameters,
+                 updated_at = EXCLUDED.updated_at
+           WHERE (templates.channel_template_id, templates.category, templates.status, templates.parameter_format, templates.components, templates.parameters)
+                 IS DISTINCT FROM
+                 (EXCLUDED.channel_template_id, EXCLUDED.category, EXCLUDED.status, EXCLUDED.parameter_format, EXCLUDED.components, EXCLUDED.parameters)`,
+    );
+  }
+
+  /** Marks DELETED the templates that are not among `kept` (names and languages); answers how many. */
+  markDeletedExcept(db: Db, kept: { name: string; language: string }[], at: Date): Promise<number> {
+    return execute(
+      db,
+      sql`UPDATE templates t SET status = ${DELETED_STATUS}, updated_at = ${at}
+           WHERE t.status <> ${DELETED_STATUS}
+             AND NOT EXISTS (SELECT 1 FROM jsonb_to_recordset(${JSON.stringify(kept)}::jsonb) AS k(name text, language text)
+                              WHERE k.name = t.name AND k.language = t.language)`,
+    );
+  }
+
+  /** Sets the status or category of the template the channel named (by its id or by its name and language); answers how many rows changed. */
+  setField(db: Db, template: TemplateReference, field: 'status' | 'category', value: string, at: Date): Promise<number> {
+    const column = sql.raw(field);
+    const which: Sql[] = [];
+    if (template.channelTemplateId) which.push(sql`channel_template_id = ${template.channelTemplateId}`);
+    if (template.name && template.language) which.push(sql`(name = ${template.name} AND language = ${template.language})`);
+    if (which.length === 0) return Promise.resolve(0);
+    return execute(
+      db,
+      sql`UPDATE templates SET ${column} = ${value}, updated_at = ${at} WHERE (${sql.join(which, ' OR ')}) AND ${column} <> ${value}`,
+    );
+  }
+
+  // --- The sync, as recorded work
+
+  /** The sync's row, created due now if missing, else made due now (a start, or a webhook asking for a sync). */
+  async makeSyncDue(db: Db): Promise<void> {
+    await execute(
+      db,
+      sql`INSERT INTO template_syncs (id, next_attempt_at) VALUES (${CATALOGUE_SYNC}, now())
+          ON CONFLICT (id) DO UPDATE SET next_attempt_at = LEAST(template_syncs.next_attempt_at, now())`,
+    );
+  }
+
+  findSync(db: Db): Promise<TemplateSyncRow | null> {
+    return queryOne(db, sql`SELECT ${SYNC_COLUMNS} FROM template_syncs WHERE id = ${CATALOGUE_SYNC}`);
+  }
+
+  claimDueSync(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]> {
+    return claimDueWork(db, 'template_syncs', SYNC_WAITING, limit, leaseMs);
+  }
+
+  releaseAbandonedSync(db: Db): Promise<number> {
+    return releaseAbandonedWork(db, 'template_syncs', SYNC_WAITING);
+  }
+
+  /** Takes the sync for attempt `work.attempt`, unless another worker took that attempt; answers the row. */
+  claimSyncAttempt(db: Db, work: WorkItem, leaseMs: number, instanceId: string): Promise<TemplateSyncRow | null> {
+    return queryOne(
+      db,
+      sql`UPDATE template_syncs SET attempts = attempts + 1, next_attempt_at = ${msFromNow(leaseMs)}, claimed_by = ${instanceId}
+           WHERE id = ${work.id} AND attempts = ${work.attempt - 1}
+          RETURNING ${SYNC_COLUMNS}`,
+    );
+  }
+
+  /** A sync succeeded: recorded whoever ran it; the next one is scheduled only by the attempt still holding the row. */
+  async recordSynced(db: Db, attempt: number | null, nextAt: Date): Promise<void> {
+    await execute(
+      db,
+      attempt === null
+        ? sql`UPDATE template_syncs SET synced_at = now(), failures = 0, error = NULL WHERE id = ${CATALOGUE_SYNC}`
+        : sql`UPDATE template_syncs SET synced_at = now(), failures = 0, error = NULL, next_attempt_at = ${nextAt}, claimed_by = NULL
+               WHERE id = ${CATALOGUE_SYNC} AND attempts = ${attempt}`,
+    );
+  }
+
+  /** The attempt failed: the next one is due at `nextAt`. */
+  async recordSyncFailed(db: Db, attempt: number, error: string, nextAt: Date): Promise<void> {
+    await execute(
+      db,
+      sql`UPDATE template_syncs SET failures = failures + 1, error = ${error}, next_attempt_at = ${nextAt}, claimed_by = NULL
+           WHERE id = ${CATALOGUE_SYNC} AND attempts = ${attempt}`,
+    );
+  }
+}
