@@ -115,6 +115,7 @@ describe('OpenAPI document', () => {
         'POST /api/v1/auth/login',
         'POST /api/v1/auth/logout',
         'GET /api/v1/me',
+        'GET /api/v1/messages/search',
         'GET /api/v1/users',
         'POST /api/v1/users',
         'GET /api/v1/users/{id}',

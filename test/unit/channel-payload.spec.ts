@@ -224,6 +224,7 @@ describe('parseChannelWebhook', () => {
       ),
     );
     expect(parsed).toEqual({
+      errors: [],
       messages: [],
       statuses: [],
       templates: [
