@@ -274,7 +274,9 @@ describe('conversation list', () => {
     };
     const plan = (query: Partial<ListConversationsQuery>) => {
       const page = { limit: 25, ...query } as ListConversationsQuery;
-      return explain(t.app.get(ConversationRepository).listStatement(conversationFilterOf(page, '00000000-0000-7000-8000-000000000001'), page));
+      return explain(
+        t.app.get(ConversationRepository).listStatement(conversationFilterOf(page, '00000000-0000-7000-8000-000000000001'), page),
+      );
     };
     expect(await plan({})).toContain('conversations_last_message_idx');
     expect(await plan({ status: 'open' })).toContain('conversations_status_last_message_idx');
