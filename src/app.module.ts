@@ -9,6 +9,7 @@ import { ConversationsModule } from './conversations/conversations.module';
 import { EventStreamModule } from './events/event-stream.module';
 import { HealthModule } from './health/health.module';
 import { InboundModule } from './inbound/inbound.module';
+import { LabelsModule } from './labels/labels.module';
 import { MessagingModule } from './messaging/messaging.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { QueueModule } from './queue/queue.module';
@@ -34,6 +35,7 @@ export class AppModule {
         ContactsModule,
         NotificationsModule,
         TemplatesModule,
+        LabelsModule,
         ConversationsModule,
         MessagingModule,
         InboundModule,

@@ -104,6 +104,7 @@ function unknownId(path: string, parameter: string): string {
     templates: 'tpl',
     messages: 'msg',
     events: 'evt',
+    labels: 'lbl',
   };
   const prefix = prefixes[segment] ?? (parameter.endsWith('delivery_id') ? 'dlv' : 'x');
   return `${prefix}_0000000000000000000000`;

@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import type { Sql } from '../src/database/sql';
 import { ConversationRepository } from '../src/conversations/conversation.repository';
 import { conversationFilterOf } from '../src/conversations/conversations.service';
 import { ListConversationsQuery } from '../src/conversations/conversation.dto';
@@ -14,7 +15,7 @@ describe('conversations', () => {
   });
   afterAll(() => t.close());
 
-  it('gets one conversation in the seed’s shape plus created_at and updated_at', async () => {
+  it('gets one conversation in the seed’s shape plus labels, snoozed_until, created_at and updated_at', async () => {
     const { id, phone } = await customerWrites(t, { name: 'Nora' });
     const answer = await t.request('GET', `/api/v1/conversations/${id}`, { token: admin });
     expect(answer.status).toBe(200);
@@ -23,6 +24,8 @@ describe('conversations', () => {
       status: 'open',
       customer: { name: 'Nora', phone },
       assigned_to: null,
+      labels: [],
+      snoozed_until: null,
       last_message_at: expect.stringMatching(/Z$/),
       created_at: expect.any(String),
       updated_at: expect.any(String),
@@ -132,8 +135,8 @@ describe('conversations', () => {
     });
 
     it.each([
-      ['an empty body', {}, 'Body must contain status or assigned_to'],
-      ['an unknown status', { status: 'snoozed' }, /^status /],
+      ['an empty body', {}, 'Body must contain status, assigned_to or labels'],
+      ['an unknown status', { status: 'pending' }, /^status /],
       ['a mistyped assigned_to', { assigned_to: 42 }, /^assigned_to /],
       ['an unknown field', { priority: 'high' }, 'priority is not a known field'],
     ])('refuses %s with 400', async (_, body, message) => {
@@ -257,21 +260,35 @@ describe('conversation list', () => {
       SELECT gen_random_uuid(), '+1999' || lpad(i::text, 7, '0'), 'Bulk ' || md5(i::text), '{}', now(), now() FROM generate_series(1, 3000) i`);
     await dataSource.query(`INSERT INTO conversations (id, contact_id, status, assigned_to, last_message_at, created_at, updated_at)
       SELECT gen_random_uuid(), id, CASE WHEN random() < 0.2 THEN 'closed' ELSE 'open' END, NULL, now() - random() * interval '90 days', now(), now() FROM contacts WHERE name LIKE 'Bulk %'`);
-    await dataSource.query('VACUUM ANALYZE contacts');
-    await dataSource.query('VACUUM ANALYZE conversations');
-    const plan = async (query: Partial<ListConversationsQuery>) => {
-      const page = { limit: 25, ...query } as ListConversationsQuery;
-      const { text, values } = t.app
-        .get(ConversationRepository)
-        .listStatement(conversationFilterOf(page, '00000000-0000-7000-8000-000000000001'), page)
-        .compile();
+    await dataSource.query(`UPDATE conversations SET status = 'snoozed', snoozed_until = now() + interval '30 days'
+      WHERE id IN (SELECT id FROM conversations WHERE status = 'open' ORDER BY random() LIMIT 300)`);
+    await dataSource.query(`INSERT INTO labels (id, name, color, created_at, updated_at)
+      SELECT gen_random_uuid(), 'bulk-' || i, '#6b7280', now(), now() FROM generate_series(1, 40) i`);
+    await dataSource.query(`INSERT INTO conversation_labels (conversation_id, label_id)
+      SELECT c.id, l.id FROM conversations c JOIN labels l ON l.name LIKE 'bulk-%' WHERE random() < 0.05`);
+    for (const table of ['contacts', 'conversations', 'labels', 'conversation_labels']) await dataSource.query(`VACUUM ANALYZE ${table}`);
+    const explain = async (statement: Sql) => {
+      const { text, values } = statement.compile();
       const rows: { 'QUERY PLAN': string }[] = await dataSource.query(`EXPLAIN ${text}`, values);
       return rows.map((r) => r['QUERY PLAN']).join('\n');
     };
+    const plan = (query: Partial<ListConversationsQuery>) => {
+      const page = { limit: 25, ...query } as ListConversationsQuery;
+      return explain(
+        t.app.get(ConversationRepository).listStatement(conversationFilterOf(page, '00000000-0000-7000-8000-000000000001'), page),
+      );
+    };
     expect(await plan({})).toContain('conversations_last_message_idx');
     expect(await plan({ status: 'open' })).toContain('conversations_status_last_message_idx');
+    expect(await plan({ status: 'snoozed' })).toContain('conversations_status_last_message_idx');
     expect(await plan({ assigned_to: 'me' })).toContain('conversations_assignee_last_message_idx');
     expect(await plan({ q: '7f3a9c' })).toContain('contacts_search_idx');
-    for (const query of [{}, { status: 'open' as const }]) expect(await plan(query)).not.toMatch(/Seq Scan on conversations|Sort /);
+    expect(await plan({ label: 'bulk-7' })).toContain('conversation_labels_label_idx');
+    // The labels of each answered row: one lookup on the join table's key inside the statement.
+    expect(await plan({})).toContain('conversation_labels_pkey');
+    for (const query of [{}, { status: 'open' as const }, { status: 'snoozed' as const }])
+      expect(await plan(query)).not.toMatch(/Seq Scan on conversations|Sort /);
+    // The snoozes' wake-up finds the due ones on the partial index of the snoozed conversations.
+    expect(await explain(t.app.get(ConversationRepository).wakeDueStatement(200, new Date()))).toContain('conversations_snoozed_until_idx');
   });
 });

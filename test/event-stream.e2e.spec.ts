@@ -12,6 +12,7 @@ import { newUuid } from '../src/common/ids';
 import { Database } from '../src/database/database';
 import { UsersService } from '../src/users/users.service';
 import { describeWithPostgresAndRedis, TEST_REDIS_URL } from './support/environment';
+import { customerWrites } from './support/inbox';
 import { createTestDatabase, TestDatabase } from './support/test-database';
 import { freshRedisPrefix, startTestApp, TestApp } from './support/test-app';
 
@@ -213,6 +214,22 @@ describe('event stream (GET /api/v1/events/stream)', () => {
       created_at: event.created_at,
       data: { conversation_id: 'conv_1', assignee_id: 'user_2' },
     });
+  });
+
+  it("streams the workspace's changes as they are made: a note as note.created, labels as conversation.updated", async () => {
+    const admin = await t.adminToken();
+    const { id } = await customerWrites(t);
+    const client = await connect();
+    const label = await t.request('POST', '/api/v1/labels', { token: admin, body: { name: 'streamed' } });
+    expect(label.status).toBe(201);
+    const labelled = await t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body: { labels: ['streamed'] } });
+    const note = await t.request('POST', `/api/v1/conversations/${id}/notes`, { token: admin, body: { text: 'Streamed note' } });
+    await client.until((c) => c.events.some((e) => e.event === 'note.created'));
+    const frames = client.events.filter((e) => e.event === 'conversation.updated' || e.event === 'note.created');
+    expect(frames.map((e) => [e.event, JSON.parse(e.data).data])).toEqual([
+      ['conversation.updated', { conversation: labelled.body, changes: { labels: { from: [], to: ['streamed'] } } }],
+      ['note.created', { message: note.body, conversation: expect.objectContaining({ id, labels: ['streamed'] }) }],
+    ]);
   });
 
   it('resumes after Last-Event-ID: the missed events in order, then live ones, none twice', async () => {

@@ -1,9 +1,44 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsOptional, IsString, Length, Matches, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, Length, Matches, ValidateBy, ValidateIf } from 'class-validator';
 import { toPublicId } from '../common/ids';
 import { PageQuery } from '../common/pagination';
+import { MAX_LABEL_NAME_LENGTH, sortLabelNames } from '../labels/label.entity';
 import { CONVERSATION_STATUSES, type ConversationStatus, type ConversationWithCustomer } from './conversation.entity';
+
+/** How many labels one conversation may carry. */
+export const MAX_LABELS_PER_CONVERSATION = 50;
+
+const trimmed = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
+
+/** Names trimmed and repeats (case-insensitively) dropped, the first kept; other values left for the validators. */
+const labelNamesNormalised = ({ value }: { value: unknown }): unknown => {
+  if (!Array.isArray(value)) return value;
+  const seen = new Set<unknown>();
+  const result: unknown[] = [];
+  for (const item of value.map((name: unknown) => (typeof name === 'string' ? name.trim() : name))) {
+    const key = typeof item === 'string' ? item.toLowerCase() : item;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    result.push(item);
+  }
+  return result;
+};
+
+/** Applies the validators only when the field is present: `null` is then refused like any other wrong type. */
+const IsPresent = (): PropertyDecorator => ValidateIf((_object: object, value: unknown) => value !== undefined);
+
+/** An ISO 8601 time that says its time zone (`Z` or an offset): a time without one means different instants to different clients. */
+const ZONED_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,9})?)?(Z|[+-]\d\d:\d\d)$/;
+function IsZonedTime(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isZonedTime',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && ZONED_TIME.test(value) && !Number.isNaN(Date.parse(value)),
+      defaultMessage: () => '$property must be an ISO 8601 time with a time zone, e.g. 2026-11-22T16:41:46Z',
+    },
+  });
+}
 
 export class CustomerResponse {
   @ApiProperty({ description: "The contact's name, or the phone when the contact has none", example: 'Maria Lopez' })
@@ -26,6 +61,17 @@ export class ConversationResponse {
   @ApiProperty({ type: String, nullable: true, example: 'user_01a2047c8e2078c99d14947d2651598e' })
   assigned_to!: string | null;
 
+  @ApiProperty({ type: [String], example: ['billing', 'vip'], description: 'The names of its labels, alphabetically (case-insensitive)' })
+  labels!: string[];
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'While snoozed: when it opens again by itself (sooner if the customer writes); null otherwise',
+  })
+  snoozed_until!: string | null;
+
   @ApiProperty({ format: 'date-time' })
   last_message_at!: string;
 
@@ -41,6 +87,8 @@ export class ConversationResponse {
       status: row.status,
       customer: { name: row.customer_name ?? row.customer_phone, phone: row.customer_phone },
       assigned_to: row.assigned_to ? toPublicId('user', row.assigned_to) : null,
+      labels: sortLabelNames(row.labels),
+      snoozed_until: row.snoozed_until ? row.snoozed_until.toISOString() : null,
       last_message_at: row.last_message_at.toISOString(),
       created_at: row.created_at.toISOString(),
       updated_at: row.updated_at.toISOString(),
@@ -49,7 +97,7 @@ export class ConversationResponse {
 }
 
 export class ListConversationsQuery extends PageQuery {
-  @ApiPropertyOptional({ enum: CONVERSATION_STATUSES })
+  @ApiPropertyOptional({ enum: CONVERSATION_STATUSES, description: '`open` leaves out the snoozed ones' })
   @IsOptional()
   @IsIn(CONVERSATION_STATUSES)
   status?: ConversationStatus;
@@ -61,21 +109,55 @@ export class ListConversationsQuery extends PageQuery {
 
   @ApiPropertyOptional({ description: 'Part of the customer name or phone, case-insensitive' })
   @IsOptional()
-  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
+  @Transform(trimmed)
   @IsString()
   @Length(1, 100)
   q?: string;
+
+  @ApiPropertyOptional({ description: 'Only the conversations with this label (its name, case-insensitive)', example: 'vip' })
+  @IsOptional()
+  @Transform(trimmed)
+  @IsString()
+  @Length(1, MAX_LABEL_NAME_LENGTH)
+  label?: string;
 }
 
-/** Both fields optional, at least one present; `assigned_to: null` unassigns. */
+/** Every field optional, at least one present; `assigned_to: null` unassigns. */
 export class UpdateConversationDto {
-  @ApiPropertyOptional({ enum: CONVERSATION_STATUSES, description: 'Closing and reopening are both allowed' })
+  @ApiPropertyOptional({
+    enum: CONVERSATION_STATUSES,
+    description: 'Closing and reopening are both allowed; `snoozed` needs `snoozed_until`. Leaving `snoozed` clears `snoozed_until`.',
+  })
   @IsOptional()
   @IsIn(CONVERSATION_STATUSES)
   status?: ConversationStatus;
+
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    description:
+      'With `status: "snoozed"` and only then: a future time (with its time zone) when the conversation opens again by itself, or sooner when the customer writes',
+  })
+  @IsPresent()
+  @IsZonedTime()
+  snoozed_until?: string;
 
   @ApiPropertyOptional({ type: String, nullable: true, description: 'A user id, or null to unassign' })
   @ValidateIf((dto: UpdateConversationDto) => dto.assigned_to !== undefined && dto.assigned_to !== null)
   @IsString()
   assigned_to?: string | null;
+
+  @ApiPropertyOptional({
+    type: [String],
+    maxItems: MAX_LABELS_PER_CONVERSATION,
+    example: ['vip'],
+    description: 'Label names (case-insensitive): replaces the set; `[]` removes them all; a name that is no label is a 422',
+  })
+  @IsPresent()
+  @Transform(labelNamesNormalised)
+  @Length(1, MAX_LABEL_NAME_LENGTH, { each: true, message: `labels must each be 1 to ${MAX_LABEL_NAME_LENGTH} characters long` })
+  @IsString({ each: true, message: 'labels must contain only strings' })
+  @ArrayMaxSize(MAX_LABELS_PER_CONVERSATION)
+  @IsArray()
+  labels?: string[];
 }

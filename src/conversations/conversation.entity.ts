@@ -1,5 +1,6 @@
-export type ConversationStatus = 'open' | 'closed';
-export const CONVERSATION_STATUSES: ConversationStatus[] = ['open', 'closed'];
+/** `snoozed`: hidden from the open ones until `snoozed_until` or until the customer writes, whichever comes first. */
+export type ConversationStatus = 'open' | 'snoozed' | 'closed';
+export const CONVERSATION_STATUSES: ConversationStatus[] = ['open', 'snoozed', 'closed'];
 
 /** A row of `conversations`: the one conversation of a contact (its customer). */
 export interface ConversationRow {
@@ -10,12 +11,16 @@ export interface ConversationRow {
   last_message_at: Date;
   /** The channel's timestamp of the customer's last message: the 24-hour window counts from it. */
   last_inbound_at: Date | null;
+  /** When a snoozed conversation opens again by itself; set exactly while the status is `snoozed`. */
+  snoozed_until: Date | null;
   created_at: Date;
   updated_at: Date;
 }
 
-/** A conversation with its customer, as every answer and event shows it. */
+/** A conversation with its customer and its labels, as every answer and event shows it. */
 export interface ConversationWithCustomer extends Omit<ConversationRow, 'contact_id' | 'last_inbound_at'> {
   customer_name: string | null;
   customer_phone: string;
+  /** The names of its labels (from `conversation_labels` and `labels`), in no particular order. */
+  labels: string[];
 }

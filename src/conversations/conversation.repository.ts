@@ -6,11 +6,16 @@ import { Keyset } from '../database/keyset';
 import { Db, execute, query, queryOne, Sql, sql } from '../database/sql';
 import type { ConversationRow, ConversationStatus, ConversationWithCustomer } from './conversation.entity';
 
-/** A conversation joined with its customer: `FROM conversations c JOIN contacts ct ON ct.id = c.contact_id`. */
-const WITH_CUSTOMER =
-  sql.raw(`SELECT c.id, c.status, c.assigned_to, c.last_message_at, c.created_at, c.updated_at, ct.name AS customer_name, ct.phone AS customer_phone
-  FROM conversations c JOIN contacts ct ON ct.id = c.contact_id`);
-const COLUMNS = sql.raw('id, contact_id, status, assigned_to, last_message_at, last_inbound_at, created_at, updated_at');
+/**
+ * A conversation joined with its customer, and its label names aggregated by one subquery on
+ * conversation_labels_pkey (run for the rows the statement answers only, never a query per row
+ * from here): `FROM conversations c JOIN contacts ct ON ct.id = c.contact_id`.
+ */
+const WITH_CUSTOMER = sql.raw(`SELECT c.id, c.status, c.assigned_to, c.last_message_at, c.snoozed_until, c.created_at, c.updated_at,
+         ct.name AS customer_name, ct.phone AS customer_phone,
+         ARRAY(SELECT l.name FROM conversation_labels cl JOIN labels l ON l.id = cl.label_id WHERE cl.conversation_id = c.id) AS labels
+    FROM conversations c JOIN contacts ct ON ct.id = c.contact_id`);
+const COLUMNS = sql.raw('id, contact_id, status, assigned_to, last_message_at, last_inbound_at, snoozed_until, created_at, updated_at');
 const RECENT_FIRST = new Keyset<ConversationWithCustomer>({ time: 'c.last_message_at', id: 'c.id' }, 'DESC', (row) => [
   row.last_message_at,
   row.id,
@@ -22,9 +27,18 @@ export interface ConversationFilter {
   assignedTo?: string | null;
   /** Part of the customer's name, phone or e-mail, case-insensitive. */
   q?: string;
+  /** A label's name, case-insensitive. */
+  label?: string;
 }
 
-/** The SQL of the `conversations` table, and the one join with the customer that every answer shows. */
+/** What an agent changes on a conversation: its status (with the snooze time exactly while snoozed) and its assignee. */
+export interface ConversationState {
+  status: ConversationStatus;
+  assigned_to: string | null;
+  snoozed_until: Date | null;
+}
+
+/** The SQL of the `conversations` and `conversation_labels` tables, and the one join with the customer and labels that every answer shows. */
 @Injectable()
 export class ConversationRepository {
   /**
@@ -40,6 +54,10 @@ export class ConversationRepository {
     if (filter.q)
       where.push(
         sql`c.contact_id IN (SELECT s.id FROM contacts s WHERE ${sql.raw(contactSearchText('s'))} ILIKE ${containsPattern(filter.q)})`,
+      );
+    if (filter.label)
+      where.push(
+        sql`c.id IN (SELECT fl.conversation_id FROM conversation_labels fl JOIN labels l ON l.id = fl.label_id WHERE lower(l.name) = lower(${filter.label}))`,
       );
     const after = RECENT_FIRST.after(page.cursor);
     if (after) where.push(after);
@@ -73,16 +91,46 @@ export class ConversationRepository {
   async insertUnlessContactHasOne(db: Db, conversation: ConversationRow): Promise<boolean> {
     const inserted = await query(
       db,
-      sql`INSERT INTO conversations (id, contact_id, status, assigned_to, last_message_at, last_inbound_at, created_at, updated_at)
+      sql`INSERT INTO conversations (${COLUMNS})
           VALUES (${conversation.id}, ${conversation.contact_id}, ${conversation.status}, ${conversation.assigned_to}, ${conversation.last_message_at},
-                  ${conversation.last_inbound_at}, ${conversation.created_at}, ${conversation.updated_at})
+                  ${conversation.last_inbound_at}, ${conversation.snoozed_until}, ${conversation.created_at}, ${conversation.updated_at})
           ON CONFLICT (contact_id) DO NOTHING RETURNING id`,
     );
     return inserted.length > 0;
   }
 
-  async setStatusAndAssignee(db: Db, id: string, status: ConversationStatus, assignedTo: string | null, at: Date): Promise<void> {
-    await execute(db, sql`UPDATE conversations SET status = ${status}, assigned_to = ${assignedTo}, updated_at = ${at} WHERE id = ${id}`);
+  async setState(db: Db, id: string, state: ConversationState, at: Date): Promise<void> {
+    await execute(
+      db,
+      sql`UPDATE conversations SET status = ${state.status}, assigned_to = ${state.assigned_to}, snoozed_until = ${state.snoozed_until}, updated_at = ${at}
+           WHERE id = ${id}`,
+    );
+  }
+
+  /** The conversation's labels become exactly these (label ids). */
+  async replaceLabels(db: Db, id: string, labelIds: string[]): Promise<void> {
+    await execute(db, sql`DELETE FROM conversation_labels WHERE conversation_id = ${id}`);
+    if (labelIds.length > 0)
+      await execute(db, sql`INSERT INTO conversation_labels (conversation_id, label_id) SELECT ${id}, unnest(${labelIds}::uuid[])`);
+  }
+
+  /**
+   * Opens up to `limit` snoozed conversations whose time has come, on conversations_snoozed_until_idx,
+   * answering their ids. Rows another transaction holds (another replica waking them, a customer's
+   * message reopening them) are skipped, and the status condition is checked again on the row as
+   * locked, so each snooze ends once: here, or by the customer, never both. Public so the EXPLAIN
+   * test runs the same SQL.
+   */
+  wakeDueStatement(limit: number, at: Date): Sql {
+    return sql`UPDATE conversations SET status = 'open', snoozed_until = NULL, updated_at = ${at}
+                WHERE id IN (SELECT d.id FROM conversations d WHERE d.status = 'snoozed' AND d.snoozed_until <= now()
+                              ORDER BY d.snoozed_until LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+                  AND status = 'snoozed'
+               RETURNING id`;
+  }
+
+  async wakeDue(db: Db, limit: number, at: Date): Promise<string[]> {
+    return (await query<{ id: string }>(db, this.wakeDueStatement(limit, at))).map((row) => row.id);
   }
 
   /** An agent's message: the conversation moves to the top of the list. */

@@ -8,9 +8,10 @@ import { PublicIdPipe } from '../common/public-id.pipe';
 import type { UserRow } from '../users/user.entity';
 import { ConversationResponse, ListConversationsQuery, UpdateConversationDto } from './conversation.dto';
 import { ConversationsService } from './conversations.service';
-import { MessageResponse, SendMessageDto } from './message.dto';
+import { AddNoteDto, MessageResponse, SendMessageDto } from './message.dto';
 import { MessagesService } from './messages.service';
 import { ReadsService } from './reads.service';
+import { NotesService } from './notes.service';
 
 const ConversationId = new PublicIdPipe('conv', 'Conversation');
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -24,12 +25,14 @@ export class ConversationsController {
     private readonly conversations: ConversationsService,
     private readonly messages: MessagesService,
     private readonly reads: ReadsService,
+    private readonly notes: NotesService,
   ) {}
 
   @Get()
   @ApiOperation({
     summary: 'List conversations, most recent activity first',
-    description: 'Filters: status, assigned_to (me, none or a user id), q (part of the customer name or phone).',
+    description:
+      'Filters: status (`open` leaves out the snoozed ones), assigned_to (me, none or a user id), q (part of the customer name or phone), label (a label name, case-insensitive). Each conversation carries its labels and snoozed_until.',
   })
   @ApiOkResponse({ type: PageOf(ConversationResponse, 'ConversationPage') })
   @ApiErrors(400)
@@ -47,8 +50,16 @@ export class ConversationsController {
 
   @Patch(':id')
   @ApiOperation({
-    summary: 'Close, reopen, assign or unassign',
-    description: 'status and assigned_to are each optional, at least one present; assigned_to null unassigns.',
+    summary: 'Close, reopen, snooze, assign or unassign, and set the labels',
+    description: [
+      'status, assigned_to and labels are each optional, at least one present; assigned_to null unassigns.',
+      '',
+      'Snooze: `{"status":"snoozed","snoozed_until":"<future time>"}` hides the conversation from `status=open` until that time or until the customer writes, whichever comes first; then it is `open` again (event `conversation.reopened`). snoozed_until without status snoozed, missing with it, or not in the future is a 400. Closing or reopening a snoozed conversation clears snoozed_until.',
+      '',
+      'Labels: `{"labels":["vip","billing"]}` (names, case-insensitive) replaces the set; a name that is no label is a 422.',
+      '',
+      'Event `conversation.updated` `{conversation, changes}` records a change of labels or snooze, `changes` holding `{from, to}` per field that changed: `labels`, and when snoozing `status` and `snoozed_until`.',
+    ].join('\n'),
   })
   @ApiOkResponse({ type: ConversationResponse })
   @ApiErrors(400, 404, 422)
@@ -84,6 +95,18 @@ export class ConversationsController {
   @ApiErrors(400, 404)
   listMessages(@Param('id', ConversationId) id: string, @Query() query: PageQuery): Promise<Page<MessageResponse>> {
     return this.messages.list(id, query);
+  }
+
+  @Post(':id/notes')
+  @ApiOperation({
+    summary: 'Add a private note to the thread',
+    description:
+      'Answers 201 with a message of `type: "note"`, `direction: "internal"`, `sent_by` the caller. Notes appear in the thread and are never sent to the customer; they do not move the conversation in the list, reopen it, or touch the 24-hour window. Each mentioned user but the author gets a notification of type `mention`; an id that names no user is a 422. Event `note.created` `{message, conversation}`.',
+  })
+  @ApiCreatedResponse({ type: MessageResponse })
+  @ApiErrors(400, 404, 422)
+  addNote(@Param('id', ConversationId) id: string, @Body() dto: AddNoteDto, @CurrentUser() author: UserRow): Promise<MessageResponse> {
+    return this.notes.add(id, dto, author);
   }
 
   @Post(':id/messages')

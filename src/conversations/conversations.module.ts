@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { LabelsModule } from '../labels/labels.module';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { TemplatesModule } from '../templates/templates.module';
 import { UsersModule } from '../users/users.module';
@@ -12,9 +13,11 @@ import { ReactionRepository } from './reaction.repository';
 import { ReactionsService } from './reactions.service';
 import { ReadRepository } from './read.repository';
 import { ReadsService } from './reads.service';
+import { NotesService } from './notes.service';
+import { SnoozeWakeUp } from './snooze-wake-up';
 
 @Module({
-  imports: [NotificationsModule, UsersModule, TemplatesModule],
+  imports: [NotificationsModule, UsersModule, TemplatesModule, LabelsModule],
   controllers: [ConversationsController, MessagesController],
   providers: [
     ConversationRepository,
@@ -25,6 +28,8 @@ import { ReadsService } from './reads.service';
     MessagesService,
     ReactionsService,
     ReadsService,
+    NotesService,
+    SnoozeWakeUp,
   ],
   exports: [ConversationsService, MessagesService, ReactionsService, ReadsService],
 })

@@ -4,14 +4,31 @@ import { mapPage, Page } from '../common/pagination';
 import { Database } from '../database/database';
 import type { Db } from '../database/sql';
 import { EventsService } from '../events/events.service';
+import { sameLabelName, sortLabelNames } from '../labels/label.entity';
+import { LabelsService } from '../labels/labels.service';
 import { NotificationsService } from '../notifications/notifications.service';
 import type { UserRow } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { ConversationResponse, ListConversationsQuery, UpdateConversationDto } from './conversation.dto';
-import type { ConversationRow, ConversationWithCustomer } from './conversation.entity';
+import type { ConversationRow, ConversationStatus, ConversationWithCustomer } from './conversation.entity';
 import { ConversationFilter, ConversationRepository } from './conversation.repository';
 
 const publicUserId = (id: string | null) => (id ? toPublicId('user', id) : null);
+const isoOrNull = (at: Date | null) => (at ? at.toISOString() : null);
+
+/** How many due snoozes one transaction ends. */
+const WAKE_BATCH = 200;
+
+/**
+ * What a `conversation.updated` event says changed, each as `{from, to}`: `labels` (names,
+ * sorted), and when a conversation is snoozed or its snooze moved, `status` (when it was not
+ * snoozed before) and `snoozed_until`. Closing and reopening have events of their own.
+ */
+export interface ConversationChanges {
+  labels?: { from: string[]; to: string[] };
+  status?: { from: ConversationStatus; to: ConversationStatus };
+  snoozed_until?: { from: string | null; to: string | null };
+}
 
 /** The repository's filter for a list query: `me` is the caller, `none` the unassigned ones. */
 export function conversationFilterOf(query: ListConversationsQuery, callerId: string): ConversationFilter {
@@ -23,8 +40,25 @@ export function conversationFilterOf(query: ListConversationsQuery, callerId: st
         : query.assigned_to === 'me'
           ? callerId
           : parsePublicId('user', query.assigned_to)!;
-  return { status: query.status, assignedTo, q: query.q };
+  return { status: query.status, assignedTo, q: query.q, label: query.label };
 }
+
+/**
+ * The snooze time the body asks for, or null when it asks for none; a 400 naming snoozed_until
+ * when it comes without `status: "snoozed"`, is missing with it, or is not in the future.
+ */
+function snoozeTimeOf(dto: UpdateConversationDto, now: Date): Date | null {
+  if (dto.snoozed_until === undefined) {
+    if (dto.status === 'snoozed') throw new BadRequestException('snoozed_until is required with status snoozed');
+    return null;
+  }
+  if (dto.status !== 'snoozed') throw new BadRequestException('snoozed_until goes only with status snoozed');
+  const until = new Date(dto.snoozed_until);
+  if (until.getTime() <= now.getTime()) throw new BadRequestException('snoozed_until must be in the future');
+  return until;
+}
+
+const sameNames = (a: string[], b: string[]) => a.length === b.length && a.every((name, i) => name === b[i]);
 
 @Injectable()
 export class ConversationsService {
@@ -34,6 +68,7 @@ export class ConversationsService {
     private readonly events: EventsService,
     private readonly notifications: NotificationsService,
     private readonly users: UsersService,
+    private readonly labels: LabelsService,
   ) {}
 
   /** Newest activity first. */
@@ -45,9 +80,16 @@ export class ConversationsService {
     return ConversationResponse.of(await this.findWithCustomer(this.database.db, id));
   }
 
-  /** Closes, reopens, assigns or unassigns; each real change records its event. */
+  /**
+   * Closes, reopens, snoozes, assigns or unassigns, and replaces the labels; each real change
+   * records its event (conversation.closed / reopened / assigned, and one conversation.updated
+   * for the labels and the snooze together).
+   */
   async update(id: string, dto: UpdateConversationDto, actor: UserRow): Promise<ConversationResponse> {
-    if (dto.status === undefined && dto.assigned_to === undefined) throw new BadRequestException('Body must contain status or assigned_to');
+    if (dto.status === undefined && dto.assigned_to === undefined && dto.labels === undefined && dto.snoozed_until === undefined)
+      throw new BadRequestException('Body must contain status, assigned_to or labels');
+    const now = new Date();
+    const snoozeTime = snoozeTimeOf(dto, now);
     const assigneeId = dto.assigned_to === undefined || dto.assigned_to === null ? dto.assigned_to : parsePublicId('user', dto.assigned_to);
     if (assigneeId === null && dto.assigned_to !== null) throw new UnprocessableEntityException('assigned_to does not name a user');
 
@@ -56,21 +98,38 @@ export class ConversationsService {
       if (!conversation) throw new NotFoundException('Conversation not found');
       if (assigneeId && !(await this.users.exists(db, assigneeId)))
         throw new UnprocessableEntityException('assigned_to does not name a user');
-
-      const statusChanged = dto.status !== undefined && dto.status !== conversation.status;
-      const assigneeChanged = assigneeId !== undefined && assigneeId !== conversation.assigned_to;
-      if (statusChanged || assigneeChanged) {
-        await this.conversations.setStatusAndAssignee(
-          db,
-          id,
-          dto.status ?? conversation.status,
-          assigneeId === undefined ? conversation.assigned_to : assigneeId,
-          new Date(),
-        );
+      const changes: ConversationChanges = {};
+      if (dto.labels !== undefined) {
+        const labels = await this.resolveLabels(db, dto.labels);
+        const from = sortLabelNames((await this.findWithCustomer(db, id)).labels);
+        const to = sortLabelNames(labels.map((label) => label.name));
+        if (!sameNames(from, to)) {
+          await this.conversations.replaceLabels(
+            db,
+            id,
+            labels.map((label) => label.id),
+          );
+          changes.labels = { from, to };
+        }
       }
+
+      const status = dto.status ?? conversation.status;
+      const snoozedUntil = status === 'snoozed' ? (snoozeTime ?? conversation.snoozed_until) : null;
+      const statusChanged = status !== conversation.status;
+      const snoozeChanged = isoOrNull(snoozedUntil) !== isoOrNull(conversation.snoozed_until);
+      const assigneeChanged = assigneeId !== undefined && assigneeId !== conversation.assigned_to;
+      if (status === 'snoozed' && statusChanged) changes.status = { from: conversation.status, to: status };
+      if (status === 'snoozed' && snoozeChanged)
+        changes.snoozed_until = { from: isoOrNull(conversation.snoozed_until), to: isoOrNull(snoozedUntil) };
+      if (statusChanged || snoozeChanged || assigneeChanged || changes.labels) {
+        const assignedTo = assigneeId === undefined ? conversation.assigned_to : assigneeId;
+        await this.conversations.setState(db, id, { status, assigned_to: assignedTo, snoozed_until: snoozedUntil }, now);
+      }
+
       const updated = ConversationResponse.of(await this.findWithCustomer(db, id));
-      if (statusChanged)
-        await this.events.record(db, dto.status === 'closed' ? 'conversation.closed' : 'conversation.reopened', { conversation: updated });
+      if (statusChanged && status !== 'snoozed')
+        await this.events.record(db, status === 'closed' ? 'conversation.closed' : 'conversation.reopened', { conversation: updated });
+      if (Object.keys(changes).length > 0) await this.events.record(db, 'conversation.updated', { conversation: updated, changes });
       if (assigneeChanged) {
         await this.events.record(db, 'conversation.assigned', {
           conversation: updated,
@@ -93,8 +152,10 @@ export class ConversationsService {
 
   /**
    * The contact's conversation inside the caller's transaction, created if new and reopened if
-   * closed (recording conversation.created / conversation.reopened), locked until commit.
-   * `reopen: false` leaves a closed one closed (a system message is not the customer writing).
+   * closed or snoozed (recording conversation.created / conversation.reopened), locked until
+   * commit. `reopen: false` leaves it as it is (a system message is not the customer writing).
+   * The lock makes the customer's message and the snooze's own wake-up exclusive: the one that
+   * comes second finds the conversation open and records nothing.
    */
   async openForContact(db: Db, contactId: string, at: Date, { reopen = true } = {}): Promise<ConversationRow> {
     const fresh: ConversationRow = {
@@ -104,6 +165,7 @@ export class ConversationsService {
       assigned_to: null,
       last_message_at: at,
       last_inbound_at: null,
+      snoozed_until: null,
       created_at: at,
       updated_at: at,
     };
@@ -113,9 +175,14 @@ export class ConversationsService {
       await this.events.record(db, 'conversation.created', {
         conversation: ConversationResponse.of(await this.findWithCustomer(db, conversation.id)),
       });
-    } else if (conversation.status === 'closed' && reopen) {
-      Object.assign(conversation, { status: 'open', updated_at: at });
-      await this.conversations.setStatusAndAssignee(db, conversation.id, 'open', conversation.assigned_to, at);
+    } else if (conversation.status !== 'open' && reopen) {
+      Object.assign(conversation, { status: 'open', snoozed_until: null, updated_at: at });
+      await this.conversations.setState(
+        db,
+        conversation.id,
+        { status: 'open', assigned_to: conversation.assigned_to, snoozed_until: null },
+        at,
+      );
       await this.events.record(db, 'conversation.reopened', {
         conversation: ConversationResponse.of(await this.findWithCustomer(db, conversation.id)),
       });
@@ -123,10 +190,39 @@ export class ConversationsService {
     return conversation;
   }
 
+  /**
+   * Opens the snoozed conversations whose time has come, recording conversation.reopened for
+   * each in the same transaction; replicas share the work (see ConversationRepository.wakeDue).
+   * Answers how many it opened.
+   */
+  async wakeDueSnoozes(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const woken = await this.database.transaction(async (db) => {
+        const ids = await this.conversations.wakeDue(db, WAKE_BATCH, new Date());
+        for (const id of ids)
+          await this.events.record(db, 'conversation.reopened', {
+            conversation: ConversationResponse.of(await this.findWithCustomer(db, id)),
+          });
+        return ids.length;
+      });
+      total += woken;
+      if (woken < WAKE_BATCH) return total;
+    }
+  }
+
   /** The conversation with its customer, or a 404. */
   async findWithCustomer(db: Db, id: string): Promise<ConversationWithCustomer> {
     const conversation = await this.conversations.findWithCustomer(db, id);
     if (!conversation) throw new NotFoundException('Conversation not found');
     return conversation;
+  }
+
+  /** The labels these names name, or a 422 naming the first that names none. */
+  private async resolveLabels(db: Db, names: string[]) {
+    const labels = await this.labels.findByNames(db, names);
+    const unknown = names.find((name) => !labels.some((label) => sameLabelName(label.name, name)));
+    if (unknown !== undefined) throw new UnprocessableEntityException(`labels: no label is named "${unknown}"`);
+    return labels;
   }
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
+  ArrayMaxSize,
   IsArray,
   IsDefined,
   IsIn,
@@ -187,6 +188,30 @@ export class ReactionResponse {
   }
 }
 
+/** How many users one note may mention. */
+export const MAX_MENTIONS = 50;
+
+/** A private note: `{"text": "…", "mentions": ["user_…"]}`. */
+export class AddNoteDto {
+  @ApiProperty({ minLength: 1, maxLength: 4096, example: 'She was promised a refund last week, see the ticket' })
+  @IsString()
+  @Length(1, 4096)
+  text!: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    maxItems: MAX_MENTIONS,
+    example: ['user_01a2047c8e2078c99d14947d2651598e'],
+    description: 'Users to notify (a notification of type `mention` each, the author excepted); an id that names no user is a 422',
+  })
+  @IsOptional()
+  @MaxLength(100, { each: true, message: 'mentions must contain only user ids' })
+  @IsString({ each: true, message: 'mentions must contain only user ids' })
+  @ArrayMaxSize(MAX_MENTIONS)
+  @IsArray()
+  mentions?: string[];
+}
+
 export class MessageResponse {
   @ApiProperty({ example: 'msg_01a2047c8e2078c99d14947d2651598e' })
   id!: string;
@@ -194,14 +219,17 @@ export class MessageResponse {
   @ApiProperty({ example: 'conv_01a2047c8e2078c99d14947d2651598e' })
   conversation_id!: string;
 
-  @ApiProperty({ enum: ['inbound', 'outbound'] })
+  @ApiProperty({
+    enum: ['inbound', 'outbound', 'internal'],
+    description: '`internal`: a private note of the team, never sent to the customer',
+  })
   direction!: MessageDirection;
 
   @ApiProperty({
     example: 'text',
     description:
       'As the channel names it: text, template, image, document, audio, video, sticker, location, contacts, interactive, button, order, ' +
-      'system, unsupported, reaction (a reaction to a message the service does not know), or what the channel sent',
+      'system, unsupported, reaction (a reaction to a message the service does not know), or what the channel sent; `note` for a private note',
   })
   type!: string;
 
@@ -251,12 +279,13 @@ export class MessageResponse {
   })
   pricing_category!: string | null;
 
-  @ApiProperty({ type: String, nullable: true, description: "The customer's phone on inbound messages; null on outbound ones" })
+  @ApiProperty({ type: String, nullable: true, description: "The customer's phone on inbound messages; null on outbound ones and notes" })
   from!: string | null;
 
   @ApiProperty({
     enum: ['received', 'queued', 'sent', 'delivered', 'read', 'played', 'failed'],
-    description: 'Outbound: queued -> sent -> delivered -> read -> played (voice messages), never backwards, or failed',
+    description:
+      'Outbound: queued -> sent -> delivered -> read -> played (voice messages), never backwards, or failed; a note is `sent` once stored',
   })
   status!: MessageStatus;
 
@@ -268,7 +297,7 @@ export class MessageResponse {
   })
   error!: string | null;
 
-  @ApiProperty({ type: String, nullable: true, description: 'The user who sent an outbound message' })
+  @ApiProperty({ type: String, nullable: true, description: 'The user who sent an outbound message or wrote a note' })
   sent_by!: string | null;
 
   @ApiProperty({ format: 'date-time' })

@@ -1,5 +1,6 @@
-export type MessageDirection = 'inbound' | 'outbound';
-/** Inbound messages are `received`; outbound ones move queued -> sent -> delivered -> read -> played (voice messages), or to failed. */
+/** `internal`: a private note of the team, never sent to the channel. */
+export type MessageDirection = 'inbound' | 'outbound' | 'internal';
+/** Inbound messages are `received`; outbound ones move queued -> sent -> delivered -> read -> played (voice messages), or to failed; notes are `sent` once stored. */
 export type MessageStatus = 'received' | 'queued' | 'sent' | 'delivered' | 'read' | 'played' | 'failed';
 
 /** A row of `messages`. */

@@ -8,6 +8,8 @@ export const EVENT_TYPES = [
   'conversation.assigned',
   'conversation.closed',
   'conversation.reopened',
+  'conversation.updated',
+  'note.created',
   'contact.created',
   'contact.updated',
   'contact.deleted',

@@ -1,5 +1,5 @@
-export type NotificationType = 'conversation.assigned' | 'message.received';
-export const NOTIFICATION_TYPES: NotificationType[] = ['conversation.assigned', 'message.received'];
+export type NotificationType = 'conversation.assigned' | 'message.received' | 'mention';
+export const NOTIFICATION_TYPES: NotificationType[] = ['conversation.assigned', 'message.received', 'mention'];
 
 /** A row of `notifications`: something a user should look at; always the user's own (another user's is a 404). */
 export interface NotificationRow {

@@ -100,7 +100,7 @@ function fieldNames(schema: Schema | null, into = new Set<string>()): Set<string
 // Hostile values.
 
 const hex32 = fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 32, maxLength: 32 });
-const PREFIXES = ['conv', 'msg', 'user', 'evt', 'ct', 'wh', 'ntf', 'dlv', 'ibf', 'tpl', 'xx', ''];
+const PREFIXES = ['conv', 'msg', 'user', 'evt', 'ct', 'wh', 'ntf', 'dlv', 'ibf', 'ibe', 'tpl', 'med', 'lbl', 'xx', ''];
 
 const controlCharacters = fc.string({
   unit: fc.integer({ min: 0, max: 0x1f }).map((code) => String.fromCharCode(code)),
@@ -508,6 +508,8 @@ describe('fuzzing every endpoint and the channel payload', () => {
       body: { url: 'http://127.0.0.1:9/hook', events: ['*'], secret: 'fuzz-webhook-secret-123' },
     });
     expect(webhook.status).toBe(201);
+    for (const name of ['vip', 'billing'])
+      expect((await t.request('POST', '/api/v1/labels', { token: admin, body: { name } })).status).toBe(201);
 
     const document = await t.request('GET', '/api/docs-json');
     expect(document.status).toBe(200);

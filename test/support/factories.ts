@@ -37,6 +37,7 @@ export async function createConversation(t: TestApp, fields: Partial<Conversatio
     assigned_to: null,
     last_message_at: now,
     last_inbound_at: null,
+    snoozed_until: null,
     created_at: now,
     updated_at: now,
     ...fields,

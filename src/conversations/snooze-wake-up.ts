@@ -1,0 +1,60 @@
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { OutboxRelay } from '../events/outbox-relay';
+import { ConversationsService } from './conversations.service';
+
+/**
+ * How often every instance looks for snoozes whose time has come: a snooze ends within this of
+ * its time. The look is one probe of a partial index that holds only the snoozed conversations.
+ */
+const CHECK_EVERY_MS = 1_000;
+
+/**
+ * Ends snoozes by itself: every second, in one transaction, the snoozed conversations whose time
+ * has come are opened again and their conversation.reopened events recorded. The UPDATE that
+ * opens them is its own guard against doing it twice: it skips rows another transaction holds and
+ * only changes rows still snoozed, so replicas running it at the same moment, or a customer's
+ * message reopening the conversation meanwhile, leave one reopening per snooze. Nothing is
+ * claimed, so nothing is left behind by a crash: a snooze due while every instance is down ends
+ * at the next start.
+ */
+@Injectable()
+export class SnoozeWakeUp implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(SnoozeWakeUp.name);
+  private timer?: NodeJS.Timeout;
+  private running: Promise<void> | null = null;
+  private stopped = true;
+
+  constructor(
+    private readonly conversations: ConversationsService,
+    private readonly relay: OutboxRelay,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.wake().finally(() => {
+        this.running = null;
+        this.schedule(CHECK_EVERY_MS);
+      });
+    }, delayMs);
+  }
+
+  private async wake(): Promise<void> {
+    try {
+      if ((await this.conversations.wakeDueSnoozes()) > 0) this.relay.wake();
+    } catch (error) {
+      this.logger.warn(`Snoozed conversations not woken, trying again: ${(error as Error).message}`);
+    }
+  }
+}

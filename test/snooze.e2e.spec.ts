@@ -1,0 +1,171 @@
+import { parsePublicId } from '../src/common/ids';
+import { eventually } from './support/channel';
+import { describeWithPostgresAndRedis } from './support/environment';
+import { customerWrites } from './support/inbox';
+import { startTestApp, startTwoInstances, TestApp } from './support/test-app';
+
+/** A time `ms` from now, as the API takes it. */
+const fromNow = (ms: number) => new Date(Date.now() + ms).toISOString();
+
+const snooze = async (t: TestApp, id: string, until: string) =>
+  t.request('PATCH', `/api/v1/conversations/${id}`, { token: await t.adminToken(), body: { status: 'snoozed', snoozed_until: until } });
+
+const listed = async (t: TestApp, query: string) =>
+  ((await t.request('GET', `/api/v1/conversations?limit=100&${query}`, { token: await t.adminToken() })).body.data as { id: string }[]).map(
+    (c) => c.id,
+  );
+
+const eventsOf = async (t: TestApp, type: string, conversationId: string) =>
+  (await t.events(type)).filter((event) => event.data.conversation.id === conversationId);
+
+/** Waits until the conversation is open again (the wake-up runs every second). */
+const becomesOpen = (t: TestApp, id: string) =>
+  eventually(async () => {
+    const conversation = await t.request('GET', `/api/v1/conversations/${id}`, { token: await t.adminToken() });
+    expect(conversation.body).toMatchObject({ status: 'open', snoozed_until: null });
+    return conversation.body as { updated_at: string };
+  });
+
+describe('snoozing a conversation', () => {
+  let t: TestApp;
+  let admin: string;
+  beforeAll(async () => {
+    t = await startTestApp();
+    admin = await t.adminToken();
+  });
+  afterAll(() => t.close());
+
+  it('answers the conversation snoozed with its snoozed_until, hidden from status=open and listed under status=snoozed', async () => {
+    const { id } = await customerWrites(t);
+    const until = fromNow(3600_000);
+    const answer = await snooze(t, id, until);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ id, status: 'snoozed', snoozed_until: until });
+    expect(await listed(t, 'status=open')).not.toContain(id);
+    expect(await listed(t, 'status=snoozed')).toContain(id);
+    expect((await t.request('GET', `/api/v1/conversations/${id}`, { token: admin })).body).toEqual(answer.body);
+  });
+
+  it('records conversation.updated with the status and snoozed_until changes, then only the time when the snooze moves', async () => {
+    const { id } = await customerWrites(t);
+    const [first, second] = [fromNow(3600_000), fromNow(7200_000)];
+    const snoozed = await snooze(t, id, first);
+    const moved = await snooze(t, id, second);
+    expect(moved.body.snoozed_until).toBe(second);
+    expect((await eventsOf(t, 'conversation.updated', id)).map((event) => event.data)).toEqual([
+      { conversation: snoozed.body, changes: { status: { from: 'open', to: 'snoozed' }, snoozed_until: { from: null, to: first } } },
+      { conversation: moved.body, changes: { snoozed_until: { from: first, to: second } } },
+    ]);
+    const before = (await t.events()).length;
+    expect((await snooze(t, id, second)).status).toBe(200);
+    expect((await t.events()).length).toBe(before);
+  });
+
+  it('opens it again by itself when its time comes, with one conversation.reopened', async () => {
+    const { id } = await customerWrites(t);
+    const snoozed = await snooze(t, id, fromNow(1500));
+    expect(snoozed.body.status).toBe('snoozed');
+    await becomesOpen(t, id);
+    expect(await listed(t, 'status=open')).toContain(id);
+    expect(await listed(t, 'status=snoozed')).not.toContain(id);
+    const reopened = await eventsOf(t, 'conversation.reopened', id);
+    expect(reopened).toHaveLength(1);
+    expect(reopened[0].data.conversation).toMatchObject({ id, status: 'open', snoozed_until: null });
+  });
+
+  it('opens it again when the customer writes before its time, with one conversation.reopened, and never again at that time', async () => {
+    const { id, phone } = await customerWrites(t);
+    await snooze(t, id, fromNow(3600_000));
+    await customerWrites(t, { phone: phone.slice(1), text: 'Any news?' });
+    const conversation = (await t.request('GET', `/api/v1/conversations/${id}`, { token: admin })).body;
+    expect(conversation).toMatchObject({ status: 'open', snoozed_until: null });
+    expect(await listed(t, 'status=open')).toContain(id);
+    expect((await eventsOf(t, 'conversation.reopened', id)).map((event) => event.data.conversation)).toEqual([
+      expect.objectContaining({ id, status: 'open', snoozed_until: null }),
+    ]);
+    const [row] = await t.sql<{ status: string; snoozed_until: Date | null }>(
+      'SELECT status, snoozed_until FROM conversations WHERE id = $1',
+      [parsePublicId('conv', id)],
+    );
+    expect(row).toEqual({ status: 'open', snoozed_until: null });
+  });
+
+  it('clears snoozed_until when a snoozed conversation is closed, recording conversation.closed', async () => {
+    const { id } = await customerWrites(t);
+    await snooze(t, id, fromNow(3600_000));
+    const closed = await t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body: { status: 'closed' } });
+    expect(closed.body).toMatchObject({ status: 'closed', snoozed_until: null });
+    expect((await eventsOf(t, 'conversation.closed', id)).map((event) => event.data)).toEqual([{ conversation: closed.body }]);
+  });
+
+  it('clears snoozed_until when a snoozed conversation is reopened by hand, recording conversation.reopened', async () => {
+    const { id } = await customerWrites(t);
+    await snooze(t, id, fromNow(3600_000));
+    const opened = await t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body: { status: 'open' } });
+    expect(opened.body).toMatchObject({ status: 'open', snoozed_until: null });
+    expect((await eventsOf(t, 'conversation.reopened', id)).map((event) => event.data)).toEqual([{ conversation: opened.body }]);
+  });
+
+  it('keeps the snooze when only the assignee changes', async () => {
+    const { id } = await customerWrites(t);
+    const until = fromNow(3600_000);
+    await snooze(t, id, until);
+    const agent = await t.createUser();
+    const assigned = await t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body: { assigned_to: agent.id } });
+    expect(assigned.body).toMatchObject({ status: 'snoozed', snoozed_until: until, assigned_to: agent.id });
+  });
+
+  it.each([
+    ['snoozed_until without a status', { snoozed_until: fromNow(3600_000) }, 'snoozed_until goes only with status snoozed'],
+    ['snoozed_until with status open', { status: 'open', snoozed_until: fromNow(3600_000) }, 'snoozed_until goes only with status snoozed'],
+    ['snoozed_until in the past', { status: 'snoozed', snoozed_until: fromNow(-60_000) }, 'snoozed_until must be in the future'],
+    ['status snoozed without snoozed_until', { status: 'snoozed' }, 'snoozed_until is required with status snoozed'],
+    ['a time without a time zone', { status: 'snoozed', snoozed_until: '2099-01-01T10:00:00' }, /^snoozed_until must be an ISO 8601 time/],
+    ['a time that is no date', { status: 'snoozed', snoozed_until: '2099-13-45T10:00:00Z' }, /^snoozed_until must be an ISO 8601 time/],
+    ['words', { status: 'snoozed', snoozed_until: 'tomorrow' }, /^snoozed_until must be an ISO 8601 time/],
+    ['null', { status: 'snoozed', snoozed_until: null }, /^snoozed_until must be an ISO 8601 time/],
+  ])('refuses %s with 400 naming snoozed_until, changing nothing', async (_, body, message) => {
+    const { id } = await customerWrites(t);
+    const before = (await t.request('GET', `/api/v1/conversations/${id}`, { token: admin })).body;
+    const answer = await t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toEqual(typeof message === 'string' ? message : expect.stringMatching(message));
+    expect((await t.request('GET', `/api/v1/conversations/${id}`, { token: admin })).body).toEqual(before);
+  });
+
+  it('accepts a time with an offset, answered in UTC', async () => {
+    const { id } = await customerWrites(t);
+    const until = new Date(Date.now() + 3600_000);
+    const withOffset = new Date(until.getTime() + 2 * 3600_000).toISOString().replace(/\.\d{3}Z$/, '+02:00');
+    const answer = await snooze(t, id, withOffset);
+    expect(answer.status).toBe(200);
+    expect(answer.body.snoozed_until).toBe(new Date(Math.floor(until.getTime() / 1000) * 1000).toISOString());
+  });
+});
+
+describeWithPostgresAndRedis('snoozes with two replicas on one PostgreSQL and Redis (needs TEST_DATABASE_URL and TEST_REDIS_URL)', () => {
+  let a: TestApp;
+  let b: TestApp;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    ({ a, b, close } = await startTwoInstances());
+  });
+  afterAll(() => close());
+
+  it('ends each snooze once, whether its time comes or the customer writes as it comes, whichever replica sees it', async () => {
+    const conversations: { id: string; phone: string }[] = [];
+    for (let i = 0; i < 12; i++) conversations.push(await customerWrites(i % 2 ? a : b));
+    const until = fromNow(2000);
+    for (const [i, { id }] of conversations.entries()) expect((await snooze(i % 2 ? b : a, id, until)).status).toBe(200);
+    // The customers of half of them write the moment the first snooze ends, racing both replicas' wake-ups.
+    await eventually(async () => expect((await listed(a, 'status=snoozed')).length).toBeLessThan(conversations.length));
+    const writers = conversations.filter((_, i) => i % 2 === 0);
+    await Promise.all(writers.map(({ phone }, i) => customerWrites(i % 2 ? a : b, { phone: phone.slice(1), text: 'Still there?' })));
+    for (const { id } of conversations) await becomesOpen(a, id);
+    // A later snooze ending is the marker that both replicas have looked again since.
+    const marker = await customerWrites(a);
+    await snooze(b, marker.id, fromNow(1000));
+    await becomesOpen(b, marker.id);
+    for (const { id } of conversations) expect(await eventsOf(a, 'conversation.reopened', id)).toHaveLength(1);
+  });
+});
