@@ -1,4 +1,9 @@
+import type { MessageDirection, MessageStatus } from './message.entity';
+
 export type ConversationStatus = 'open' | 'closed';
+
+/** WhatsApp's customer-service window: free-form messages only within 24 hours of the customer's last one. */
+export const CUSTOMER_WINDOW_MS = 24 * 3600_000;
 export const CONVERSATION_STATUSES: ConversationStatus[] = ['open', 'closed'];
 
 /** A row of `conversations`: the one conversation of a contact (its customer). */
@@ -14,8 +19,15 @@ export interface ConversationRow {
   updated_at: Date;
 }
 
-/** A conversation with its customer, as every answer and event shows it. */
-export interface ConversationWithCustomer extends Omit<ConversationRow, 'contact_id' | 'last_inbound_at'> {
+/** A conversation with its customer and its newest message, as every answer and event shows it. */
+export interface ConversationWithCustomer extends Omit<ConversationRow, 'contact_id'> {
   customer_name: string | null;
   customer_phone: string;
+  /** The newest message's columns, all null when the thread is empty. */
+  last_message_id: string | null;
+  last_message_direction: MessageDirection | null;
+  last_message_type: string | null;
+  last_message_text: string | null;
+  last_message_status: MessageStatus | null;
+  last_message_created_at: Date | null;
 }

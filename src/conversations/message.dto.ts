@@ -19,7 +19,7 @@ import {
 import { toPublicId } from '../common/ids';
 import { PageQuery } from '../common/pagination';
 import { MAX_SEARCH_WORDS, searchWords } from '../common/search';
-import type { MessageDirection, MessageRow, MessageStatus } from './message.entity';
+import { MESSAGE_DIRECTIONS, MESSAGE_STATUSES, type MessageDirection, type MessageRow, type MessageStatus } from './message.entity';
 
 export const SENDABLE_TYPES = ['text', 'template', 'image', 'document', 'audio', 'video'] as const;
 export type SendableType = (typeof SENDABLE_TYPES)[number];
@@ -122,7 +122,7 @@ export class MessageResponse {
   @ApiProperty({ example: 'conv_01a2047c8e2078c99d14947d2651598e' })
   conversation_id!: string;
 
-  @ApiProperty({ enum: ['inbound', 'outbound'] })
+  @ApiProperty({ enum: MESSAGE_DIRECTIONS })
   direction!: MessageDirection;
 
   @ApiProperty({
@@ -141,7 +141,7 @@ export class MessageResponse {
   @ApiProperty({ type: String, nullable: true, description: "The customer's phone on inbound messages; null on outbound ones" })
   from!: string | null;
 
-  @ApiProperty({ enum: ['received', 'queued', 'sent', 'delivered', 'read', 'failed'] })
+  @ApiProperty({ enum: MESSAGE_STATUSES })
   status!: MessageStatus;
 
   @ApiProperty({ type: String, nullable: true, description: "The channel's reason when status is failed" })

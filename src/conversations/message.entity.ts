@@ -1,6 +1,8 @@
-export type MessageDirection = 'inbound' | 'outbound';
+export const MESSAGE_DIRECTIONS = ['inbound', 'outbound'] as const;
+export type MessageDirection = (typeof MESSAGE_DIRECTIONS)[number];
 /** Inbound messages are `received`; outbound ones move queued -> sent -> delivered -> read, or to failed. */
-export type MessageStatus = 'received' | 'queued' | 'sent' | 'delivered' | 'read' | 'failed';
+export const MESSAGE_STATUSES = ['received', 'queued', 'sent', 'delivered', 'read', 'failed'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 /** A row of `messages`. */
 export interface MessageRow {

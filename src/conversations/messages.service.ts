@@ -12,7 +12,7 @@ import { OutboxRelay } from '../events/outbox-relay';
 import type { WorkItem } from '../queue/job-queue';
 import type { UserRow } from '../users/user.entity';
 import { ConversationResponse } from './conversation.dto';
-import type { ConversationRow } from './conversation.entity';
+import { CUSTOMER_WINDOW_MS, type ConversationRow } from './conversation.entity';
 import { ConversationRepository } from './conversation.repository';
 import { ConversationsService } from './conversations.service';
 import { MEDIA_TYPES, MessageResponse, SearchMessagesQuery, SendMessageDto } from './message.dto';
@@ -20,7 +20,6 @@ import type { MessageRow, MessageStatus, MessageToSend } from './message.entity'
 import { MessageRepository } from './message.repository';
 
 /** The channel's customer-service window: free-form messages only this long after the customer's last one. */
-const CUSTOMER_WINDOW_MS = 24 * 3600_000;
 
 /** Outbound statuses only move forward; the channel reports them out of order. */
 const STATUS_RANK: Record<'queued' | 'sent' | 'delivered' | 'read', number> = { queued: 0, sent: 1, delivered: 2, read: 3 };
