@@ -1,3 +1,5 @@
+import { toPublicId } from '../src/common/ids';
+import { createConversation } from './support/factories';
 import { DataSource } from 'typeorm';
 import type { Sql } from '../src/database/sql';
 import { ConversationRepository } from '../src/conversations/conversation.repository';
@@ -15,8 +17,9 @@ describe('conversations', () => {
   });
   afterAll(() => t.close());
 
-  it('gets one conversation in the seed’s shape plus labels, snoozed_until, created_at and updated_at', async () => {
-    const { id, phone } = await customerWrites(t, { name: 'Nora' });
+  it('gets one conversation in the seed’s shape plus labels, snoozed_until, its preview, window, created_at and updated_at', async () => {
+    const writtenAt = Math.floor(Date.now() / 1000) - 3600;
+    const { id, phone } = await customerWrites(t, { name: 'Nora', text: 'Where is my parcel?', timestamp: writtenAt });
     const answer = await t.request('GET', `/api/v1/conversations/${id}`, { token: admin });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({
@@ -27,9 +30,38 @@ describe('conversations', () => {
       labels: [],
       snoozed_until: null,
       last_message_at: expect.stringMatching(/Z$/),
+      last_message: {
+        id: expect.stringMatching(/^msg_[0-9a-f]{32}$/),
+        direction: 'inbound',
+        type: 'text',
+        text: 'Where is my parcel?',
+        status: 'received',
+        created_at: expect.stringMatching(/Z$/),
+      },
+      window_expires_at: new Date((writtenAt + 24 * 3600) * 1000).toISOString(),
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
+  });
+
+  it("previews each listed conversation's newest message, an agent's reply included", async () => {
+    const { id } = await customerWrites(t, { text: 'first question' });
+    const quiet = await createConversation(t);
+    const reply = await t.request('POST', `/api/v1/conversations/${id}/messages`, {
+      token: admin,
+      body: { type: 'text', text: 'our answer' },
+    });
+    expect(reply.status).toBe(201);
+    const list = (await t.request('GET', '/api/v1/conversations?limit=100', { token: admin })).body.data as {
+      id: string;
+      last_message: { id: string; direction: string; text: string; status: string } | null;
+      window_expires_at: string | null;
+    }[];
+    expect(list.find((c) => c.id === id)?.last_message).toEqual(
+      expect.objectContaining({ id: reply.body.id, direction: 'outbound', text: 'our answer', status: 'queued' }),
+    );
+    const empty = list.find((c) => c.id === toPublicId('conv', quiet.id));
+    expect(empty).toEqual(expect.objectContaining({ last_message: null, window_expires_at: null }));
   });
 
   it.each([

@@ -5,6 +5,8 @@ import { toPublicId } from '../common/ids';
 import { PageQuery } from '../common/pagination';
 import { MAX_LABEL_NAME_LENGTH, sortLabelNames } from '../labels/label.entity';
 import { CONVERSATION_STATUSES, type ConversationStatus, type ConversationWithCustomer } from './conversation.entity';
+import { CUSTOMER_WINDOW_MS } from './customer-window';
+import { MESSAGE_DIRECTIONS, MESSAGE_STATUSES, type MessageDirection, type MessageStatus } from './message.entity';
 
 /** How many labels one conversation may carry. */
 export const MAX_LABELS_PER_CONVERSATION = 50;
@@ -48,6 +50,27 @@ export class CustomerResponse {
   phone!: string;
 }
 
+/** The newest message of a conversation, for the list's preview. */
+export class LastMessageResponse {
+  @ApiProperty({ example: 'msg_01a2047c8e2078c99d14947d2651598e' })
+  id!: string;
+
+  @ApiProperty({ enum: MESSAGE_DIRECTIONS })
+  direction!: MessageDirection;
+
+  @ApiProperty({ example: 'text' })
+  type!: string;
+
+  @ApiProperty({ type: String, nullable: true, description: 'The text, caption or title, where the type has one' })
+  text!: string | null;
+
+  @ApiProperty({ enum: MESSAGE_STATUSES })
+  status!: MessageStatus;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+}
+
 export class ConversationResponse {
   @ApiProperty({ example: 'conv_01a2047c8e2078c99d14947d2651598e' })
   id!: string;
@@ -75,6 +98,18 @@ export class ConversationResponse {
   @ApiProperty({ format: 'date-time' })
   last_message_at!: string;
 
+  @ApiProperty({ type: LastMessageResponse, nullable: true, description: 'The newest message of the thread, for a preview' })
+  last_message!: LastMessageResponse | null;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description:
+      "When the 24-hour window for free-form messages closes (24 hours after the customer's last message); null if the customer never wrote",
+  })
+  window_expires_at!: string | null;
+
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
 
@@ -90,6 +125,18 @@ export class ConversationResponse {
       labels: sortLabelNames(row.labels),
       snoozed_until: row.snoozed_until ? row.snoozed_until.toISOString() : null,
       last_message_at: row.last_message_at.toISOString(),
+      last_message:
+        row.last_message_id === null
+          ? null
+          : {
+              id: toPublicId('msg', row.last_message_id),
+              direction: row.last_message_direction!,
+              type: row.last_message_type!,
+              text: row.last_message_text,
+              status: row.last_message_status!,
+              created_at: row.last_message_created_at!.toISOString(),
+            },
+      window_expires_at: row.last_inbound_at ? new Date(row.last_inbound_at.getTime() + CUSTOMER_WINDOW_MS).toISOString() : null,
       created_at: row.created_at.toISOString(),
       updated_at: row.updated_at.toISOString(),
     };

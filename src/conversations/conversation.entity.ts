@@ -1,3 +1,5 @@
+import type { MessageDirection, MessageStatus } from './message.entity';
+
 /** `snoozed`: hidden from the open ones until `snoozed_until` or until the customer writes, whichever comes first. */
 export type ConversationStatus = 'open' | 'snoozed' | 'closed';
 export const CONVERSATION_STATUSES: ConversationStatus[] = ['open', 'snoozed', 'closed'];
@@ -17,10 +19,17 @@ export interface ConversationRow {
   updated_at: Date;
 }
 
-/** A conversation with its customer and its labels, as every answer and event shows it. */
-export interface ConversationWithCustomer extends Omit<ConversationRow, 'contact_id' | 'last_inbound_at'> {
+/** A conversation with its customer, its labels and its newest message, as every answer and event shows it. */
+export interface ConversationWithCustomer extends Omit<ConversationRow, 'contact_id'> {
   customer_name: string | null;
   customer_phone: string;
   /** The names of its labels (from `conversation_labels` and `labels`), in no particular order. */
   labels: string[];
+  /** The newest message's columns, all null when the thread is empty. */
+  last_message_id: string | null;
+  last_message_direction: MessageDirection | null;
+  last_message_type: string | null;
+  last_message_text: string | null;
+  last_message_status: MessageStatus | null;
+  last_message_created_at: Date | null;
 }

@@ -22,7 +22,7 @@ import {
 import { toPublicId } from '../common/ids';
 import { PageQuery } from '../common/pagination';
 import { MAX_SEARCH_WORDS, searchWords } from '../common/search';
-import type { MessageDirection, MessageRow, MessageStatus } from './message.entity';
+import { MESSAGE_DIRECTIONS, MESSAGE_STATUSES, type MessageDirection, type MessageRow, type MessageStatus } from './message.entity';
 import { CUSTOMER_REACTOR, type ReactionRow } from './reaction.entity';
 
 export const SENDABLE_TYPES = ['text', 'template', 'image', 'document', 'audio', 'video', 'reaction'] as const;
@@ -220,7 +220,7 @@ export class MessageResponse {
   conversation_id!: string;
 
   @ApiProperty({
-    enum: ['inbound', 'outbound', 'internal'],
+    enum: MESSAGE_DIRECTIONS,
     description: '`internal`: a private note of the team, never sent to the customer',
   })
   direction!: MessageDirection;
@@ -283,7 +283,7 @@ export class MessageResponse {
   from!: string | null;
 
   @ApiProperty({
-    enum: ['received', 'queued', 'sent', 'delivered', 'read', 'played', 'failed'],
+    enum: MESSAGE_STATUSES,
     description:
       'Outbound: queued -> sent -> delivered -> read -> played (voice messages), never backwards, or failed; a note is `sent` once stored',
   })

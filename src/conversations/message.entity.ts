@@ -1,7 +1,9 @@
 /** `internal`: a private note of the team, never sent to the channel. */
-export type MessageDirection = 'inbound' | 'outbound' | 'internal';
+export const MESSAGE_DIRECTIONS = ['inbound', 'outbound', 'internal'] as const;
+export type MessageDirection = (typeof MESSAGE_DIRECTIONS)[number];
 /** Inbound messages are `received`; outbound ones move queued -> sent -> delivered -> read -> played (voice messages), or to failed; notes are `sent` once stored. */
-export type MessageStatus = 'received' | 'queued' | 'sent' | 'delivered' | 'read' | 'played' | 'failed';
+export const MESSAGE_STATUSES = ['received', 'queued', 'sent', 'delivered', 'read', 'played', 'failed'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 /** A row of `messages`. */
 export interface MessageRow {
