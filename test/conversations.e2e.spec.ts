@@ -318,8 +318,15 @@ describe('conversation list', () => {
     expect(await plan({ label: 'bulk-7' })).toContain('conversation_labels_label_idx');
     // The labels of each answered row: one lookup on the join table's key inside the statement.
     expect(await plan({})).toContain('conversation_labels_pkey');
-    for (const query of [{}, { status: 'open' as const }, { status: 'snoozed' as const }])
-      expect(await plan(query)).not.toMatch(/Seq Scan on conversations|Sort /);
+    // The page is selected first, in index order: no conversation is read beyond it, and the only
+    // sort is of the page's own rows, after the customer, labels and newest message are joined.
+    const sortedRows = (text: string) => [...text.matchAll(/Sort {2}\(cost=[\d.]+ rows=(\d+)/g)].map((m) => Number(m[1]));
+    for (const query of [{}, { status: 'open' as const }, { status: 'snoozed' as const }]) {
+      const text = await plan(query);
+      expect(text).not.toMatch(/Seq Scan on conversations/);
+      expect(sortedRows(text).filter((rows) => rows > 26)).toEqual([]);
+    }
+    expect(await plan({})).toContain('messages_conversation_created_idx');
     // The snoozes' wake-up finds the due ones on the partial index of the snoozed conversations.
     expect(await explain(t.app.get(ConversationRepository).wakeDueStatement(200, new Date()))).toContain('conversations_snoozed_until_idx');
   });

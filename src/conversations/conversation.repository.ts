@@ -7,21 +7,23 @@ import { Db, execute, query, queryOne, Sql, sql } from '../database/sql';
 import type { ConversationRow, ConversationStatus, ConversationWithCustomer } from './conversation.entity';
 
 /**
- * A conversation joined with its customer, its label names aggregated by one subquery on
- * conversation_labels_pkey, and its newest message (one index probe on
- * messages_conversation_created_idx): both run for the rows the statement answers only, inside
- * the same statement, never a query per row from here.
- * `FROM conversations c JOIN contacts ct … LEFT JOIN LATERAL (…) lm`.
+ * Conversations `c` (the table, or a page of it selected first) as every answer shows them: with
+ * the customer, the label names (one subquery on conversation_labels_pkey) and the newest message
+ * of the exchange with the customer (one probe of messages_conversation_created_idx; notes are
+ * the team's, not the exchange). A list selects its page first, so these run for the page's rows
+ * only, and the planner chooses the page's index as if they were not there.
  */
-const WITH_CUSTOMER =
-  sql.raw(`SELECT c.id, c.status, c.assigned_to, c.last_message_at, c.last_inbound_at, c.snoozed_until, c.created_at, c.updated_at,
+function shown(conversations: Sql): Sql {
+  return sql`SELECT c.id, c.status, c.assigned_to, c.last_message_at, c.last_inbound_at, c.snoozed_until, c.created_at, c.updated_at,
     ct.name AS customer_name, ct.phone AS customer_phone,
     ARRAY(SELECT l.name FROM conversation_labels cl JOIN labels l ON l.id = cl.label_id WHERE cl.conversation_id = c.id) AS labels,
     lm.id AS last_message_id, lm.direction AS last_message_direction, lm.type AS last_message_type, lm.text AS last_message_text,
     lm.status AS last_message_status, lm.created_at AS last_message_created_at
-  FROM conversations c JOIN contacts ct ON ct.id = c.contact_id
+  FROM ${conversations} c JOIN contacts ct ON ct.id = c.contact_id
   LEFT JOIN LATERAL (SELECT m.id, m.direction, m.type, m.text, m.status, m.created_at FROM messages m
-                      WHERE m.conversation_id = c.id ORDER BY m.created_at DESC, m.id DESC LIMIT 1) lm ON true`);
+                      WHERE m.conversation_id = c.id AND m.direction <> 'internal' ORDER BY m.created_at DESC, m.id DESC LIMIT 1) lm ON true`;
+}
+const WITH_CUSTOMER = shown(sql.raw('conversations'));
 const COLUMNS = sql.raw('id, contact_id, status, assigned_to, last_message_at, last_inbound_at, snoozed_until, created_at, updated_at');
 const RECENT_FIRST = new Keyset<ConversationWithCustomer>({ time: 'c.last_message_at', id: 'c.id' }, 'DESC', (row) => [
   row.last_message_at,
@@ -68,7 +70,8 @@ export class ConversationRepository {
       );
     const after = RECENT_FIRST.after(page.cursor);
     if (after) where.push(after);
-    return sql`${WITH_CUSTOMER} ${sql.where(where)} ${RECENT_FIRST.orderAndLimit(page)}`;
+    const pageRows = sql`(SELECT * FROM conversations c ${sql.where(where)} ${RECENT_FIRST.orderAndLimit(page)})`;
+    return sql`${shown(pageRows)} ${RECENT_FIRST.orderAndLimit(page)}`;
   }
 
   async list(db: Db, filter: ConversationFilter, page: PageQuery): Promise<Page<ConversationWithCustomer>> {
