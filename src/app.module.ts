@@ -3,6 +3,7 @@ import { AuthModule } from './auth/auth.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { ContactMergeModule } from './contact-merge/contact-merge.module';
 import { ContactsModule } from './contacts/contacts.module';
 import { EventsModule } from './events/events.module';
 import { ConversationsModule } from './conversations/conversations.module';
@@ -33,6 +34,7 @@ export class AppModule {
         ContactsModule,
         NotificationsModule,
         ConversationsModule,
+        ContactMergeModule,
         MessagingModule,
         InboundModule,
         WebhooksModule,

@@ -154,13 +154,13 @@ export class ContactsService {
 
   /**
    * The first step of merging contact `fromId` into contact `intoId`, in the caller's transaction:
-   * both locked (in phone order, like every statement that locks several contacts), and the contact
-   * they make together: this one's phone, name and e-mail, the other's filling those it lacks, the
-   * tags of both (this one's first), the attributes of both (this one's value where both have a
-   * key). 404 when `intoId` is unknown, 422 when `fromId` is unknown or the same contact, or when
-   * the merged contact would hold more tags or attributes than a contact may.
+   * both locked (in phone order, like every statement that locks several contacts), and this one
+   * written as the contact they make together: its phone, name and e-mail, the other's filling
+   * those it lacks, the tags of both (its own first), the attributes of both (its value where both
+   * have a key). 404 when `intoId` is unknown, 422 when `fromId` is unknown or the same contact, or
+   * when the merged contact would hold more tags or attributes than a contact may.
    */
-  async lockForMerge(db: Db, intoId: string, fromId: string): Promise<ContactMerge> {
+  async mergeFields(db: Db, intoId: string, fromId: string): Promise<ContactMerge> {
     if (intoId === fromId) throw new UnprocessableEntityException('A contact cannot be merged into itself');
     const locked = await this.contacts.lockMany(db, { ids: [intoId, fromId] });
     const into = locked.find((contact) => contact.id === intoId);
@@ -182,17 +182,17 @@ export class ContactsService {
       attributes,
       updated_at: new Date(),
     };
+    await this.contacts.update(db, merged);
     return { into, from, merged };
   }
 
   /**
    * The last step of a merge, once the other contact's conversation has moved: the other contact
-   * deleted, this one written as merged, `contact.merged` recorded. The foreign key from
-   * conversations makes sure nothing was left behind.
+   * deleted (the foreign key from conversations makes sure nothing was left behind) and
+   * `contact.merged` recorded.
    */
   async completeMerge(db: Db, merge: ContactMerge): Promise<ContactResponse> {
     await this.contacts.delete(db, merge.from.id);
-    await this.contacts.update(db, merge.merged);
     const contact = ContactResponse.of(merge.merged);
     await this.events.record(db, 'contact.merged', { contact, merged_id: toPublicId('ct', merge.from.id) });
     return contact;

@@ -10,6 +10,7 @@ import { UsersService } from '../users/users.service';
 import { ConversationResponse, ListConversationsQuery, UpdateConversationDto } from './conversation.dto';
 import type { ConversationRow, ConversationWithCustomer } from './conversation.entity';
 import { ConversationFilter, ConversationRepository } from './conversation.repository';
+import { MessageRepository } from './message.repository';
 
 const publicUserId = (id: string | null) => (id ? toPublicId('user', id) : null);
 
@@ -31,6 +32,7 @@ export class ConversationsService {
   constructor(
     private readonly database: Database,
     private readonly conversations: ConversationRepository,
+    private readonly messages: MessageRepository,
     private readonly events: EventsService,
     private readonly notifications: NotificationsService,
     private readonly users: UsersService,
@@ -120,6 +122,49 @@ export class ConversationsService {
       });
     }
     return conversation;
+  }
+
+  /**
+   * Two customers become one (a contact merge), in the caller's transaction, after the caller has
+   * locked both contacts: the conversation of `fromContactId`, if any, becomes part of the one of
+   * `intoContactId`, so the customer still has one conversation.
+   * - Only the other customer has one: it becomes this customer's (see `moveToContact` for its window).
+   * - Both have one: the other's messages move into this one's (the thread orders them by time),
+   *   and so do the notifications about it; the other conversation is deleted. This one takes the
+   *   later last_message_at, is open if either was open, and keeps its assignee, or takes the
+   *   other's when it had none (recorded as conversation.reopened / conversation.assigned). Its
+   *   24-hour window stays its own: replies go to this customer's phone.
+   */
+  async mergeCustomerThreads(db: Db, intoContactId: string, fromContactId: string, actor: UserRow): Promise<void> {
+    const into = await this.conversations.lockByContact(db, intoContactId);
+    const from = await this.conversations.lockByContact(db, fromContactId);
+    if (!from) return;
+    const now = new Date();
+    if (!into) {
+      await this.conversations.moveToContact(db, from.id, intoContactId, now);
+      return;
+    }
+    await this.messages.moveToConversation(db, from.id, into.id);
+    await this.notifications.moveToConversation(db, from.id, into.id);
+    const merged = {
+      status: into.status === 'open' || from.status === 'open' ? ('open' as const) : ('closed' as const),
+      assigned_to: into.assigned_to ?? from.assigned_to,
+      last_message_at: into.last_message_at > from.last_message_at ? into.last_message_at : from.last_message_at,
+      updated_at: now,
+    };
+    await this.conversations.absorb(db, into.id, merged);
+    await this.conversations.delete(db, from.id);
+    if (merged.status === into.status && merged.assigned_to === into.assigned_to) return;
+    const conversation = ConversationResponse.of(await this.findWithCustomer(db, into.id));
+    if (merged.status !== into.status) await this.events.record(db, 'conversation.reopened', { conversation });
+    if (merged.assigned_to !== into.assigned_to) {
+      await this.events.record(db, 'conversation.assigned', {
+        conversation,
+        assigned_to: publicUserId(merged.assigned_to),
+        previous_assigned_to: null,
+        assigned_by: publicUserId(actor.id),
+      });
+    }
   }
 
   /** The conversation with its customer, or a 404. */
