@@ -3,6 +3,7 @@ import { AuthModule } from './auth/auth.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { CannedResponsesModule } from './canned-responses/canned-responses.module';
 import { ContactMergeModule } from './contact-merge/contact-merge.module';
 import { ContactsModule } from './contacts/contacts.module';
 import { EventsModule } from './events/events.module';
@@ -35,6 +36,7 @@ export class AppModule {
         NotificationsModule,
         ConversationsModule,
         ContactMergeModule,
+        CannedResponsesModule,
         MessagingModule,
         InboundModule,
         WebhooksModule,

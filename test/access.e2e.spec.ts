@@ -103,6 +103,7 @@ function unknownId(path: string, parameter: string): string {
     failed: 'ibf',
     messages: 'msg',
     events: 'evt',
+    'canned-responses': 'cr',
   };
   const prefix = prefixes[segment] ?? (parameter.endsWith('delivery_id') ? 'dlv' : 'x');
   return `${prefix}_0000000000000000000000`;

@@ -104,6 +104,10 @@ export class ContactImportService {
       if (header === null) throw new BadRequestException('The file is empty: it needs a header row such as phone,name,email,tags');
       await writing;
       await write(batch, Number.MAX_SAFE_INTEGER);
+    } catch (error) {
+      // Malformed records are skipped and reported above; a parser error that still ends the parse is the body's fault too.
+      if (error instanceof CsvError) throw new BadRequestException(`The body is not CSV the import can read: ${describeCsvError(error)}`);
+      throw error;
     } finally {
       await writing.catch(() => undefined);
       // Whatever is left unread is read and dropped, so the answer can still be written on this connection.
