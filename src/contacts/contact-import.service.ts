@@ -165,6 +165,8 @@ export class ContactImportService {
       if (before === null) created.push(after);
       else if (differs(before, after)) changed.push(after);
     }
+    // In phone order too: two imports inserting the same new phones wait for each other in one order, never in a circle.
+    created.sort((a, b) => (a.phone < b.phone ? -1 : 1));
     const inserted = await this.contacts.insertManyUnlessPhoneTaken(db, created);
     if (inserted.length !== created.length) throw new PhoneTakenMeanwhile();
     await this.contacts.updateMany(db, changed);
