@@ -3,6 +3,8 @@ import { AuthModule } from './auth/auth.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { CannedResponsesModule } from './canned-responses/canned-responses.module';
+import { ContactMergeModule } from './contact-merge/contact-merge.module';
 import { ContactsModule } from './contacts/contacts.module';
 import { EventsModule } from './events/events.module';
 import { ConversationsModule } from './conversations/conversations.module';
@@ -37,6 +39,8 @@ export class AppModule {
         TemplatesModule,
         LabelsModule,
         ConversationsModule,
+        ContactMergeModule,
+        CannedResponsesModule,
         MessagingModule,
         InboundModule,
         WebhooksModule,

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { AppModule } from './app.module';
 import { AuthGuard } from './auth/auth.guard';
 import { ErrorFilter } from './common/error.filter';
+import { registerCsvBodyParser } from './common/csv-body';
 import { answerClientError, fastifyRefusal, MAX_PATH_SEGMENT_LENGTH } from './common/framework-refusals';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './common/json-depth';
 import { NestPinoLogger, requestContext } from './common/logger';
@@ -76,6 +77,8 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
     }
     void parseJson(request, text, done);
   });
+  // The one exception: the routes marked to take CSV (the contact import) read it as a stream.
+  registerCsvBodyParser(fastify);
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
     requestContext.run({ reqId: request.id }, done);

@@ -105,6 +105,7 @@ function unknownId(path: string, parameter: string): string {
     messages: 'msg',
     events: 'evt',
     labels: 'lbl',
+    'canned-responses': 'cr',
   };
   const prefix = prefixes[segment] ?? (parameter.endsWith('delivery_id') ? 'dlv' : 'x');
   return `${prefix}_0000000000000000000000`;

@@ -38,7 +38,7 @@ describe('contacts', () => {
 
   const create = (body: Record<string, unknown>) => t.request('POST', '/api/v1/contacts', { token, body });
 
-  it('creates a contact with 201, name and email null and tags empty when absent', async () => {
+  it('creates a contact with 201, name and email null, tags and attributes empty when absent', async () => {
     const phone = freshPhone();
     const answer = await create({ phone });
     expect(answer.status).toBe(201);
@@ -48,6 +48,7 @@ describe('contacts', () => {
       name: null,
       email: null,
       tags: [],
+      attributes: {},
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updated_at: answer.body.created_at,
     });
@@ -166,7 +167,7 @@ describe('contacts', () => {
   });
 
   it.each([
-    ['an empty body', {}, /^Body must set at least one of phone, name, email, tags$/],
+    ['an empty body', {}, /^Body must set at least one of phone, name, email, tags, attributes$/],
     ['a null phone', { phone: null }, /^phone must be a phone number/],
     ['an unparseable phone', { phone: 'nope' }, /^phone must be a phone number/],
     ['an invalid email', { email: 'nope' }, /^email /],
@@ -238,6 +239,106 @@ describe('contacts', () => {
       409,
     );
     expect((await eventsOf(t, created.body.id)).map((e) => e.type)).toEqual(['contact.created']);
+  });
+});
+
+describe('contact attributes', () => {
+  let t: TestApp;
+  let token: string;
+  beforeAll(async () => {
+    t = await startTestApp();
+    token = (await t.createUser({ role: 'agent' })).token;
+  });
+  afterAll(() => t.close());
+
+  const create = (body: Record<string, unknown>) => t.request('POST', '/api/v1/contacts', { token, body });
+  const patch = (id: string, body: Record<string, unknown>) => t.request('PATCH', `/api/v1/contacts/${id}`, { token, body });
+
+  it('stores string, number and boolean attributes and answers them on create, read, list and in the event, keys in order', async () => {
+    const attributes = { plan: 'pro', seats: 12, ratio: -0.5, churned: false, 'Company.Name': 'Acme', 'x-y_z': 'ünïcødé' };
+    const created = await create({ phone: freshPhone(), attributes });
+    expect(created.status).toBe(201);
+    expect(created.body.attributes).toEqual(attributes);
+    const sortedKeys = Object.keys(attributes).sort();
+    expect(Object.keys(created.body.attributes)).toEqual(sortedKeys);
+    const read = await t.request('GET', `/api/v1/contacts/${created.body.id}`, { token });
+    expect(read.body).toEqual(created.body);
+    expect(Object.keys(read.body.attributes)).toEqual(sortedKeys);
+    const listed = await t.request('GET', `/api/v1/contacts?q=${encodeURIComponent(created.body.phone)}`, { token });
+    expect(listed.body.data).toEqual([created.body]);
+    expect(await eventsOf(t, created.body.id)).toEqual([{ type: 'contact.created', data: { contact: created.body } }]);
+  });
+
+  it('accepts the limits: 50 keys, a 64-character key, a 1,000-character value', async () => {
+    const attributes: Record<string, string> = Object.fromEntries(Array.from({ length: 49 }, (_, i) => [`k${i}`, 'v']));
+    attributes[`a${'b'.repeat(63)}`] = 'x'.repeat(1000);
+    const created = await create({ phone: freshPhone(), attributes });
+    expect(created.status).toBe(201);
+    expect(created.body.attributes).toEqual(attributes);
+  });
+
+  it('replaces the whole attributes object on PATCH, leaving the other fields, and {} removes them all', async () => {
+    const created = await create({ phone: freshPhone(), name: 'Ana', tags: ['vip'], attributes: { plan: 'pro', seats: 3 } });
+    const replaced = await patch(created.body.id, { attributes: { plan: 'basic', trial: true } });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body).toEqual({ ...created.body, attributes: { plan: 'basic', trial: true }, updated_at: expect.any(String) });
+    const cleared = await patch(created.body.id, { attributes: {} });
+    expect(cleared.body.attributes).toEqual({});
+    expect((await t.request('GET', `/api/v1/contacts/${created.body.id}`, { token })).body).toEqual(cleared.body);
+    const events = await eventsOf(t, created.body.id);
+    expect(events.map((e) => e.type)).toEqual(['contact.created', 'contact.updated', 'contact.updated']);
+    expect(events[2].data).toEqual({ contact: cleared.body });
+  });
+
+  it('records nothing for a PATCH of the same attributes in another order', async () => {
+    const created = await create({ phone: freshPhone(), attributes: { a: 1, b: 'two', c: true } });
+    const same = await patch(created.body.id, { attributes: { c: true, b: 'two', a: 1 } });
+    expect(same.status).toBe(200);
+    expect(same.body).toEqual(created.body);
+    const changed = await patch(created.body.id, { attributes: { c: true, b: 'two', a: 2 } });
+    expect(changed.body.attributes).toEqual({ a: 2, b: 'two', c: true });
+    expect((await eventsOf(t, created.body.id)).map((e) => e.type)).toEqual(['contact.created', 'contact.updated']);
+  });
+
+  it.each([
+    ['not an object', ['plan'], /^attributes must be an object$/],
+    ['null', null, /^attributes must be an object$/],
+    ['51 keys', Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])), /^attributes must have at most 50 keys, not 51$/],
+    ['a key with a space', { 'first name': 'Ana' }, /^attributes: attribute key "first name" must be 1 to 64 characters/],
+    ['a key starting with a digit', { '1st': 'x' }, /^attributes: attribute key "1st" must be/],
+    ['a key starting with an underscore', { _private: 'x' }, /^attributes: attribute key "_private" must be/],
+    ['a key of 65 characters', { [`a${'b'.repeat(64)}`]: 'x' }, /^attributes: attribute key "ab+" must be/],
+    ['a key named like a field', { Email: 'x' }, /^attributes: attribute key "Email" is reserved: email is a field of the contact$/],
+    ['a null value', { plan: null }, /^attributes\.plan must be a string of 1 to 1000 characters, a number or a boolean$/],
+    ['an object value', { plan: { name: 'pro' } }, /^attributes\.plan must be a string/],
+    ['an array value', { plan: ['pro'] }, /^attributes\.plan must be a string/],
+    ['an empty string', { plan: '' }, /^attributes\.plan must be a string/],
+    ['a string of 1,001 characters', { plan: 'x'.repeat(1001) }, /^attributes\.plan must be a string/],
+  ])('refuses attributes that are %s with 400 naming the key, on create and on update', async (_, attributes, message) => {
+    const refused = await create({ phone: freshPhone(), attributes });
+    expect(refused.status).toBe(400);
+    expect(Object.keys(refused.body)).toEqual(['error']);
+    expect(refused.body.error).toMatch(message);
+    const existing = await create({ phone: freshPhone(), attributes: { plan: 'pro' } });
+    const patched = await patch(existing.body.id, { attributes });
+    expect(patched.status).toBe(400);
+    expect(patched.body.error).toMatch(message);
+    expect((await t.request('GET', `/api/v1/contacts/${existing.body.id}`, { token })).body.attributes).toEqual({ plan: 'pro' });
+  });
+
+  it('refuses a number too large to be finite (1e400) with 400, and takes a large finite one', async () => {
+    const send = (number: string) =>
+      t.request('POST', '/api/v1/contacts', {
+        token,
+        payload: `{"phone":"${freshPhone()}","attributes":{"big":${number}}}`,
+        headers: { 'content-type': 'application/json' },
+      });
+    const refused = await send('1e400');
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatch(/^attributes\.big must be/);
+    const taken = await send('1e300');
+    expect(taken.status).toBe(201);
+    expect(taken.body.attributes).toEqual({ big: 1e300 });
   });
 });
 

@@ -1,9 +1,17 @@
-import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, IntersectionType, type ApiPropertyOptions } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsEmail, IsOptional, IsString, Length, MaxLength, ValidateBy, ValidateIf } from 'class-validator';
 import { toPublicId } from '../common/ids';
 import { PageQuery } from '../common/pagination';
 import { toE164 } from '../common/phone';
+import {
+  ATTRIBUTE_KEY_RULE,
+  ATTRIBUTE_VALUE_RULE,
+  attributesProblem,
+  MAX_ATTRIBUTES,
+  sortedAttributes,
+  type ContactAttributes,
+} from './contact-attributes';
 import type { ContactRow } from './contact.entity';
 
 export const MAX_TAGS = 50;
@@ -38,6 +46,17 @@ function IsPhone(): PropertyDecorator {
   });
 }
 
+/** An attributes object (see contact-attributes.ts); the message names the key at fault. */
+function IsAttributes(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isAttributes',
+    validator: {
+      validate: (value: unknown) => attributesProblem(value) === null,
+      defaultMessage: (args) => attributesProblem(args?.value) ?? 'attributes must be an object',
+    },
+  });
+}
+
 /** Applies the validators only when the field is present: `null` is then refused like any other wrong type. */
 const IsPresent = (): PropertyDecorator => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
@@ -46,6 +65,17 @@ const IsPresent = (): PropertyDecorator => ValidateIf((_object: object, value: u
 const TAGS_DESCRIPTION = `Up to ${MAX_TAGS} tags of 1 to ${MAX_TAG_LENGTH} characters; trimmed, repeats dropped`;
 const tagsDoc = (description: string, extra: ApiPropertyOptions = {}): ApiPropertyOptions =>
   ({ type: [String], maxItems: MAX_TAGS, example: ['vip'], description, ...extra }) as ApiPropertyOptions;
+
+const ATTRIBUTES_DESCRIPTION = `Custom attributes: up to ${MAX_ATTRIBUTES} keys of ${ATTRIBUTE_KEY_RULE} (not phone, name, email or tags), each ${ATTRIBUTE_VALUE_RULE}`;
+const attributesDoc = (description: string, extra: ApiPropertyOptions = {}): ApiPropertyOptions =>
+  ({
+    type: 'object',
+    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
+    maxProperties: MAX_ATTRIBUTES,
+    example: { plan: 'pro', seats: 12, churned: false },
+    description,
+    ...extra,
+  }) as ApiPropertyOptions;
 
 export class CreateContactDto {
   @ApiProperty({ example: '+16315551234', description: 'International format, with or without +; stored and answered in E.164' })
@@ -75,6 +105,11 @@ export class CreateContactDto {
   @ArrayMaxSize(MAX_TAGS)
   @IsArray()
   tags?: string[];
+
+  @ApiPropertyOptional(attributesDoc(ATTRIBUTES_DESCRIPTION, { default: {} }))
+  @IsPresent()
+  @IsAttributes()
+  attributes?: ContactAttributes;
 }
 
 /** Any subset of the creation fields, at least one; `name` and `email` may be null to clear them. */
@@ -107,9 +142,15 @@ export class UpdateContactDto {
   @ArrayMaxSize(MAX_TAGS)
   @IsArray()
   tags?: string[];
+
+  @ApiPropertyOptional(attributesDoc(`${ATTRIBUTES_DESCRIPTION}; replaces the contact's attributes (send {} to remove them all)`))
+  @IsPresent()
+  @IsAttributes()
+  attributes?: ContactAttributes;
 }
 
-export class ListContactsQuery extends PageQuery {
+/** The filters of the contact list, which the CSV export takes too. */
+export class ContactFilterQuery {
   @ApiPropertyOptional({ maxLength: 200, description: 'Case-insensitive substring of the name, phone or email' })
   @IsOptional()
   @Transform(trimmed)
@@ -124,6 +165,8 @@ export class ListContactsQuery extends PageQuery {
   @Length(1, MAX_TAG_LENGTH)
   tag?: string;
 }
+
+export class ListContactsQuery extends IntersectionType(ContactFilterQuery, PageQuery) {}
 
 export class ContactResponse {
   @ApiProperty({ example: 'ct_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d' })
@@ -141,6 +184,9 @@ export class ContactResponse {
   @ApiProperty({ type: [String], example: ['vip'] })
   tags!: string[];
 
+  @ApiProperty(attributesDoc('Custom attributes, keys in code-point order'))
+  attributes!: ContactAttributes;
+
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
 
@@ -154,8 +200,28 @@ export class ContactResponse {
       name: contact.name,
       email: contact.email,
       tags: contact.tags,
+      attributes: sortedAttributes(contact.attributes),
       created_at: contact.created_at.toISOString(),
       updated_at: contact.updated_at.toISOString(),
     };
   }
+}
+
+export class ImportRefusal {
+  @ApiProperty({ example: 7, description: 'The line of the file (the header is line 1) on which the refused record ends' })
+  line!: number;
+
+  @ApiProperty({ example: 'email "maria@" must be an email' })
+  error!: string;
+}
+
+export class ImportResponse {
+  @ApiProperty({ example: 99_000, description: 'Lines that created a contact' })
+  created!: number;
+
+  @ApiProperty({ example: 997, description: 'Lines that matched an existing contact by phone, whether or not they changed it' })
+  updated!: number;
+
+  @ApiProperty({ type: [ImportRefusal], description: 'Lines not imported, in line order' })
+  refused!: ImportRefusal[];
 }

@@ -1,3 +1,5 @@
+import type { ContactAttributes } from './contact-attributes';
+
 /** A row of `contacts`: a customer in the contact book, the customer of at most one conversation. */
 export interface ContactRow {
   id: string;
@@ -6,6 +8,8 @@ export interface ContactRow {
   name: string | null;
   email: string | null;
   tags: string[];
+  /** Custom attributes (jsonb): at most 50 keys of string, number or boolean values. */
+  attributes: ContactAttributes;
   created_at: Date;
   updated_at: Date;
 }

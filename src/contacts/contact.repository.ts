@@ -5,8 +5,13 @@ import { Keyset } from '../database/keyset';
 import { Db, execute, query, queryOne, Sql, sql } from '../database/sql';
 import { contactSearchText, type ContactRow } from './contact.entity';
 
-const COLUMNS = sql.raw('c.id, c.phone, c.name, c.email, c.tags, c.created_at, c.updated_at');
+const COLUMNS = sql.raw('c.id, c.phone, c.name, c.email, c.tags, c.attributes, c.created_at, c.updated_at');
 const NEWEST_FIRST = new Keyset<ContactRow>({ time: 'c.created_at', id: 'c.id' }, 'DESC', (row) => [row.created_at, row.id]);
+
+/** Contacts as `jsonb_to_recordset` reads them from one JSON parameter: a batch is one statement with one parameter, whatever its size. */
+const CONTACT_RECORDS = sql.raw(
+  'r(id uuid, phone text, name text, email text, tags text[], attributes jsonb, created_at timestamptz, updated_at timestamptz)',
+);
 
 export interface ContactFilter {
   /** Part of the name, phone or e-mail, case-insensitive. */
@@ -18,13 +23,12 @@ export interface ContactFilter {
 @Injectable()
 export class ContactRepository {
   /**
-   * The one statement behind the list: newest first on contacts_created_at_id_idx, `q` on
-   * contacts_search_idx, `tag` on contacts_tags_idx. Public so the tests can EXPLAIN it.
+   * The one statement behind the list and each page of the CSV export: newest first on
+   * contacts_created_at_id_idx, `q` on contacts_search_idx, `tag` on contacts_tags_idx. Public so
+   * the tests can EXPLAIN it.
    */
   listStatement(filter: ContactFilter, page: PageQuery): Sql {
-    const where: Sql[] = [];
-    if (filter.q) where.push(sql`${sql.raw(contactSearchText('c'))} ILIKE ${containsPattern(filter.q)}`);
-    if (filter.tag) where.push(sql`c.tags @> ARRAY[${filter.tag}]::text[]`);
+    const where = this.filterConditions(filter);
     const after = NEWEST_FIRST.after(page.cursor);
     if (after) where.push(after);
     return sql`SELECT ${COLUMNS} FROM contacts c ${sql.where(where)} ${NEWEST_FIRST.orderAndLimit(page)}`;
@@ -32,6 +36,17 @@ export class ContactRepository {
 
   async list(db: Db, filter: ContactFilter, page: PageQuery): Promise<Page<ContactRow>> {
     return NEWEST_FIRST.page(await query<ContactRow>(db, this.listStatement(filter, page)), page);
+  }
+
+  /** Every attribute key the contacts of the filter use, in code-point order: the CSV export's extra columns. */
+  async attributeKeys(db: Db, filter: ContactFilter): Promise<string[]> {
+    const where = this.filterConditions(filter);
+    where.push(sql`c.attributes <> '{}'::jsonb`);
+    const rows = await query<{ key: string }>(
+      db,
+      sql`SELECT DISTINCT k.key FROM contacts c CROSS JOIN LATERAL jsonb_object_keys(c.attributes) AS k(key) ${sql.where(where)}`,
+    );
+    return rows.map((row) => row.key).sort();
   }
 
   /** `lock`: held until the caller's transaction ends. */
@@ -44,35 +59,69 @@ export class ContactRepository {
     return queryOne(db, sql`SELECT ${COLUMNS} FROM contacts c WHERE c.phone = ${phone} FOR UPDATE`);
   }
 
+  /**
+   * The contacts with these ids or phones, locked until the caller's transaction ends, in phone
+   * order: every statement that locks several contacts locks them in that order (the import, the
+   * merge), so two of them never wait for each other in a circle.
+   */
+  lockMany(db: Db, by: { ids?: string[]; phones?: string[] }): Promise<ContactRow[]> {
+    const condition = by.ids ? sql`c.id = ANY(${by.ids}::uuid[])` : sql`c.phone = ANY(${by.phones ?? []}::text[])`;
+    return query(db, sql`SELECT ${COLUMNS} FROM contacts c WHERE ${condition} ORDER BY c.phone FOR UPDATE`);
+  }
+
   async insert(db: Db, contact: ContactRow): Promise<void> {
     await execute(
       db,
-      sql`INSERT INTO contacts (id, phone, name, email, tags, created_at, updated_at)
-          VALUES (${contact.id}, ${contact.phone}, ${contact.name}, ${contact.email}, ${contact.tags}, ${contact.created_at}, ${contact.updated_at})`,
+      sql`INSERT INTO contacts (id, phone, name, email, tags, attributes, created_at, updated_at)
+          VALUES (${contact.id}, ${contact.phone}, ${contact.name}, ${contact.email}, ${contact.tags}, ${JSON.stringify(contact.attributes)},
+                  ${contact.created_at}, ${contact.updated_at})`,
     );
   }
 
   /** Inserts unless the phone is taken; answers whether it did. */
   async insertUnlessPhoneTaken(db: Db, contact: ContactRow): Promise<boolean> {
-    const inserted = await query(
+    return (await this.insertManyUnlessPhoneTaken(db, [contact])).length > 0;
+  }
+
+  /** Inserts the contacts whose phone is free, in one statement; answers the phones it inserted. */
+  async insertManyUnlessPhoneTaken(db: Db, contacts: ContactRow[]): Promise<string[]> {
+    if (contacts.length === 0) return [];
+    const inserted = await query<{ phone: string }>(
       db,
-      sql`INSERT INTO contacts (id, phone, name, email, tags, created_at, updated_at)
-          VALUES (${contact.id}, ${contact.phone}, ${contact.name}, ${contact.email}, ${contact.tags}, ${contact.created_at}, ${contact.updated_at})
-          ON CONFLICT (phone) DO NOTHING RETURNING id`,
+      sql`INSERT INTO contacts (id, phone, name, email, tags, attributes, created_at, updated_at)
+          SELECT r.id, r.phone, r.name, r.email, coalesce(r.tags, '{}'), r.attributes, r.created_at, r.updated_at
+            FROM jsonb_to_recordset(${JSON.stringify(contacts)}::jsonb) AS ${CONTACT_RECORDS}
+          ON CONFLICT (phone) DO NOTHING RETURNING phone`,
     );
-    return inserted.length > 0;
+    return inserted.map((row) => row.phone);
   }
 
   async update(db: Db, contact: ContactRow): Promise<void> {
+    await this.updateMany(db, [contact]);
+  }
+
+  /** Writes every field of these contacts, found by id, in one statement. */
+  async updateMany(db: Db, contacts: ContactRow[]): Promise<void> {
+    if (contacts.length === 0) return;
     await execute(
       db,
-      sql`UPDATE contacts SET phone = ${contact.phone}, name = ${contact.name}, email = ${contact.email}, tags = ${contact.tags}, updated_at = ${contact.updated_at}
-           WHERE id = ${contact.id}`,
+      sql`UPDATE contacts c SET phone = r.phone, name = r.name, email = r.email, tags = coalesce(r.tags, '{}'), attributes = r.attributes,
+                 updated_at = r.updated_at
+            FROM jsonb_to_recordset(${JSON.stringify(contacts)}::jsonb) AS ${CONTACT_RECORDS}
+           WHERE c.id = r.id`,
     );
   }
 
   /** Fails on the foreign key (23503) while a conversation points at the contact. */
   async delete(db: Db, id: string): Promise<void> {
     await execute(db, sql`DELETE FROM contacts WHERE id = ${id}`);
+  }
+
+  /** The list's filter as conditions on `contacts c`. */
+  private filterConditions(filter: ContactFilter): Sql[] {
+    const where: Sql[] = [];
+    if (filter.q) where.push(sql`${sql.raw(contactSearchText('c'))} ILIKE ${containsPattern(filter.q)}`);
+    if (filter.tag) where.push(sql`c.tags @> ARRAY[${filter.tag}]::text[]`);
+    return where;
   }
 }

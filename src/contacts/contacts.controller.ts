@@ -1,9 +1,23 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, StreamableFile } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Readable } from 'node:stream';
 import { ApiErrors } from '../common/api-errors';
+import { CsvBody, TakesCsvBody } from '../common/csv-body';
 import { PageOf, type Page } from '../common/pagination';
 import { PublicIdPipe } from '../common/public-id.pipe';
-import { ContactResponse, CreateContactDto, ListContactsQuery, UpdateContactDto } from './contact.dto';
+import { ContactExportService } from './contact-export.service';
+import { ContactImportService, IMPORT_MAX_BYTES, LISTED_REFUSALS, type ImportResult } from './contact-import.service';
+import { ContactFilterQuery, ContactResponse, CreateContactDto, ImportResponse, ListContactsQuery, UpdateContactDto } from './contact.dto';
 import { ContactsService } from './contacts.service';
 
 const ContactId = new PublicIdPipe('ct', 'Contact');
@@ -13,7 +27,11 @@ const ContactId = new PublicIdPipe('ct', 'Contact');
 @ApiErrors(401, 403, 429)
 @Controller('v1/contacts')
 export class ContactsController {
-  constructor(private readonly contacts: ContactsService) {}
+  constructor(
+    private readonly contacts: ContactsService,
+    private readonly imports: ContactImportService,
+    private readonly exports: ContactExportService,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'List contacts, newest first; filter by text (q: name, phone or email) or by tag' })
@@ -21,6 +39,42 @@ export class ContactsController {
   @ApiErrors(400)
   list(@Query() query: ListContactsQuery): Promise<Page<ContactResponse>> {
     return this.contacts.list(query);
+  }
+
+  @Get('export')
+  @ApiOperation({
+    summary: 'Export contacts as CSV, streamed; the list filters (q, tag) apply',
+    description:
+      'Columns phone,name,email,tags (tags joined with ;) then one column per attribute key, in code-point order; newest contact first. ' +
+      'A text cell a spreadsheet would take for a formula or a number starts with an apostrophe, which the import removes: importing the file gives back the same contacts.',
+  })
+  @ApiProduces('text/csv')
+  @ApiOkResponse({ description: 'The CSV file', content: { 'text/csv': { schema: { type: 'string' } } } })
+  @ApiErrors(400)
+  async export(@Query() query: ContactFilterQuery): Promise<StreamableFile> {
+    return new StreamableFile(await this.exports.export(query), {
+      type: 'text/csv; charset=utf-8',
+      disposition: 'attachment; filename="contacts.csv"',
+    });
+  }
+
+  @Post('import')
+  @HttpCode(200)
+  @TakesCsvBody(IMPORT_MAX_BYTES)
+  @ApiOperation({
+    summary: 'Import contacts from CSV: each line creates or updates the contact with its phone',
+    description:
+      `Content-Type text/csv, at most ${IMPORT_MAX_BYTES / 1024 / 1024} MiB, read as it arrives. The header row names the columns: phone (required), name, email, tags ` +
+      '(separated by ;), and any other column is an attribute. A line writes the columns the file has (an empty cell clears the field or removes the attribute) and leaves the others. ' +
+      'A line that cannot be imported (a bad phone or e-mail, too many attributes, malformed CSV) is listed in refused with its line number and the rest is imported; ' +
+      `a phone that appears twice is written twice, the later line last. Lines are written in batches of 1,000, each its own transaction. At most ${LISTED_REFUSALS} refusals are listed.`,
+  })
+  @ApiConsumes('text/csv')
+  @ApiBody({ schema: { type: 'string', example: 'phone,name,email,tags,plan\n+16315551234,Maria Lopez,maria@example.com,vip;es,pro\n' } })
+  @ApiOkResponse({ type: ImportResponse })
+  @ApiErrors(400, 413, 415)
+  import(@CsvBody() body: Readable): Promise<ImportResult> {
+    return this.imports.import(body);
   }
 
   @Get(':id')
@@ -40,7 +94,10 @@ export class ContactsController {
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Change any subset of phone, name, email and tags (null clears name or email)' })
+  @ApiOperation({
+    summary:
+      'Change any subset of phone, name, email, tags and attributes (null clears name or email; tags and attributes are replaced whole)',
+  })
   @ApiOkResponse({ type: ContactResponse })
   @ApiErrors(400, 404, 409)
   update(@Param('id', ContactId) id: string, @Body() dto: UpdateContactDto): Promise<ContactResponse> {

@@ -1,5 +1,5 @@
-import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { newUuid } from '../common/ids';
+import { BadRequestException, ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
+import { newUuid, toPublicId } from '../common/ids';
 import { mapPage, Page } from '../common/pagination';
 import { toE164 } from '../common/phone';
 import { Database } from '../database/database';
@@ -7,13 +7,23 @@ import { isForeignKeyViolation, isUniqueViolation } from '../database/errors';
 import type { Db } from '../database/sql';
 import { EventsService } from '../events/events.service';
 import type { EventType } from '../events/event-types';
-import { ContactResponse, CreateContactDto, ListContactsQuery, UpdateContactDto } from './contact.dto';
+import { MAX_ATTRIBUTES, sameAttributes } from './contact-attributes';
+import { ContactResponse, CreateContactDto, ListContactsQuery, MAX_TAGS, UpdateContactDto } from './contact.dto';
 import type { ContactRow } from './contact.entity';
 import { ContactRepository } from './contact.repository';
 
 const DUPLICATE_PHONE = 'A contact with this phone already exists';
 const HAS_CONVERSATION = 'This contact has a conversation and cannot be deleted';
 const MAX_NAME_LENGTH = 200;
+
+type ContactFields = Pick<ContactRow, 'phone' | 'name' | 'email' | 'tags' | 'attributes'>;
+
+/** Two contacts locked for a merge, and the contact they make together. */
+export interface ContactMerge {
+  into: ContactRow;
+  from: ContactRow;
+  merged: ContactRow;
+}
 
 @Injectable()
 export class ContactsService {
@@ -43,6 +53,7 @@ export class ContactsService {
           name: dto.name ?? null,
           email: dto.email ?? null,
           tags: dto.tags ?? [],
+          attributes: dto.attributes ?? {},
           created_at: now,
           updated_at: now,
         };
@@ -57,17 +68,21 @@ export class ContactsService {
 
   /** Changes the fields present in `dto`; a change that leaves the contact as it was writes nothing. */
   async update(id: string, dto: UpdateContactDto): Promise<ContactResponse> {
-    const changes: Partial<Pick<ContactRow, 'phone' | 'name' | 'email' | 'tags'>> = {};
+    const changes: Partial<ContactFields> = {};
     if (dto.phone !== undefined) changes.phone = dto.phone;
     if (dto.name !== undefined) changes.name = dto.name;
     if (dto.email !== undefined) changes.email = dto.email;
     if (dto.tags !== undefined) changes.tags = dto.tags;
-    if (Object.keys(changes).length === 0) throw new BadRequestException('Body must set at least one of phone, name, email, tags');
+    if (dto.attributes !== undefined) changes.attributes = dto.attributes;
+    if (Object.keys(changes).length === 0)
+      throw new BadRequestException('Body must set at least one of phone, name, email, tags, attributes');
     try {
       return await this.database.transaction(async (db) => {
         const contact = await this.lock(db, id);
-        const changed = (Object.keys(changes) as (keyof typeof changes)[]).filter(
-          (field) => JSON.stringify(changes[field]) !== JSON.stringify(contact[field]),
+        const changed = (Object.keys(changes) as (keyof ContactFields)[]).filter((field) =>
+          field === 'attributes'
+            ? !sameAttributes(changes.attributes!, contact.attributes)
+            : JSON.stringify(changes[field]) !== JSON.stringify(contact[field]),
         );
         if (changed.length === 0) return ContactResponse.of(contact);
         Object.assign(contact, changes, { updated_at: new Date() });
@@ -111,7 +126,16 @@ export class ContactsService {
     // A concurrent delete can remove the row between the insert that conflicted and the lock.
     for (let attempt = 0; attempt < 3; attempt++) {
       const now = new Date();
-      const fresh: ContactRow = { id: newUuid(now.getTime()), phone: e164, name, email: null, tags: [], created_at: now, updated_at: now };
+      const fresh: ContactRow = {
+        id: newUuid(now.getTime()),
+        phone: e164,
+        name,
+        email: null,
+        tags: [],
+        attributes: {},
+        created_at: now,
+        updated_at: now,
+      };
       if (await this.contacts.insertUnlessPhoneTaken(db, fresh)) {
         await this.record(db, 'contact.created', fresh);
         return { contact: fresh, created: true };
@@ -150,6 +174,52 @@ export class ContactsService {
     await this.contacts.update(db, contact);
     await this.record(db, 'contact.updated', contact);
     return { contact, outcome: 'moved' };
+  }
+
+  /**
+   * The first step of merging contact `fromId` into contact `intoId`, in the caller's transaction:
+   * both locked (in phone order, like every statement that locks several contacts), and this one
+   * written as the contact they make together: its phone, name and e-mail, the other's filling
+   * those it lacks, the tags of both (its own first), the attributes of both (its value where both
+   * have a key). 404 when `intoId` is unknown, 422 when `fromId` is unknown or the same contact, or
+   * when the merged contact would hold more tags or attributes than a contact may.
+   */
+  async mergeFields(db: Db, intoId: string, fromId: string): Promise<ContactMerge> {
+    if (intoId === fromId) throw new UnprocessableEntityException('A contact cannot be merged into itself');
+    const locked = await this.contacts.lockMany(db, { ids: [intoId, fromId] });
+    const into = locked.find((contact) => contact.id === intoId);
+    if (!into) throw new NotFoundException('Contact not found');
+    const from = locked.find((contact) => contact.id === fromId);
+    if (!from) throw new UnprocessableEntityException('from does not name a contact');
+    const tags = [...new Set([...into.tags, ...from.tags])];
+    if (tags.length > MAX_TAGS)
+      throw new UnprocessableEntityException(`The merged contact would have ${tags.length} tags; a contact has at most ${MAX_TAGS}`);
+    const attributes = { ...from.attributes, ...into.attributes };
+    const keys = Object.keys(attributes).length;
+    if (keys > MAX_ATTRIBUTES)
+      throw new UnprocessableEntityException(`The merged contact would have ${keys} attributes; a contact has at most ${MAX_ATTRIBUTES}`);
+    const merged: ContactRow = {
+      ...into,
+      name: into.name ?? from.name,
+      email: into.email ?? from.email,
+      tags,
+      attributes,
+      updated_at: new Date(),
+    };
+    await this.contacts.update(db, merged);
+    return { into, from, merged };
+  }
+
+  /**
+   * The last step of a merge, once the other contact's conversation has moved: the other contact
+   * deleted (the foreign key from conversations makes sure nothing was left behind) and
+   * `contact.merged` recorded.
+   */
+  async completeMerge(db: Db, merge: ContactMerge): Promise<ContactResponse> {
+    await this.contacts.delete(db, merge.from.id);
+    const contact = ContactResponse.of(merge.merged);
+    await this.events.record(db, 'contact.merged', { contact, merged_id: toPublicId('ct', merge.from.id) });
+    return contact;
   }
 
   private async lock(db: Db, id: string): Promise<ContactRow> {

@@ -143,6 +143,43 @@ export class ConversationRepository {
     return (await query<{ id: string }>(db, this.wakeDueStatement(limit, at))).map((row) => row.id);
   }
 
+  /**
+   * The conversation of one customer given to another (contacts merged, and only the other had a
+   * conversation). The 24-hour window is WhatsApp's per phone number, and replies now go to the
+   * new customer's: it starts closed, until that customer writes.
+   */
+  async moveToContact(db: Db, id: string, contactId: string, at: Date): Promise<void> {
+    await execute(db, sql`UPDATE conversations SET contact_id = ${contactId}, last_inbound_at = NULL, updated_at = ${at} WHERE id = ${id}`);
+  }
+
+  /**
+   * The conversation that took in another's messages: its place in the list moves to the later of
+   * the two, and it carries the labels of both.
+   */
+  async absorb(
+    db: Db,
+    id: string,
+    fromId: string,
+    merged: Pick<ConversationRow, 'status' | 'assigned_to' | 'last_message_at' | 'snoozed_until' | 'updated_at'>,
+  ): Promise<void> {
+    await execute(
+      db,
+      sql`UPDATE conversations SET status = ${merged.status}, assigned_to = ${merged.assigned_to}, last_message_at = ${merged.last_message_at},
+                 snoozed_until = ${merged.snoozed_until}, updated_at = ${merged.updated_at}
+           WHERE id = ${id}`,
+    );
+    await execute(
+      db,
+      sql`INSERT INTO conversation_labels (conversation_id, label_id) SELECT ${id}, label_id FROM conversation_labels WHERE conversation_id = ${fromId}
+          ON CONFLICT DO NOTHING`,
+    );
+  }
+
+  /** Deletes a conversation (its messages must have moved: they would go with it). */
+  async delete(db: Db, id: string): Promise<void> {
+    await execute(db, sql`DELETE FROM conversations WHERE id = ${id}`);
+  }
+
   /** An agent's message: the conversation moves to the top of the list. */
   async recordOutbound(db: Db, id: string, at: Date): Promise<void> {
     await execute(db, sql`UPDATE conversations SET last_message_at = ${at}, updated_at = ${at} WHERE id = ${id}`);

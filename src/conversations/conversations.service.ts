@@ -12,6 +12,7 @@ import { UsersService } from '../users/users.service';
 import { ConversationResponse, ListConversationsQuery, UpdateConversationDto } from './conversation.dto';
 import type { ConversationRow, ConversationStatus, ConversationWithCustomer } from './conversation.entity';
 import { ConversationFilter, ConversationRepository } from './conversation.repository';
+import { MessageRepository } from './message.repository';
 
 const publicUserId = (id: string | null) => (id ? toPublicId('user', id) : null);
 const isoOrNull = (at: Date | null) => (at ? at.toISOString() : null);
@@ -60,11 +61,23 @@ function snoozeTimeOf(dto: UpdateConversationDto, now: Date): Date | null {
 
 const sameNames = (a: string[], b: string[]) => a.length === b.length && a.every((name, i) => name === b[i]);
 
+/**
+ * The status of two conversations made one: open if either is (someone is waiting), else snoozed
+ * if either is (until the earlier of their times), else closed.
+ */
+function mergedState(a: ConversationRow, b: ConversationRow): Pick<ConversationRow, 'status' | 'snoozed_until'> {
+  if (a.status === 'open' || b.status === 'open') return { status: 'open', snoozed_until: null };
+  const times = [a, b].filter((c) => c.status === 'snoozed' && c.snoozed_until).map((c) => c.snoozed_until!.getTime());
+  if (times.length > 0) return { status: 'snoozed', snoozed_until: new Date(Math.min(...times)) };
+  return { status: 'closed', snoozed_until: null };
+}
+
 @Injectable()
 export class ConversationsService {
   constructor(
     private readonly database: Database,
     private readonly conversations: ConversationRepository,
+    private readonly messages: MessageRepository,
     private readonly events: EventsService,
     private readonly notifications: NotificationsService,
     private readonly users: UsersService,
@@ -208,6 +221,59 @@ export class ConversationsService {
       });
       total += woken;
       if (woken < WAKE_BATCH) return total;
+    }
+  }
+
+  /**
+   * Two customers become one (a contact merge), in the caller's transaction, after the caller has
+   * locked both contacts: the conversation of `fromContactId`, if any, becomes part of the one of
+   * `intoContactId`, so the customer still has one conversation.
+   * - Only the other customer has one: it becomes this customer's (see `moveToContact` for its window).
+   * - Both have one: the other's messages move into this one's (the thread orders them by time),
+   *   and so do the notifications about it and its labels; the other conversation is deleted.
+   *   This one takes the later last_message_at, the status of both (see `mergedState`), and keeps its assignee, or takes the
+   *   other's when it had none (recorded as conversation.reopened / conversation.assigned). Its
+   *   24-hour window stays its own: replies go to this customer's phone.
+   */
+  async mergeCustomerThreads(db: Db, intoContactId: string, fromContactId: string, actor: UserRow): Promise<void> {
+    const into = await this.conversations.lockByContact(db, intoContactId);
+    const from = await this.conversations.lockByContact(db, fromContactId);
+    if (!from) return;
+    const now = new Date();
+    if (!into) {
+      await this.conversations.moveToContact(db, from.id, intoContactId, now);
+      return;
+    }
+    await this.messages.moveToConversation(db, from.id, into.id);
+    await this.notifications.moveToConversation(db, from.id, into.id);
+    const merged = {
+      ...mergedState(into, from),
+      assigned_to: into.assigned_to ?? from.assigned_to,
+      last_message_at: into.last_message_at > from.last_message_at ? into.last_message_at : from.last_message_at,
+      updated_at: now,
+    };
+    await this.conversations.absorb(db, into.id, from.id, merged);
+    await this.conversations.delete(db, from.id);
+    if (merged.status === into.status && merged.assigned_to === into.assigned_to) return;
+    const conversation = ConversationResponse.of(await this.findWithCustomer(db, into.id));
+    if (merged.status === 'open' && into.status !== 'open') await this.events.record(db, 'conversation.reopened', { conversation });
+    else if (merged.status !== into.status) {
+      // Closed, and snoozed by the other conversation: a snooze, as conversation.updated records one.
+      await this.events.record(db, 'conversation.updated', {
+        conversation,
+        changes: {
+          status: { from: into.status, to: merged.status },
+          snoozed_until: { from: null, to: merged.snoozed_until?.toISOString() ?? null },
+        },
+      });
+    }
+    if (merged.assigned_to !== into.assigned_to) {
+      await this.events.record(db, 'conversation.assigned', {
+        conversation,
+        assigned_to: publicUserId(merged.assigned_to),
+        previous_assigned_to: null,
+        assigned_by: publicUserId(actor.id),
+      });
     }
   }
 

@@ -67,6 +67,14 @@ export class MessageRepository {
     return inserted.length > 0;
   }
 
+  /** Moves every message of one conversation into another (two customers' conversations merged); their times, and so the thread's order, stay. */
+  async moveToConversation(db: Db, fromConversationId: string, intoConversationId: string): Promise<number> {
+    return execute(
+      db,
+      sql`UPDATE messages SET conversation_id = ${intoConversationId}, updated_at = now() WHERE conversation_id = ${fromConversationId}`,
+    );
+  }
+
   async existsWithChannelId(db: Db, channelMessageId: string): Promise<boolean> {
     return (await queryOne(db, sql`SELECT 1 FROM messages WHERE channel_message_id = ${channelMessageId}`)) !== null;
   }

@@ -63,3 +63,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (typeof code === 'string' && (UNAVAILABLE_SQLSTATE.test(code) || UNREACHABLE_SOCKET.has(code))) return true;
   return UNREACHABLE_MESSAGE.test(cause.message);
 }
+
+/** True when the server aborted the transaction to break a deadlock (40P01): the same transaction run again can succeed. */
+export function isDeadlock(error: unknown): boolean {
+  return error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '40P01';
+}

@@ -13,6 +13,7 @@ export const EVENT_TYPES = [
   'contact.created',
   'contact.updated',
   'contact.deleted',
+  'contact.merged',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

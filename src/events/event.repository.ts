@@ -25,6 +25,17 @@ export class EventRepository {
     );
   }
 
+  /** Inserts many events in one statement (a bulk change, such as a CSV import, records one per row). */
+  async insertMany(db: Db, events: EventRow[]): Promise<void> {
+    if (events.length === 0) return;
+    await execute(
+      db,
+      sql`INSERT INTO events (id, type, data, created_at)
+          SELECT r.id, r.type, r.data, r.created_at
+            FROM jsonb_to_recordset(${JSON.stringify(events)}::jsonb) AS r(id uuid, type text, data jsonb, created_at timestamptz)`,
+    );
+  }
+
   /** The oldest events not yet relayed, locked for the caller's transaction; others' locked rows are skipped, so replicas share the outbox. */
   claimUnrelayed(db: Db, limit: number): Promise<EventRow[]> {
     return query(

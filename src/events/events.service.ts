@@ -19,4 +19,13 @@ export class EventsService {
     await this.events.insert(db, event);
     return event;
   }
+
+  /** Records several events in one statement, in the caller's transaction. */
+  async recordMany(db: Db, events: { type: EventType; data: Record<string, unknown> }[]): Promise<void> {
+    const now = new Date();
+    await this.events.insertMany(
+      db,
+      events.map(({ type, data }) => ({ id: newUuid(now.getTime()), type, data, created_at: now })),
+    );
+  }
 }

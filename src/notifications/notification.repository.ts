@@ -52,4 +52,9 @@ export class NotificationRepository {
   async deleteAll(db: Db, userId: string): Promise<void> {
     await execute(db, sql`DELETE FROM notifications WHERE user_id = ${userId}`);
   }
+
+  /** Points the notifications about one conversation at another (two customers' conversations merged). */
+  async moveToConversation(db: Db, fromConversationId: string, intoConversationId: string): Promise<void> {
+    await execute(db, sql`UPDATE notifications SET conversation_id = ${intoConversationId} WHERE conversation_id = ${fromConversationId}`);
+  }
 }

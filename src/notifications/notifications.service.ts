@@ -39,6 +39,11 @@ export class NotificationsService {
     });
   }
 
+  /** In the caller's transaction: the notifications about a conversation merged into another now lead to that one. */
+  async moveToConversation(db: Db, fromConversationId: string, intoConversationId: string): Promise<void> {
+    await this.notifications.moveToConversation(db, fromConversationId, intoConversationId);
+  }
+
   async list(userId: string, query: ListNotificationsQuery): Promise<Page<NotificationResponse>> {
     return mapPage(await this.notifications.list(this.database.db, userId, query.unread === true, query), NotificationResponse.of);
   }

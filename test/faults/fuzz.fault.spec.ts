@@ -100,7 +100,7 @@ function fieldNames(schema: Schema | null, into = new Set<string>()): Set<string
 // Hostile values.
 
 const hex32 = fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 32, maxLength: 32 });
-const PREFIXES = ['conv', 'msg', 'user', 'evt', 'ct', 'wh', 'ntf', 'dlv', 'ibf', 'ibe', 'tpl', 'med', 'lbl', 'xx', ''];
+const PREFIXES = ['conv', 'msg', 'user', 'evt', 'ct', 'wh', 'ntf', 'dlv', 'ibf', 'ibe', 'tpl', 'med', 'lbl', 'cr', 'xx', ''];
 
 const controlCharacters = fc.string({
   unit: fc.integer({ min: 0, max: 0x1f }).map((code) => String.fromCharCode(code)),
@@ -332,6 +332,9 @@ const CONTENT_TYPES = [
   'application/jsonx',
   'application/problem+json',
   'application/vnd.api+json',
+  // The contact import's own type: every other route must refuse it, and the import must survive any text as CSV.
+  'text/csv',
+  'text/csv; charset=utf-8',
   '*/*',
   'json',
   '',
@@ -510,6 +513,8 @@ describe('fuzzing every endpoint and the channel payload', () => {
     expect(webhook.status).toBe(201);
     for (const name of ['vip', 'billing'])
       expect((await t.request('POST', '/api/v1/labels', { token: admin, body: { name } })).status).toBe(201);
+    const canned = await t.request('POST', '/api/v1/canned-responses', { token: admin, body: { shortcut: 'fuzz', text: 'Fuzz seed' } });
+    expect(canned.status).toBe(201);
 
     const document = await t.request('GET', '/api/docs-json');
     expect(document.status).toBe(200);

@@ -22,6 +22,7 @@ export async function createContact(t: TestApp, fields: Partial<ContactRow> = {}
     created_at: now,
     updated_at: now,
     ...fields,
+    attributes: fields.attributes ?? {},
   };
   await t.app.get(ContactRepository).insert(t.app.get(Database).db, contact);
   return contact;

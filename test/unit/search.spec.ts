@@ -1,17 +1,25 @@
-import { containsPattern, searchWords } from '../../src/common/search';
+import { containsPattern, foldForSearch, prefixPattern, searchWords } from '../../src/common/search';
 
-describe('searchWords', () => {
-  it('splits on any white space and drops empty words', () => {
-    expect(searchWords('  refund\torder\n 42 ')).toEqual(['refund', 'order', '42']);
+describe('search text', () => {
+  it.each([
+    ['Crème Brûlée', 'creme brulee'],
+    ['ENVÍO', 'envio'],
+    ['Ñandú', 'nandu'],
+    ['ﬁle', 'file'],
+    ['İstanbul', 'istanbul'],
+    ['plain', 'plain'],
+  ])('folds %j to %j', (text, folded) => {
+    expect(foldForSearch(text)).toBe(folded);
   });
 
-  it('keeps each word once, in order', () => {
-    expect(searchWords('order refund order')).toEqual(['order', 'refund']);
+  it('splits a query into folded words, dropping empty ones', () => {
+    expect(searchWords('  Días   ENVÍO\t3 ')).toEqual(['dias', 'envio', '3']);
+    expect(searchWords('   ')).toEqual([]);
+    expect(searchWords('order Refund ORDER')).toEqual(['order', 'refund']);
   });
-});
 
-describe('containsPattern', () => {
-  it('matches anywhere, with the user’s %, _ and \\ taken literally', () => {
-    expect(containsPattern('a%b_c\\d')).toBe('%a\\%b\\_c\\\\d%');
+  it('takes %, _ and \\ literally in LIKE patterns', () => {
+    expect(containsPattern('100%_\\')).toBe('%100\\%\\_\\\\%');
+    expect(prefixPattern('a_b%')).toBe('a\\_b\\%%');
   });
 });

@@ -1,0 +1,87 @@
+import { BadRequestException, ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { newUuid } from '../common/ids';
+import { mapPage, type Page } from '../common/pagination';
+import { Database } from '../database/database';
+import { isUniqueViolation } from '../database/errors';
+import type { Db } from '../database/sql';
+import type { UserRow } from '../users/user.entity';
+import { CannedResponseResponse, CreateCannedResponseDto, ListCannedResponsesQuery, UpdateCannedResponseDto } from './canned-response.dto';
+import type { CannedResponseRow } from './canned-response.entity';
+import { CannedResponseRepository } from './canned-response.repository';
+
+const DUPLICATE_SHORTCUT = 'A canned response with this shortcut already exists';
+
+/**
+ * The team's canned responses. Every user reads and writes new ones; a canned response is changed
+ * or deleted by its author or by an admin (one whose author was deleted, by admins only).
+ */
+@Injectable()
+export class CannedResponsesService {
+  constructor(
+    private readonly database: Database,
+    private readonly cannedResponses: CannedResponseRepository,
+  ) {}
+
+  async list(query: ListCannedResponsesQuery): Promise<Page<CannedResponseResponse>> {
+    return mapPage(await this.cannedResponses.list(this.database.db, { q: query.q }, query), CannedResponseResponse.of);
+  }
+
+  async get(id: string): Promise<CannedResponseResponse> {
+    const row = await this.cannedResponses.find(this.database.db, id);
+    if (!row) throw new NotFoundException('Canned response not found');
+    return CannedResponseResponse.of(row);
+  }
+
+  async create(dto: CreateCannedResponseDto, author: UserRow): Promise<CannedResponseResponse> {
+    const now = new Date();
+    const row: CannedResponseRow = {
+      id: newUuid(now.getTime()),
+      shortcut: dto.shortcut,
+      text: dto.text,
+      created_by: author.id,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.refuseDuplicate(() => this.cannedResponses.insert(this.database.db, row));
+    return CannedResponseResponse.of(row);
+  }
+
+  async update(id: string, dto: UpdateCannedResponseDto, actor: UserRow): Promise<CannedResponseResponse> {
+    if (dto.shortcut === undefined && dto.text === undefined) throw new BadRequestException('Body must set shortcut, text or both');
+    return this.refuseDuplicate(() =>
+      this.database.transaction(async (db) => {
+        const row = await this.lockWritable(db, id, actor);
+        const changed = { ...row, shortcut: dto.shortcut ?? row.shortcut, text: dto.text ?? row.text };
+        if (changed.shortcut === row.shortcut && changed.text === row.text) return CannedResponseResponse.of(row);
+        changed.updated_at = new Date();
+        await this.cannedResponses.update(db, changed);
+        return CannedResponseResponse.of(changed);
+      }),
+    );
+  }
+
+  async remove(id: string, actor: UserRow): Promise<void> {
+    await this.database.transaction(async (db) => {
+      await this.lockWritable(db, id, actor);
+      await this.cannedResponses.delete(db, id);
+    });
+  }
+
+  /** The row, locked; 404 when unknown, 403 when the actor is neither its author nor an admin. */
+  private async lockWritable(db: Db, id: string, actor: UserRow): Promise<CannedResponseRow> {
+    const row = await this.cannedResponses.find(db, id, true);
+    if (!row) throw new NotFoundException('Canned response not found');
+    if (actor.role !== 'admin' && row.created_by !== actor.id)
+      throw new ForbiddenException('Only the author of a canned response or an admin may change or delete it');
+    return row;
+  }
+
+  private async refuseDuplicate<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if (isUniqueViolation(error, 'canned_responses_shortcut_key')) throw new ConflictException(DUPLICATE_SHORTCUT);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,47 @@
+import { Injectable, UnprocessableEntityException } from '@nestjs/common';
+import { parsePublicId } from '../common/ids';
+import { ContactResponse } from '../contacts/contact.dto';
+import { ContactsService } from '../contacts/contacts.service';
+import { ConversationsService } from '../conversations/conversations.service';
+import { Database } from '../database/database';
+import { isDeadlock } from '../database/errors';
+import type { UserRow } from '../users/user.entity';
+
+/** How often a merge runs again after the database broke a deadlock by aborting it. */
+const ATTEMPTS = 3;
+
+/**
+ * Merging two contacts (the same customer known under two phones) touches two modules' tables:
+ * contacts and conversations. Each module writes its own, and this one above both orders the
+ * steps in one transaction: the contacts locked and combined, the conversations merged, the
+ * other contact deleted.
+ *
+ * Locks: both contacts first (in phone order, as the CSV import locks them), then their
+ * conversations, the order the channel webhook takes too (a contact, then its conversation). A
+ * deadlock with a webhook body holding several customers is still possible; the database breaks
+ * it and the merge runs again.
+ */
+@Injectable()
+export class ContactMergeService {
+  constructor(
+    private readonly database: Database,
+    private readonly contacts: ContactsService,
+    private readonly conversations: ConversationsService,
+  ) {}
+
+  async merge(intoId: string, from: string, actor: UserRow): Promise<ContactResponse> {
+    const fromId = parsePublicId('ct', from);
+    if (fromId === null) throw new UnprocessableEntityException('from does not name a contact');
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.database.transaction(async (db) => {
+          const merge = await this.contacts.mergeFields(db, intoId, fromId);
+          await this.conversations.mergeCustomerThreads(db, intoId, fromId, actor);
+          return this.contacts.completeMerge(db, merge);
+        });
+      } catch (error) {
+        if (!isDeadlock(error) || attempt >= ATTEMPTS) throw error;
+      }
+    }
+  }
+}

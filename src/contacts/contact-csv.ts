@@ -1,0 +1,181 @@
+import { isEmail } from 'class-validator';
+import { toE164 } from '../common/phone';
+import { findUnstorable } from '../common/storable-text';
+import {
+  ATTRIBUTE_VALUE_RULE,
+  attributeKeyProblem,
+  CONTACT_COLUMNS,
+  isAttributeValue,
+  type AttributeValue,
+  type ContactAttributes,
+} from './contact-attributes';
+import { MAX_TAG_LENGTH, MAX_TAGS } from './contact.dto';
+import type { ContactRow } from './contact.entity';
+
+/**
+ * How contacts are written to and read from CSV: the columns `phone,name,email,tags`, tags joined
+ * with `;`, then one column per attribute key. Pure functions; the import and export services
+ * stream rows through them.
+ *
+ * A cell that a spreadsheet would take for a formula or a number is kept as text with a leading
+ * apostrophe, as spreadsheets themselves do: on export, a text cell starting with `'`, `=`, `+`,
+ * `-`, `@`, a tab or a carriage return, and an attribute string that reads as a number or as
+ * true/false, gets one; on import, one leading apostrophe is removed and the rest is text. So an
+ * exported file opened in a spreadsheet runs nothing, and imported again gives back exactly the
+ * contacts it came from (attribute types included).
+ */
+
+export const MAX_NAME_LENGTH = 200;
+export const MAX_EMAIL_LENGTH = 254;
+export const TAG_SEPARATOR = ';';
+
+const TEXT_MARKER = "'";
+const NEEDS_MARKER = /^['=+\-@\t\r]/;
+
+/** Where each column of an import file is. */
+export interface CsvHeader {
+  phone: number;
+  name: number | null;
+  email: number | null;
+  tags: number | null;
+  attributes: { key: string; index: number }[];
+  columns: number;
+}
+
+/** What one line of an import sets: only the columns the file has (absent fields are left as they are). */
+export interface ImportRow {
+  line: number;
+  phone: string;
+  name?: string | null;
+  email?: string | null;
+  tags?: string[];
+  /** The attribute columns with a value on this line. */
+  setAttributes: ContactAttributes;
+  /** The attribute columns left empty on this line: the contact loses them. */
+  clearAttributes: string[];
+}
+
+export interface Refusal {
+  line: number;
+  error: string;
+}
+
+/** The header row read into column positions, or why it cannot be one (the whole file is refused). */
+export function readHeader(cells: string[]): CsvHeader | string {
+  const header: CsvHeader = { phone: -1, name: null, email: null, tags: null, attributes: [], columns: cells.length };
+  const seen = new Set<string>();
+  for (const [index, raw] of cells.entries()) {
+    const name = raw.trim();
+    if (name === '') return `Column ${index + 1} of the header row has no name`;
+    if (findUnstorable(name, 'x') !== null) return `Column ${index + 1} of the header row holds a NUL character`;
+    const standard = (CONTACT_COLUMNS as readonly string[]).find((column) => column === name.toLowerCase());
+    const id = standard ?? name;
+    if (seen.has(id)) return `The header row names the column ${JSON.stringify(name)} twice`;
+    seen.add(id);
+    if (standard === 'phone') header.phone = index;
+    else if (standard !== undefined) header[standard as 'name' | 'email' | 'tags'] = index;
+    else {
+      const problem = attributeKeyProblem(name);
+      if (problem) return `The header row's column ${JSON.stringify(name)}: ${problem}`;
+      header.attributes.push({ key: name, index });
+    }
+  }
+  if (header.phone < 0) return 'The header row must have a phone column (phone,name,email,tags, then one column per attribute)';
+  return header;
+}
+
+/** One line of an import read with its header: what it sets, or why it is refused. */
+export function readRow(header: CsvHeader, cells: string[], line: number): ImportRow | Refusal {
+  const refuse = (error: string): Refusal => ({ line, error });
+  if (cells.length !== header.columns) return refuse(`The line has ${cells.length} fields; the header row has ${header.columns}`);
+  const nul = cells.findIndex((cell) => findUnstorable(cell, 'x') !== null);
+  if (nul >= 0) return refuse(`Field ${nul + 1} holds a NUL character`);
+
+  const phoneCell = textOf(cells[header.phone]);
+  const phone = toE164(phoneCell);
+  if (phone === null)
+    return refuse(
+      phoneCell === ''
+        ? 'phone is empty'
+        : `phone ${JSON.stringify(phoneCell.slice(0, 40))} is not a phone number in international format, e.g. +16315551234`,
+    );
+  const row: ImportRow = { line, phone, setAttributes: {}, clearAttributes: [] };
+
+  if (header.name !== null) {
+    const name = textOf(cells[header.name]);
+    if (name.length > MAX_NAME_LENGTH) return refuse(`name must be at most ${MAX_NAME_LENGTH} characters`);
+    row.name = name || null;
+  }
+  if (header.email !== null) {
+    const email = textOf(cells[header.email]);
+    if (email !== '' && (email.length > MAX_EMAIL_LENGTH || !isEmail(email)))
+      return refuse(`email ${JSON.stringify(email.slice(0, 60))} must be an email`);
+    row.email = email || null;
+  }
+  if (header.tags !== null) {
+    const tags = [
+      ...new Set(
+        textOf(cells[header.tags])
+          .split(TAG_SEPARATOR)
+          .map((tag) => tag.trim())
+          .filter(Boolean),
+      ),
+    ];
+    if (tags.length > MAX_TAGS) return refuse(`tags must be at most ${MAX_TAGS}, not ${tags.length}`);
+    if (tags.some((tag) => tag.length > MAX_TAG_LENGTH)) return refuse(`tags must each be 1 to ${MAX_TAG_LENGTH} characters long`);
+    row.tags = tags;
+  }
+  for (const { key, index } of header.attributes) {
+    const value = attributeValueOf(cells[index]);
+    if (value === null) row.clearAttributes.push(key);
+    else if (!isAttributeValue(value)) return refuse(`attributes.${key} must be ${ATTRIBUTE_VALUE_RULE}`);
+    else row.setAttributes[key] = value;
+  }
+  return row;
+}
+
+/** The header row of an export whose contacts use these attribute keys. */
+export function exportHeader(attributeKeys: string[]): string[] {
+  return [...CONTACT_COLUMNS, ...attributeKeys];
+}
+
+/** A contact as a row of an export with these attribute columns. */
+export function exportRow(contact: ContactRow, attributeKeys: string[]): string[] {
+  return [
+    contact.phone,
+    textCell(contact.name ?? ''),
+    textCell(contact.email ?? ''),
+    textCell(contact.tags.join(TAG_SEPARATOR)),
+    ...attributeKeys.map((key) => (Object.hasOwn(contact.attributes, key) ? attributeCell(contact.attributes[key]) : '')),
+  ];
+}
+
+/** A cell of a contact field as text: trimmed, one leading apostrophe removed. */
+function textOf(cell: string): string {
+  const trimmed = cell.trim();
+  return trimmed.startsWith(TEXT_MARKER) ? trimmed.slice(1) : trimmed;
+}
+
+function textCell(text: string): string {
+  return NEEDS_MARKER.test(text) ? TEXT_MARKER + text : text;
+}
+
+/** An attribute cell as its value (taken as written, not trimmed), or null when empty. */
+function attributeValueOf(cell: string): AttributeValue | null {
+  if (cell === '') return null;
+  if (cell.startsWith(TEXT_MARKER)) return cell.slice(1) || null;
+  return typedValueOf(cell) ?? cell;
+}
+
+function attributeCell(value: AttributeValue): string {
+  if (typeof value !== 'string') return String(value);
+  return NEEDS_MARKER.test(value) || typedValueOf(value) !== null ? TEXT_MARKER + value : value;
+}
+
+/** The number or boolean a cell spells exactly as JavaScript writes it (`42`, `-1.5`, `1e+21`, `true`), or null for any other text (`007`, `1.0`, ` 42`). */
+function typedValueOf(cell: string): number | boolean | null {
+  if (cell === 'true') return true;
+  if (cell === 'false') return false;
+  const number = Number(cell);
+  return Number.isFinite(number) && String(number) === cell ? number : null;
+}

@@ -1,0 +1,282 @@
+import { BadRequestException, Injectable, PayloadTooLargeException } from '@nestjs/common';
+import { CsvError, parse } from 'csv-parse';
+import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { newUuid } from '../common/ids';
+import { Database } from '../database/database';
+import type { Db } from '../database/sql';
+import { EventsService } from '../events/events.service';
+import { MAX_ATTRIBUTES, sameAttributes } from './contact-attributes';
+import { readHeader, readRow, type CsvHeader, type ImportRow, type Refusal } from './contact-csv';
+import { ContactResponse } from './contact.dto';
+import type { ContactRow } from './contact.entity';
+import { ContactRepository } from './contact.repository';
+
+/** The largest CSV body an import takes (10 MiB); a larger one is a 413. */
+export const IMPORT_MAX_BYTES = 10 * 1024 * 1024;
+/** Lines written per transaction: big enough that 100,000 lines are 100 statements of each kind, small enough that no transaction holds the database long. */
+const BATCH_LINES = 1000;
+/** The refusals an answer lists; past them, one more entry says how many more lines were refused. */
+export const LISTED_REFUSALS = 1000;
+/** The longest line (record) read: 50 attributes of 1,000 characters and the contact's fields fit well within it. */
+const MAX_LINE_BYTES = 128 * 1024;
+/** How often a batch is tried again when a contact with one of its new phones was created by someone else meanwhile. */
+const BATCH_ATTEMPTS = 3;
+
+export interface ImportResult {
+  created: number;
+  updated: number;
+  refused: Refusal[];
+}
+
+/** A phone of the batch was inserted by another transaction between the lock and the insert: the batch runs again and finds it. */
+class PhoneTakenMeanwhile extends Error {}
+
+/**
+ * The CSV import: the body is parsed as it arrives (csv-parse) and written in batches of
+ * BATCH_LINES, each batch one transaction, so an import of 100,000 lines never holds the
+ * database (the embedded engine has one connection) for more than one batch at a time. Each
+ * line creates or updates the contact with its phone; the columns the file has are written, the
+ * others left as they are. Lines are applied in order, so when a phone appears twice the later
+ * line wins (both count). An import is not all-or-nothing: the batches before a failure stay
+ * written, and importing the same file again is harmless.
+ */
+@Injectable()
+export class ContactImportService {
+  constructor(
+    private readonly database: Database,
+    private readonly contacts: ContactRepository,
+    private readonly events: EventsService,
+  ) {}
+
+  async import(body: Readable): Promise<ImportResult> {
+    const report = new RefusalReport();
+    const parser = parse({
+      bom: true,
+      info: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+      skip_records_with_empty_values: true,
+      skip_records_with_error: true,
+      max_record_size: MAX_LINE_BYTES,
+      on_skip: (error) => {
+        report.add({ line: typeof error?.lines === 'number' ? error.lines : 0, error: describeCsvError(error) });
+      },
+    });
+    const limiter = new ByteLimit(IMPORT_MAX_BYTES);
+    body.on('error', (error) => parser.destroy(error));
+    limiter.on('error', (error) => parser.destroy(error));
+    body.pipe(limiter).pipe(parser);
+
+    const totals = { created: 0, updated: 0 };
+    // One batch is written while the next is read: parsing (CPU here) and writing (the database) overlap; batches stay in order.
+    let writing: Promise<void> = Promise.resolve();
+    const write = (rows: ImportRow[], lastLine: number) => {
+      const next = writing.then(async () => {
+        const written = await this.writeBatch(rows);
+        totals.created += written.created;
+        totals.updated += written.updated;
+        written.refused.forEach((refusal) => report.add(refusal));
+        report.settle(lastLine);
+      });
+      // Handled here so that a failure while the next batch is read is not an unhandled rejection; it is awaited below.
+      next.catch(() => undefined);
+      return next;
+    };
+    let header: CsvHeader | null = null;
+    let batch: ImportRow[] = [];
+    try {
+      for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+        if (header === null) {
+          const read = readHeader(record);
+          if (typeof read === 'string') throw new BadRequestException(read);
+          header = read;
+          continue;
+        }
+        const row = readRow(header, record, info.lines);
+        if ('error' in row) report.add(row);
+        else batch.push(row);
+        if (batch.length >= BATCH_LINES) {
+          await writing;
+          writing = write(batch, info.lines);
+          batch = [];
+        }
+      }
+      if (header === null) throw new BadRequestException('The file is empty: it needs a header row such as phone,name,email,tags');
+      await writing;
+      await write(batch, Number.MAX_SAFE_INTEGER);
+    } catch (error) {
+      // Malformed records are skipped and reported above; a parser error that still ends the parse is the body's fault too.
+      if (error instanceof CsvError) throw new BadRequestException(`The body is not CSV the import can read: ${describeCsvError(error)}`);
+      throw error;
+    } finally {
+      await writing.catch(() => undefined);
+      // Whatever is left unread is read and dropped, so the answer can still be written on this connection.
+      body.unpipe(limiter);
+      body.resume();
+    }
+    return { ...totals, refused: report.listed() };
+  }
+
+  /** One batch in one transaction, tried again if a concurrent writer took one of its new phones meanwhile. */
+  private async writeBatch(rows: ImportRow[]): Promise<ImportResult> {
+    if (rows.length === 0) return { created: 0, updated: 0, refused: [] };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.database.transaction((db) => this.writeLines(db, rows));
+      } catch (error) {
+        if (!(error instanceof PhoneTakenMeanwhile) || attempt >= BATCH_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /**
+   * The contacts of the batch's phones locked (phone order), the lines applied to them in order in
+   * memory (a phone on several lines: each line to the result of the one before), then the new
+   * contacts inserted and the changed ones updated in one statement each, with one event for each
+   * contact created or changed (its state after the batch).
+   */
+  private async writeLines(db: Db, rows: ImportRow[]): Promise<ImportResult> {
+    const written: ImportResult = { created: 0, updated: 0, refused: [] };
+    const locked = await this.contacts.lockMany(db, { phones: [...new Set(rows.map((row) => row.phone))] });
+    const contacts = new Map<string, { before: ContactRow | null; after: ContactRow | null }>(
+      locked.map((contact) => [contact.phone, { before: contact, after: contact }]),
+    );
+    const now = new Date();
+    for (const row of rows) {
+      let contact = contacts.get(row.phone);
+      if (!contact) contacts.set(row.phone, (contact = { before: null, after: null }));
+      const applied = applyRow(contact.after, row, now);
+      const attributes = Object.keys(applied.attributes).length;
+      if (attributes > MAX_ATTRIBUTES) {
+        written.refused.push({
+          line: row.line,
+          error: `The contact would have ${attributes} attributes; a contact has at most ${MAX_ATTRIBUTES}`,
+        });
+        continue;
+      }
+      if (contact.after === null) written.created += 1;
+      else written.updated += 1;
+      contact.after = applied;
+    }
+    const created: ContactRow[] = [];
+    const changed: ContactRow[] = [];
+    for (const { before, after } of contacts.values()) {
+      if (after === null) continue;
+      if (before === null) created.push(after);
+      else if (differs(before, after)) changed.push(after);
+    }
+    // In phone order too: two imports inserting the same new phones wait for each other in one order, never in a circle.
+    created.sort((a, b) => (a.phone < b.phone ? -1 : 1));
+    const inserted = await this.contacts.insertManyUnlessPhoneTaken(db, created);
+    if (inserted.length !== created.length) throw new PhoneTakenMeanwhile();
+    await this.contacts.updateMany(db, changed);
+    await this.events.recordMany(db, [
+      ...created.map((contact) => ({ type: 'contact.created' as const, data: { contact: ContactResponse.of(contact) } })),
+      ...changed.map((contact) => ({ type: 'contact.updated' as const, data: { contact: ContactResponse.of(contact) } })),
+    ]);
+    return written;
+  }
+}
+
+/** A line applied to the contact with its phone (or to a new one): the fields the file has replace the contact's. */
+function applyRow(contact: ContactRow | null, row: ImportRow, now: Date): ContactRow {
+  const base: ContactRow = contact ?? {
+    id: newUuid(now.getTime()),
+    phone: row.phone,
+    name: null,
+    email: null,
+    tags: [],
+    attributes: {},
+    created_at: now,
+    updated_at: now,
+  };
+  const attributes = { ...base.attributes };
+  for (const key of row.clearAttributes) delete attributes[key];
+  Object.assign(attributes, row.setAttributes);
+  return {
+    ...base,
+    name: row.name === undefined ? base.name : row.name,
+    email: row.email === undefined ? base.email : row.email,
+    tags: row.tags ?? base.tags,
+    attributes,
+    updated_at: now,
+  };
+}
+
+function differs(before: ContactRow, after: ContactRow): boolean {
+  return (
+    before.name !== after.name ||
+    before.email !== after.email ||
+    JSON.stringify(before.tags) !== JSON.stringify(after.tags) ||
+    !sameAttributes(before.attributes, after.attributes)
+  );
+}
+
+function describeCsvError(error: CsvError | undefined): string {
+  switch (error?.code) {
+    case 'CSV_QUOTE_NOT_CLOSED':
+      return 'A quoted field is not closed before the end of the file';
+    case 'CSV_INVALID_CLOSING_QUOTE':
+    case 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE':
+      return 'A quoted field is followed by something else than a comma or the end of the line';
+    case 'CSV_MAX_RECORD_SIZE':
+      return `The line is longer than ${MAX_LINE_BYTES / 1024} KiB`;
+    default:
+      return 'The line is not valid CSV';
+  }
+}
+
+/**
+ * The refusals of an import, listed in line order (the first LISTED_REFUSALS of them) however
+ * they arrive: the parser reports a malformed line as soon as it reads it, which may be ahead of
+ * the batch being written, so refusals wait until every line before theirs is settled.
+ */
+class RefusalReport {
+  private readonly pending: Refusal[] = [];
+  private readonly settled: Refusal[] = [];
+  private unlisted = 0;
+  private firstUnlisted = 0;
+
+  /** A refusal; a line refused twice (a malformed quote also leaves the rest of its line unreadable) is listed once. */
+  add(refusal: Refusal): void {
+    if (!this.pending.some((pending) => pending.line === refusal.line)) this.pending.push(refusal);
+  }
+
+  /** Every line up to `line` has been read and written: its refusals take their place in the list. */
+  settle(line: number): void {
+    const ready = this.pending.filter((refusal) => refusal.line <= line).sort((a, b) => a.line - b.line);
+    const waiting = this.pending.filter((refusal) => refusal.line > line);
+    this.pending.splice(0, this.pending.length, ...waiting);
+    for (const refusal of ready) {
+      if (this.settled.length < LISTED_REFUSALS) this.settled.push(refusal);
+      else if (this.unlisted++ === 0) this.firstUnlisted = refusal.line;
+    }
+  }
+
+  listed(): Refusal[] {
+    if (this.unlisted === 0) return this.settled;
+    const more = this.unlisted - 1;
+    return [
+      ...this.settled,
+      {
+        line: this.firstUnlisted,
+        error: `This line was refused too, and ${more} more line${more === 1 ? '' : 's'} after it; only the first ${LISTED_REFUSALS} refusals are listed`,
+      },
+    ];
+  }
+}
+
+/** Passes bytes on until `max` of them went through, then fails with a 413. */
+class ByteLimit extends Transform {
+  private seen = 0;
+
+  constructor(private readonly max: number) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    this.seen += chunk.length;
+    if (this.seen > this.max) done(new PayloadTooLargeException(`The CSV body is larger than ${this.max / 1024 / 1024} MiB`));
+    else done(null, chunk);
+  }
+}
