@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { AccountsModule } from './accounts/accounts.module';
 import { AuthModule } from './auth/auth.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -9,6 +10,7 @@ import { ConversationsModule } from './conversations/conversations.module';
 import { EventStreamModule } from './events/event-stream.module';
 import { HealthModule } from './health/health.module';
 import { InboundModule } from './inbound/inbound.module';
+import { MailModule } from './mail/mail.module';
 import { MessagingModule } from './messaging/messaging.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { QueueModule } from './queue/queue.module';
@@ -29,6 +31,8 @@ export class AppModule {
         EventStreamModule.forRoot(config),
         AuthModule,
         UsersModule,
+        MailModule,
+        AccountsModule,
         RateLimitModule,
         ContactsModule,
         NotificationsModule,

@@ -134,7 +134,8 @@ async function record(
   return toEnvelope(event);
 }
 
-const publish = (t: TestApp, ...events: EventEnvelope[]) => t.app.get(EventStream).publish(events);
+const publish = (t: TestApp, ...events: EventEnvelope[]) =>
+  t.app.get(EventStream).publish(events.map((envelope) => ({ envelope, audience: null })));
 
 async function listen(t: TestApp): Promise<string> {
   await t.app.listen({ port: 0, host: '127.0.0.1' });
@@ -283,6 +284,7 @@ describe('event stream (GET /api/v1/events/stream)', () => {
         type: 'contact.updated' as const,
         data: { late: true },
         created_at: new Date(Date.parse(seen.created_at) - 1_000),
+        audience: null,
       };
       await t.app.get(EventRepository).insert(db, event);
       await t.app.get(EventRepository).markRelayed(db, [event.id]);

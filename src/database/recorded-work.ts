@@ -1,6 +1,9 @@
 import type { WorkItem } from '../queue/job-queue';
 import { Db, execute, query, Sql, sql } from './sql';
 
+/** The tables of recorded work. */
+export type RecordedWorkTable = 'messages' | 'webhook_deliveries' | 'outbound_emails';
+
 /*
  * Tables of recorded work have `attempts`, `next_attempt_at` and `claimed_by`; `waiting` is the
  * condition, on the table aliased `w`, of a row whose work is not finished (a status).
@@ -11,7 +14,7 @@ import { Db, execute, query, Sql, sql } from './sql';
  * now, so that another attempt starts within seconds of the death, not after the attempt's lease.
  * Answers how many rows it released.
  */
-export async function releaseAbandonedWork(db: Db, table: 'messages' | 'webhook_deliveries', waiting: Sql): Promise<number> {
+export async function releaseAbandonedWork(db: Db, table: RecordedWorkTable, waiting: Sql): Promise<number> {
   const name = sql.raw(table);
   return execute(
     db,
@@ -31,13 +34,7 @@ export function msFromNow(ms: number): Sql {
  * other relay hands them on meanwhile (others' locked rows are skipped), and answers the attempts
  * to start. Each repository calls it for its own table.
  */
-export async function claimDueWork(
-  db: Db,
-  table: 'messages' | 'webhook_deliveries',
-  waiting: Sql,
-  limit: number,
-  leaseMs: number,
-): Promise<WorkItem[]> {
+export async function claimDueWork(db: Db, table: RecordedWorkTable, waiting: Sql, limit: number, leaseMs: number): Promise<WorkItem[]> {
   const name = sql.raw(table);
   const rows = await query<{ id: string; attempts: number }>(
     db,
