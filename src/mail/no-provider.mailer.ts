@@ -10,9 +10,11 @@ import { Mailer, OutgoingEmail } from './mailer';
 export class NoProviderMailer extends Mailer {
   readonly name = 'none';
   readonly delivers = false;
-  private readonly logger = new Logger('Mail');
 
-  constructor(private readonly development: boolean) {
+  constructor(
+    private readonly development: boolean,
+    private readonly logger: Pick<Logger, 'log'> = new Logger('Mail'),
+  ) {
     super();
   }
 
