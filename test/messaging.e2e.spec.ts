@@ -69,6 +69,7 @@ describe('sending through the WhatsApp Cloud API', () => {
           type: 'text',
           text: { body: 'Your order has shipped', preview_url: false },
         },
+        answered: true,
       },
     ]);
   });
