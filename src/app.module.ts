@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { AccountsModule } from './accounts/accounts.module';
 import { AuthModule } from './auth/auth.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -12,6 +13,7 @@ import { EventStreamModule } from './events/event-stream.module';
 import { HealthModule } from './health/health.module';
 import { InboundModule } from './inbound/inbound.module';
 import { LabelsModule } from './labels/labels.module';
+import { MailModule } from './mail/mail.module';
 import { MessagingModule } from './messaging/messaging.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { QueueModule } from './queue/queue.module';
@@ -33,6 +35,8 @@ export class AppModule {
         EventStreamModule.forRoot(config),
         AuthModule,
         UsersModule,
+        MailModule,
+        AccountsModule,
         RateLimitModule,
         ContactsModule,
         NotificationsModule,

@@ -25,6 +25,9 @@ const PUBLIC_OPERATIONS = new Set([
   'GET /api/health/ready',
   'GET /api/health/messaging',
   'POST /api/v1/auth/login',
+  'POST /api/v1/auth/accept-invite',
+  'POST /api/v1/auth/forgot-password',
+  'POST /api/v1/auth/reset-password',
   'GET /api/webhooks/messaging',
   'POST /api/webhooks/messaging',
 ]);
@@ -122,6 +125,20 @@ describe('access control of every endpoint', () => {
   let cases = 0;
   /** Every token any request of this file carried, for the log scan. */
   const tokensUsed = new Set<string>();
+  /** The tokens of invitation links, which must never reach the log either. */
+  const linkTokens = new Set<string>();
+
+  /** Invites a user (no e-mail provider here: the link is answered) and answers the link's token. */
+  async function invitationToken(): Promise<string> {
+    const invited = await t.request('POST', '/api/v1/users', {
+      token: admin,
+      body: { email: `invited-${linkTokens.size}-${Date.now()}@example.com`, name: 'Invited', role: 'agent' },
+    });
+    expect(invited.status).toBe(201);
+    const token = new URL(invited.body.invite_url as string).searchParams.get('token')!;
+    linkTokens.add(token);
+    return token;
+  }
 
   beforeAll(async () => {
     graph = await FakeGraphApi.start();
@@ -268,6 +285,19 @@ describe('access control of every endpoint', () => {
         answer = await t.request('POST', operation.url, { body: ADMIN });
         tokensUsed.add(answer.body.token as string);
         expect(answer.status).toBe(200);
+      } else if (operation.path === '/api/v1/auth/accept-invite') {
+        // The invitation link's token is the credential: a real one logs the invited user in.
+        answer = await t.request('POST', operation.url, { body: { token: await invitationToken(), password: 'accepted-password-1' } });
+        tokensUsed.add(answer.body.token as string);
+        expect(answer.status).toBe(200);
+      } else if (operation.path === '/api/v1/auth/forgot-password') {
+        answer = await t.request('POST', operation.url, { body: { email: agent.email } });
+        expect(answer.status).toBe(202);
+      } else if (operation.path === '/api/v1/auth/reset-password') {
+        // The reset link's token is the credential (e-mailed only: none here), so a made-up one is refused with 400, not 401.
+        answer = await t.request('POST', operation.url, { body: { token: 'a-made-up-reset-token', password: 'reset-password-1' } });
+        expect(answer.status).toBe(400);
+        expect(answer.body).toEqual({ error: 'token is invalid, expired or already used' });
       } else if (operation.method === 'GET' && operation.path === '/api/webhooks/messaging') {
         answer = await t.request('GET', `${operation.url}?hub.mode=subscribe&hub.verify_token=${VERIFY_TOKEN}&hub.challenge=4711`);
         expect(answer.status).toBe(200);
@@ -432,7 +462,16 @@ describe('access control of every endpoint', () => {
   it('writes no password, token, webhook secret, channel access token or app secret to the log', async () => {
     // Put every secret through the paths that log: a webhook registration, a send to the Graph
     // API, the channel health probe, a template sync, a signed channel webhook, a failed login, the
-    // stream by query.
+    // stream by query, an invitation (its e-mail written off without a provider), a password change.
+    await invitationToken();
+    const changer = await t.createUser({ role: 'agent' });
+    tokensUsed.add(changer.token);
+    const changed = await t.request('PATCH', '/api/v1/me', {
+      token: changer.token,
+      body: { password: 'changed-password-secret-9', current_password: changer.password },
+    });
+    expect(changed.status).toBe(200);
+    tokensUsed.add(changed.body.token as string);
     const registered = await t.request('POST', '/api/v1/webhooks', {
       token: admin,
       body: { url: 'http://127.0.0.1:9/hook', events: ['*'], secret: WEBHOOK_SECRET },
@@ -460,12 +499,16 @@ describe('access control of every endpoint', () => {
     const secrets: Record<string, string> = {
       'the admin password': ADMIN.password,
       'a user password': agent.password,
+      'a changed password': 'changed-password-secret-9',
       'the session secret': SESSION_SECRET,
       'the webhook secret': WEBHOOK_SECRET,
       MESSAGING_ACCESS_TOKEN: GRAPH_TOKEN,
       MESSAGING_APP_SECRET: APP_SECRET,
       MESSAGING_WEBHOOK_VERIFY_TOKEN: VERIFY_TOKEN,
     };
+    [...linkTokens].forEach((token, index) => {
+      secrets[`invitation link token ${index + 1}`] = token;
+    });
     [...tokensUsed].filter(Boolean).forEach((token, index) => {
       secrets[`token ${index + 1}`] = token;
       // The signature alone is what makes a token a credential.

@@ -23,6 +23,7 @@ describe('authentication', () => {
         name: 'Admin',
         role: 'admin',
         beta_access: true,
+        status: 'active',
         created_at: expect.any(String),
       },
     });

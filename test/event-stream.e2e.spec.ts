@@ -11,12 +11,15 @@ import { EventsService } from '../src/events/events.service';
 import { newUuid } from '../src/common/ids';
 import { Database } from '../src/database/database';
 import { UsersService } from '../src/users/users.service';
+import { eventually } from './support/channel';
 import { describeWithPostgresAndRedis, TEST_REDIS_URL } from './support/environment';
 import { customerWrites } from './support/inbox';
 import { createTestDatabase, TestDatabase } from './support/test-database';
 import { freshRedisPrefix, startTestApp, TestApp } from './support/test-app';
+import { WebhookReceiver } from './support/webhook-receiver';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const uuidOfUser = (publicId: string) => publicId.replace(/^user_(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
 
 /** One parsed block of a text/event-stream: an event (id, event, data) or a comment. */
 type SseItem = { kind: 'event'; id?: string; event?: string; data: string } | { kind: 'comment'; text: string };
@@ -135,7 +138,8 @@ async function record(
   return toEnvelope(event);
 }
 
-const publish = (t: TestApp, ...events: EventEnvelope[]) => t.app.get(EventStream).publish(events);
+const publish = (t: TestApp, ...events: EventEnvelope[]) =>
+  t.app.get(EventStream).publish(events.map((envelope) => ({ envelope, audience: null })));
 
 async function listen(t: TestApp): Promise<string> {
   await t.app.listen({ port: 0, host: '127.0.0.1' });
@@ -300,6 +304,7 @@ describe('event stream (GET /api/v1/events/stream)', () => {
         type: 'contact.updated' as const,
         data: { late: true },
         created_at: new Date(Date.parse(seen.created_at) - 1_000),
+        audience: null,
       };
       await t.app.get(EventRepository).insert(db, event);
       await t.app.get(EventRepository).markRelayed(db, [event.id]);
@@ -435,6 +440,27 @@ describeWithPostgresAndRedis('event stream across instances (needs TEST_DATABASE
     }
   });
 
+  it("delivers an event for one user published on instance A to that user's client on instance B, and to no other", async () => {
+    const ana = await a.createUser();
+    const bob = await a.createUser();
+    const anaClient = await SseClient.connect(urlOfB, { authorization: `Bearer ${ana.token}` });
+    const bobClient = await SseClient.connect(urlOfB, { authorization: `Bearer ${bob.token}` });
+    try {
+      const own = await a.app.get(DataSource).transaction(async (manager) => {
+        const recorded = await a.app.get(EventsService).recordForUser(manager, uuidOfUser(ana.id), 'notification.created', { n: 1 });
+        await a.app.get(EventRepository).markRelayed(manager, [recorded.id]);
+        return recorded;
+      });
+      await a.app.get(EventStream).publish([{ envelope: toEnvelope(own), audience: own.audience }]);
+      await anaClient.until((c) => c.events.some((e) => e.id === toEnvelope(own).id));
+      const last = await sendAndAwait(a, bobClient);
+      expect(bobClient.events.map((e) => e.id)).toEqual([last.id]);
+    } finally {
+      await anaClient.close();
+      await bobClient.close();
+    }
+  });
+
   it('ends its streams when its Redis subscription was interrupted, and the clients resume from the table', async () => {
     const url = urlOfB;
     const authorization = `Bearer ${await b.adminToken()}`;
@@ -508,3 +534,136 @@ async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<voi
     await pause(10);
   }
 }
+
+describe("notification.created frames: the user's own stream only", () => {
+  let t: TestApp;
+  let url: string;
+  let receiver: WebhookReceiver;
+  const clients: SseClient[] = [];
+  const connect = async (token: string, headers: Record<string, string> = {}): Promise<SseClient> => {
+    const client = await SseClient.connect(url, { authorization: `Bearer ${token}`, ...headers });
+    clients.push(client);
+    return client;
+  };
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    t = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+    url = await listen(t);
+  });
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  /** Assigns a new customer's conversation to `userId` (by the admin: a notification for the assignee). */
+  async function assignTo(userId: string): Promise<string> {
+    const { id } = await customerWrites(t);
+    const answer = await t.request('PATCH', `/api/v1/conversations/${id}`, { token: await t.adminToken(), body: { assigned_to: userId } });
+    expect(answer.status).toBe(200);
+    return id;
+  }
+
+  /** A public event every stream gets: once it arrived, whatever was sent before it has too. */
+  async function marker(): Promise<string> {
+    const answer = await t.request('POST', '/api/v1/contacts', {
+      token: await t.adminToken(),
+      body: { phone: `+1415555${String(Math.floor(1000 + Math.random() * 8999))}` },
+    });
+    expect(answer.status).toBe(201);
+    return answer.body.id as string;
+  }
+
+  const contactCreated = (id: string) => (c: SseClient) =>
+    c.events.some(
+      (e) => e.event === 'contact.created' && (JSON.parse(e.data) as { data: { contact: { id: string } } }).data.contact.id === id,
+    );
+
+  it('sends a user their notification as a notification.created frame, and another user never sees it', async () => {
+    const ana = await t.createUser();
+    const bob = await t.createUser();
+    const anaStream = await connect(ana.token);
+    const bobStream = await connect(bob.token);
+    const conversationId = await assignTo(ana.id);
+    await anaStream.until((c) => c.events.some((e) => e.event === 'notification.created'));
+    const frame = anaStream.events.find((e) => e.event === 'notification.created')!;
+    const envelope = JSON.parse(frame.data) as { id: string; type: string; data: { notification: Record<string, unknown> } };
+    expect(frame.id).toBe(envelope.id);
+    const [notification] = (await t.request('GET', '/api/v1/notifications', { token: ana.token })).body.data as { id: string }[];
+    expect(envelope).toEqual({
+      id: expect.stringMatching(/^evt_[0-9a-f]{32}$/),
+      type: 'notification.created',
+      created_at: expect.any(String),
+      data: {
+        notification: {
+          id: notification.id,
+          type: 'conversation.assigned',
+          conversation_id: conversationId,
+          text: expect.any(String),
+          created_at: expect.any(String),
+          read_at: null,
+        },
+      },
+    });
+
+    // Bob sees the assignment, which is everyone's, and the marker after it, but not Ana's notification.
+    const after = await marker();
+    await bobStream.until(contactCreated(after));
+    expect(bobStream.events.some((e) => e.event === 'conversation.assigned')).toBe(true);
+    expect(bobStream.events.filter((e) => e.event === 'notification.created')).toEqual([]);
+  });
+
+  it("replays a user's own notifications after Last-Event-ID, and never another user's", async () => {
+    const ana = await t.createUser();
+    const bob = await t.createUser();
+    const before = await marker();
+    const watcher = await connect(bob.token);
+    await watcher.until(contactCreated(before));
+    const lastSeen = watcher.events.at(-1)!;
+    await assignTo(ana.id);
+    await assignTo(bob.id);
+    const after = await marker();
+    await watcher.until(contactCreated(after));
+
+    const anaReplay = await connect(ana.token, { 'last-event-id': lastSeen.id! });
+    const bobReplay = await connect(bob.token, { 'last-event-id': lastSeen.id! });
+    await anaReplay.until(contactCreated(after));
+    await bobReplay.until(contactCreated(after));
+    const notificationsOf = (client: SseClient) =>
+      client.events
+        .filter((e) => e.event === 'notification.created')
+        .map((e) => (JSON.parse(e.data) as { data: { notification: { id: string } } }).data.notification.id);
+    const own = async (token: string) =>
+      ((await t.request('GET', '/api/v1/notifications', { token })).body.data as { id: string }[]).map((n) => n.id);
+    expect(notificationsOf(anaReplay)).toEqual(await own(ana.token));
+    expect(notificationsOf(bobReplay)).toEqual(await own(bob.token));
+    expect(notificationsOf(anaReplay)).toHaveLength(1);
+  });
+
+  it('never delivers notification.created to webhooks, not even to ["*"], and refuses it as a subscription', async () => {
+    const registered = await t.request('POST', '/api/v1/webhooks', {
+      token: await t.adminToken(),
+      body: { url: receiver.url('/all'), events: ['*'], secret: 'a-webhook-secret-of-16+' },
+    });
+    expect(registered.status).toBe(201);
+    const agent = await t.createUser();
+    await assignTo(agent.id);
+    const after = await marker();
+    await eventually(async () =>
+      expect(receiver.received('/all').some((d) => d.json.type === 'contact.created' && d.json.data.contact.id === after)).toBe(true),
+    );
+    const types = receiver.received('/all').map((d) => d.json.type as string);
+    expect(types).toContain('conversation.assigned');
+    expect(types).not.toContain('notification.created');
+
+    const refused = await t.request('POST', '/api/v1/webhooks', {
+      token: await t.adminToken(),
+      body: { url: receiver.url('/own'), events: ['notification.created'], secret: 'a-webhook-secret-of-16+' },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatch(/^events must hold event types/);
+  });
+});

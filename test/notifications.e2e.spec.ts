@@ -199,6 +199,27 @@ describe('notifications', () => {
     expect(await list(ana.token)).toEqual({ data: [], next_cursor: null });
     expect((await list(bob.token)).data.map((n) => n.text)).toEqual(['b1']);
   });
+  it("counts the caller's unread notifications, nobody else's, as {unread: n}", async () => {
+    const ana = await t.createUser();
+    const bob = await t.createUser();
+    const count = async (token: string) => {
+      const answer = await t.request('GET', '/api/v1/notifications/unread-count', { token });
+      expect(answer.status).toBe(200);
+      return answer.body as { unread: number };
+    };
+    expect(await count(ana.token)).toEqual({ unread: 0 });
+    await notify(ana.id, { text: 'one' });
+    await notify(ana.id, { text: 'two' });
+    await notify(bob.id, { text: 'for Bob' });
+    expect(await count(ana.token)).toEqual({ unread: 2 });
+    expect(await count(bob.token)).toEqual({ unread: 1 });
+    const [newest] = (await list(ana.token)).data;
+    expect((await t.request('POST', `/api/v1/notifications/${newest.id}/read`, { token: ana.token })).status).toBe(200);
+    expect(await count(ana.token)).toEqual({ unread: 1 });
+    expect((await t.request('POST', '/api/v1/notifications/read', { token: ana.token })).status).toBe(204);
+    expect(await count(ana.token)).toEqual({ unread: 0 });
+    expect((await t.request('GET', '/api/v1/notifications/unread-count')).status).toBe(401);
+  });
 });
 
 describe('notifications list query plan', () => {
@@ -256,6 +277,18 @@ describe('notifications list query plan', () => {
     ['a later page', { cursor: aCursor }],
   ])('serves %s of unread=true from the partial notifications_user_unread_idx alone, in order', async (_, fields) => {
     expectServedBy(await planOf({ ...fields, unread: true }), 'notifications_user_unread_idx', 'cursor' in fields);
+  });
+
+  it('counts the unread ones from the partial notifications_user_unread_idx alone', async () => {
+    const plan = await t.app.get(DataSource).transaction(async (manager) => {
+      const { text, values } = t.app.get(NotificationRepository).unreadCountStatement(userIds[0]).compile();
+      await manager.query('SET LOCAL enable_seqscan = off');
+      const rows: Record<string, string>[] = await manager.query(`EXPLAIN ${text}`, values);
+      return rows.map((row) => row['QUERY PLAN']).join('\n');
+    });
+    // An index scan, index-only scan or bitmap scan of the partial index: never the table's rows of other users or read ones.
+    expect(plan).toMatch(/(Index Only Scan using|Index Scan using|Bitmap Index Scan on) notifications_user_unread_idx/);
+    expect(plan).not.toMatch(/Filter|Seq Scan/);
   });
 
   it("the explained query fetches limit + 1 of the user's unread rows", async () => {

@@ -125,3 +125,57 @@ describe('retention of events and webhook deliveries (EVENT_RETENTION, 30 days b
     expect(await exists('events', rows.recentDelivery.event_id)).toBe(true);
   });
 });
+
+describe('retention of e-mails and account links (EVENT_RETENTION)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  /** Invites a user (no provider: the e-mail is written off at once, and the link answered); answers its uuid and link token. */
+  const invite = async (name: string) => {
+    const answer = await t.request('POST', '/api/v1/users', {
+      token: await t.adminToken(),
+      body: { email: `${name}-${Date.now()}@example.com`, name, role: 'agent' },
+    });
+    expect(answer.status).toBe(201);
+    const id = (answer.body.id as string).replace(/^user_(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+    await eventually(async () =>
+      expect(await t.sql(`SELECT status FROM outbound_emails WHERE user_id = $1`, [id])).toEqual([{ status: 'sent' }]),
+    );
+    return { id, token: new URL(answer.body.invite_url as string).searchParams.get('token')! };
+  };
+  const count = async (table: 'outbound_emails' | 'account_tokens', userId: string) =>
+    (await t.sql(`SELECT 1 FROM ${table} WHERE user_id = $1`, [userId])).length;
+
+  it('deletes finished e-mails and used or expired links older than the retention, keeping pending e-mails and live links', async () => {
+    const sentLongAgo = await invite('old');
+    const pendingLongAgo = await invite('pending');
+    const recent = await invite('recent');
+    expect(
+      (await t.request('POST', '/api/v1/auth/accept-invite', { body: { token: sentLongAgo.token, password: 'accepted-long-ago' } })).status,
+    ).toBe(200);
+    await t.sql(`UPDATE outbound_emails SET updated_at = updated_at - ${OLD} WHERE user_id = ANY($1::uuid[])`, [
+      [sentLongAgo.id, pendingLongAgo.id],
+    ]);
+    await t.sql(`UPDATE outbound_emails SET status = 'pending', next_attempt_at = now() + interval '1 day' WHERE user_id = $1`, [
+      pendingLongAgo.id,
+    ]);
+    await t.sql(`UPDATE account_tokens SET used_at = used_at - ${OLD} WHERE user_id = $1`, [sentLongAgo.id]);
+    // An expired link of long ago.
+    await t.sql(`UPDATE account_tokens SET expires_at = now() - ${OLD} WHERE user_id = $1`, [pendingLongAgo.id]);
+
+    const result = await t.app.get(RetentionService).pruneNow();
+    expect(result.records).toBe(3);
+    expect(await count('outbound_emails', sentLongAgo.id)).toBe(0);
+    expect(await count('account_tokens', sentLongAgo.id)).toBe(0);
+    expect(await count('account_tokens', pendingLongAgo.id)).toBe(0);
+    expect(await count('outbound_emails', pendingLongAgo.id)).toBe(1);
+    expect(await count('outbound_emails', recent.id)).toBe(1);
+    expect(await count('account_tokens', recent.id)).toBe(1);
+    expect(
+      (await t.request('POST', '/api/v1/auth/accept-invite', { body: { token: recent.token, password: 'accepted-just-now' } })).status,
+    ).toBe(200);
+  });
+});

@@ -27,6 +27,7 @@ describe('users', () => {
       name: 'Uma',
       role: 'agent',
       beta_access: true,
+      status: 'active',
       created_at: expect.any(String),
     });
     expect(answer.text).not.toContain('long-enough-pw');

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/api-errors';
 import { LoginRateLimit } from '../common/rate-limit.decorators';
-import { UserResponse } from '../users/user.dto';
+import { MeResponse } from '../users/user.dto';
 import type { UserRow } from '../users/user.entity';
 import { CurrentUser, Public } from './auth.decorators';
 import { LoginDto, LoginResponse } from './auth.dto';
@@ -40,10 +40,10 @@ export class AuthController {
 
   @Get('me')
   @ApiBearerAuth()
-  @ApiOperation({ summary: 'The authenticated user' })
-  @ApiOkResponse({ type: UserResponse })
+  @ApiOperation({ summary: 'The authenticated user, with their own preferences (email_notifications)' })
+  @ApiOkResponse({ type: MeResponse })
   @ApiErrors(401, 403, 429)
-  me(@CurrentUser() user: UserRow): UserResponse {
-    return UserResponse.of(user);
+  me(@CurrentUser() user: UserRow): MeResponse {
+    return MeResponse.of(user);
   }
 }

@@ -23,6 +23,6 @@ import { AuthTokenService } from './auth-token.service';
   ],
   controllers: [AuthController],
   providers: [AuthService, AuthTokenService, AuthGuard],
-  exports: [AuthTokenService, AuthGuard],
+  exports: [AuthService, AuthTokenService, AuthGuard],
 })
 export class AuthModule {}

@@ -15,6 +15,11 @@ export class AuthService {
   async login(dto: LoginDto): Promise<LoginResponse> {
     const user = await this.users.authenticate(dto.email, dto.password);
     if (!user) throw new UnauthorizedException('Email or password is incorrect');
+    return this.sessionFor(user);
+  }
+
+  /** What a login answers: a fresh token of the user's current generation, and the user. */
+  sessionFor(user: UserRow): LoginResponse {
     const { token, expiresAt } = this.tokens.issue(user);
     return { token, expires_at: expiresAt.toISOString(), user: UserResponse.of(user) };
   }

@@ -10,3 +10,13 @@ export const LoginRateLimit = (): MethodDecorator & ClassDecorator =>
 
 /** Not rate limited at all: health probes and the channel webhook. */
 export const NoRateLimit = (): MethodDecorator & ClassDecorator => SkipThrottle({ default: true, [LOGIN_THROTTLER]: true });
+
+export const PASSWORD_RESET_THROTTLER = 'password-reset';
+export const PASSWORD_RESET_RATE_LIMITED = 'rate-limit:password-reset';
+
+/**
+ * The login limit per IP, and on top a limit per e-mail address (the body's `email`), so nobody
+ * floods one person's inbox with reset links from many addresses.
+ */
+export const PasswordResetRateLimit = (): MethodDecorator & ClassDecorator =>
+  applyDecorators(LoginRateLimit(), SetMetadata(PASSWORD_RESET_RATE_LIMITED, true));

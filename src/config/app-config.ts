@@ -2,6 +2,15 @@ import { parseDuration } from './duration';
 import { parseKey } from './encryption-key';
 
 export type NodeEnv = 'development' | 'production' | 'test';
+/** Who sends e-mail: an SMTP server (nodemailer) or a provider's HTTP API. Unset (null): nobody (see `Mailer`). */
+export type EmailProvider = 'smtp' | 'postmark' | 'sendgrid' | 'resend';
+export const EMAIL_PROVIDERS: readonly EmailProvider[] = ['smtp', 'postmark', 'sendgrid', 'resend'];
+/** The HTTP APIs' own addresses, used unless EMAIL_API_BASE_URL says otherwise. */
+const EMAIL_API_BASE_URLS: Record<Exclude<EmailProvider, 'smtp'>, string> = {
+  postmark: 'https://api.postmarkapp.com',
+  sendgrid: 'https://api.sendgrid.com',
+  resend: 'https://api.resend.com',
+};
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 /**
@@ -12,7 +21,12 @@ export class AppConfig {
   readonly nodeEnv!: NodeEnv;
   readonly host!: string;
   readonly port!: number;
-  readonly appUrl!: string | null;
+  /**
+   * The base of every link the service sends (invitations, password resets, notification
+   * e-mails), without a trailing slash. Required in production and with an e-mail provider;
+   * `http://localhost:<PORT>` otherwise.
+   */
+  readonly appUrl!: string;
   readonly trustProxy!: boolean | string[];
   readonly logLevel!: LogLevel;
   readonly corsOrigins!: string[];
@@ -46,6 +60,9 @@ export class AppConfig {
   readonly rateLimitMaxRequests!: number;
   readonly loginRateLimitWindowMs!: number;
   readonly loginRateLimitMaxRequests!: number;
+  /** POST /api/v1/auth/forgot-password per e-mail address (the per-IP limit is the login one). */
+  readonly passwordResetRateLimitWindowMs!: number;
+  readonly passwordResetRateLimitMaxRequests!: number;
 
   readonly messagingAccessToken!: string | null;
   readonly messagingPhoneNumberId!: string | null;
@@ -68,9 +85,22 @@ export class AppConfig {
   /** How long relayed events and finished webhook deliveries are kept; at least an hour (the stream's resume window). */
   readonly eventRetentionMs!: number;
 
-  readonly emailProvider!: string | null;
+  /** Null: no e-mail is sent (development writes each one, links included, to the log). */
+  readonly emailProvider!: EmailProvider | null;
+  /** The key of postmark, sendgrid or resend (required with them). */
   readonly emailApiKey!: string | null;
-  readonly emailFrom!: string | null;
+  /** smtp://user:pass@host:587 or smtps://…:465 (required with smtp). */
+  readonly emailSmtpUrl!: string | null;
+  /** The provider's HTTP API address, without a trailing slash (EMAIL_API_BASE_URL overrides it, for tests). */
+  readonly emailApiBaseUrl!: string | null;
+  /** The sender address (required with a provider). */
+  readonly emailFrom!: string;
+  /** Delays between attempts at an e-mail after a transient failure (429, 5xx, 4xx SMTP, network). */
+  readonly emailRetryScheduleMs!: number[];
+  /** How long a notification stays unread before it is e-mailed (immediate) or is listed in the next digest. */
+  readonly emailNotificationDelayMs!: number;
+  /** At most one digest e-mail per user per this long. */
+  readonly emailDigestIntervalMs!: number;
 
   get isProduction(): boolean {
     return this.nodeEnv === 'production';
@@ -143,11 +173,33 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
     problems.push('ADMIN_PASSWORD: must have at least 8 characters');
   }
 
+  const port = read.integer('PORT', 3000, 0, 65535);
+  const emailProvider = read.oneOfOrNull('EMAIL_PROVIDER', EMAIL_PROVIDERS);
+  const emailApiKey = read.string('EMAIL_API_KEY');
+  const emailSmtpUrl = read.url('EMAIL_SMTP_URL', ['smtp:', 'smtps:']);
+  const emailFrom = read.email('EMAIL_FROM');
+  const appUrl = read.url('APP_URL', ['http:', 'https:']);
+  if (emailProvider === 'smtp' && emailSmtpUrl === null && read.string('EMAIL_SMTP_URL') === null) {
+    problems.push('EMAIL_SMTP_URL: must be set when EMAIL_PROVIDER=smtp (smtp://user:pass@host:587)');
+  }
+  if (emailProvider !== null && emailProvider !== 'smtp' && emailApiKey === null) {
+    problems.push(`EMAIL_API_KEY: must be set when EMAIL_PROVIDER=${emailProvider}`);
+  }
+  if (emailProvider !== null && emailFrom === null && read.string('EMAIL_FROM') === null) {
+    problems.push('EMAIL_FROM: must be set when EMAIL_PROVIDER is set (the sender address)');
+  }
+  if ((emailProvider !== null || production) && appUrl === null && read.string('APP_URL') === null) {
+    problems.push(
+      `APP_URL: must be set ${production ? 'in production' : 'when EMAIL_PROVIDER is set'}: it is the base of the links in invitations and password resets`,
+    );
+  }
+  const emailApiBaseUrl = read.url('EMAIL_API_BASE_URL', ['http:', 'https:']);
+
   const config: Omit<AppConfig, 'isProduction'> = {
     nodeEnv,
     host: read.string('HOST') ?? '0.0.0.0',
-    port: read.integer('PORT', 3000, 0, 65535),
-    appUrl: read.url('APP_URL', ['http:', 'https:']),
+    port,
+    appUrl: (appUrl ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     trustProxy: read.trustProxy('TRUST_PROXY'),
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     corsOrigins: read.list('CORS_ORIGIN'),
@@ -168,6 +220,8 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
     rateLimitMaxRequests: read.integer('RATE_LIMIT_MAX_REQUESTS', 100, 1),
     loginRateLimitWindowMs: read.integer('LOGIN_RATE_LIMIT_WINDOW_MS', 60_000, 1),
     loginRateLimitMaxRequests: read.integer('LOGIN_RATE_LIMIT_MAX_REQUESTS', 10, 1),
+    passwordResetRateLimitWindowMs: read.integer('PASSWORD_RESET_RATE_LIMIT_WINDOW_MS', 3_600_000, 1),
+    passwordResetRateLimitMaxRequests: read.integer('PASSWORD_RESET_RATE_LIMIT_MAX_REQUESTS', 5, 1),
     messagingAccessToken,
     messagingPhoneNumberId,
     messagingBusinessAccountId: read.string('MESSAGING_BUSINESS_ACCOUNT_ID'),
@@ -184,9 +238,17 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
     webhookRetryScheduleMs: read.durations('WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h'),
     webhookTimeoutMs: read.integer('WEBHOOK_TIMEOUT_MS', 10_000, 1),
     eventRetentionMs,
-    emailProvider: read.string('EMAIL_PROVIDER'),
-    emailApiKey: read.string('EMAIL_API_KEY'),
-    emailFrom: read.email('EMAIL_FROM'),
+    emailProvider,
+    emailApiKey,
+    emailSmtpUrl,
+    emailApiBaseUrl:
+      emailProvider === null || emailProvider === 'smtp'
+        ? null
+        : (emailApiBaseUrl ?? EMAIL_API_BASE_URLS[emailProvider]).replace(/\/+$/, ''),
+    emailFrom: emailFrom ?? 'team-inbox@localhost',
+    emailRetryScheduleMs: read.durations('EMAIL_RETRY_SCHEDULE', '10s,1m,5m,15m,30m,1h,2h'),
+    emailNotificationDelayMs: read.duration('EMAIL_NOTIFICATION_DELAY', '5m'),
+    emailDigestIntervalMs: read.duration('EMAIL_DIGEST_INTERVAL', '1h'),
   };
 
   if (problems.length > 0) throw new ConfigError(problems);
@@ -228,6 +290,13 @@ class SettingReader {
     if (value === null) return fallback;
     if ((allowed as readonly string[]).includes(value)) return value as T;
     return this.fail(name, `expected one of ${allowed.join(', ')}, got "${value}"`, fallback);
+  }
+
+  /** One of `allowed`, or null when unset. */
+  oneOfOrNull<T extends string>(name: string, allowed: readonly T[]): T | null {
+    const value = this.string(name);
+    if (value === null || (allowed as readonly string[]).includes(value)) return value as T | null;
+    return this.fail(name, `expected one of ${allowed.join(', ')} (or unset), got "${value}"`, null);
   }
 
   url(name: string, protocols: string[]): string | null {

@@ -8,6 +8,7 @@ import { EventSequence1763890000000 } from './migrations/1763890000000-event-seq
 import { Instances1763895000000 } from './migrations/1763895000000-instances';
 import { Templates1763910000000 } from './migrations/1763910000000-templates';
 import { MessageKinds1763920000000 } from './migrations/1763920000000-message-kinds';
+import { TeamEmail1763930000000 } from './migrations/1763930000000-team-email';
 import { ContactsAtScale1763940000000 } from './migrations/1763940000000-contacts-at-scale';
 import { LabelsSnoozeNotes1763950000000 } from './migrations/1763950000000-labels-snooze-notes';
 import { MessageSearch1763960000000 } from './migrations/1763960000000-message-search';
@@ -24,6 +25,7 @@ export const MIGRATIONS = [
   Instances1763895000000,
   Templates1763910000000,
   MessageKinds1763920000000,
+  TeamEmail1763930000000,
   ContactsAtScale1763940000000,
   LabelsSnoozeNotes1763950000000,
   MessageSearch1763960000000,

@@ -2,7 +2,8 @@ import type { WorkItem } from '../queue/job-queue';
 import { Db, execute, query, Sql, sql } from './sql';
 
 /** The tables of recorded work. */
-export type RecordedWorkTable = 'messages' | 'webhook_deliveries' | 'reaction_sends' | 'read_receipts' | 'template_syncs';
+export type RecordedWorkTable =
+  'messages' | 'webhook_deliveries' | 'reaction_sends' | 'read_receipts' | 'template_syncs' | 'outbound_emails';
 
 /*
  * Tables of recorded work have `attempts`, `next_attempt_at` and `claimed_by`; `waiting` is the

@@ -33,11 +33,11 @@ export class EventReplayService {
     return id === null ? Promise.resolve(null) : this.events.seqOf(this.database.db, id);
   }
 
-  /** Every event relayed after `cursor`, in stream order, in batches of at most `batchSize`. */
-  async *eventsAfter(cursor: ReplayCursor): AsyncGenerator<ReplayedEvent[]> {
+  /** Every event relayed after `cursor` that the user (uuid) may see, in stream order, in batches of at most `batchSize`. */
+  async *eventsAfter(cursor: ReplayCursor, userId: string): AsyncGenerator<ReplayedEvent[]> {
     let after = cursor;
     for (;;) {
-      const rows = await this.events.after(this.database.db, after, EventReplayService.batchSize);
+      const rows = await this.events.after(this.database.db, after, userId, EventReplayService.batchSize);
       if (rows.length === 0) return;
       yield rows.map((row) => ({ envelope: toEnvelope(row), mayStillArrive: row.may_still_arrive }));
       if (rows.length < EventReplayService.batchSize) return;

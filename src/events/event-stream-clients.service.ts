@@ -55,9 +55,10 @@ export class EventStreamClients implements OnModuleInit, BeforeApplicationShutdo
 
   /**
    * Takes the reply over from Fastify and streams to it until the client leaves or the application
-   * shuts down. `lastEventId`: the public id of the last event the client has, if any.
+   * shuts down: every event for everyone, and those for `userId` (uuid) alone. `lastEventId`: the
+   * public id of the last event the client has, if any.
    */
-  serve(request: FastifyRequest, reply: FastifyReply, lastEventId: string | null): void {
+  serve(request: FastifyRequest, reply: FastifyReply, userId: string, lastEventId: string | null): void {
     const headers: OutgoingHttpHeaders = {};
     // The headers set so far (x-request-id, rate limit, CORS, security headers) survive the hijack.
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value;
@@ -75,7 +76,7 @@ export class EventStreamClients implements OnModuleInit, BeforeApplicationShutdo
       reply.raw.end();
       return;
     }
-    const connection = new SseConnection(request, reply.raw, this.stream, this.replay, this.logger, () =>
+    const connection = new SseConnection(request, reply.raw, userId, this.stream, this.replay, this.logger, () =>
       this.connections.delete(connection),
     );
     this.connections.add(connection);
@@ -110,6 +111,8 @@ class SseConnection {
   constructor(
     private readonly request: FastifyRequest,
     private readonly raw: ServerResponse,
+    /** The user of the stream: events for another user alone never reach it. */
+    private readonly userId: string,
     private readonly stream: EventStream,
     private readonly replay: EventReplayService,
     private readonly logger: Logger,
@@ -126,7 +129,9 @@ class SseConnection {
     this.raw.on('error', () => this.close());
     if (lastEventId !== null) this.held = [];
     // Subscribed before the replay reads the table: an event is either read or held, or both.
-    this.unsubscribe = this.stream.subscribe((event) => this.receive(event));
+    this.unsubscribe = this.stream.subscribe(({ envelope, audience }) => {
+      if (audience === null || audience === this.userId) this.receive(envelope);
+    });
     this.timer = setInterval(() => this.keepAlive(), keepAliveMs);
     if (lastEventId !== null) {
       this.replaying = this.replayFrom(lastEventId).catch((error: unknown) => {
@@ -177,7 +182,7 @@ class SseConnection {
     if (cursor === null) {
       this.write(UNKNOWN_LAST_EVENT_ID, false);
     } else {
-      for await (const batch of this.replay.eventsAfter(cursor)) {
+      for await (const batch of this.replay.eventsAfter(cursor, this.userId)) {
         if (this.closed) return;
         for (const { envelope, mayStillArrive } of batch) {
           this.sendEvent(envelope, false);

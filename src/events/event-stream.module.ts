@@ -1,5 +1,6 @@
 import { DynamicModule, Injectable, Module, OnModuleInit, Provider } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
+import { toEnvelope } from './event-envelope';
 import { EventReplayService } from './event-replay.service';
 import { EventStream } from './event-stream';
 import { EventStreamClients } from './event-stream-clients.service';
@@ -18,7 +19,9 @@ class StreamPublisher implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.relay.addConsumer({ afterCommit: (events) => this.stream.publish(events) });
+    this.relay.addConsumer({
+      afterCommit: (events) => this.stream.publish(events.map((event) => ({ envelope: toEnvelope(event), audience: event.audience }))),
+    });
   }
 }
 

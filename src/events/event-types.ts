@@ -14,6 +14,16 @@ export const EVENT_TYPES = [
   'contact.updated',
   'contact.deleted',
   'contact.merged',
+  'notification.created',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * Events for one user only (recorded with `EventsService.recordForUser`): that user's event
+ * stream carries them, no other user's, and webhooks never do (a registration cannot subscribe).
+ */
+export const USER_EVENT_TYPES: readonly EventType[] = ['notification.created'];
+
+/** What a webhook registration may subscribe to: every type but the user-only ones. */
+export const WEBHOOK_EVENT_TYPES: readonly EventType[] = EVENT_TYPES.filter((type) => !USER_EVENT_TYPES.includes(type));

@@ -6,6 +6,8 @@ export interface EventRow {
   type: EventType;
   data: Record<string, unknown>;
   created_at: Date;
+  /** The one user (uuid) whose stream may carry it; null for everyone's stream and the webhooks. */
+  audience: string | null;
 }
 
 /** The seed's event envelope, as webhook deliveries, the live stream and its replay carry it. */

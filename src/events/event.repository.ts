@@ -21,7 +21,8 @@ export class EventRepository {
   async insert(db: Db, event: EventRow): Promise<void> {
     await execute(
       db,
-      sql`INSERT INTO events (id, type, data, created_at) VALUES (${event.id}, ${event.type}, ${JSON.stringify(event.data)}, ${event.created_at})`,
+      sql`INSERT INTO events (id, type, data, created_at, audience)
+          VALUES (${event.id}, ${event.type}, ${JSON.stringify(event.data)}, ${event.created_at}, ${event.audience})`,
     );
   }
 
@@ -40,7 +41,7 @@ export class EventRepository {
   claimUnrelayed(db: Db, limit: number): Promise<EventRow[]> {
     return query(
       db,
-      sql`SELECT id, type, data, created_at FROM events WHERE relayed_at IS NULL ORDER BY created_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
+      sql`SELECT id, type, data, created_at, audience FROM events WHERE relayed_at IS NULL ORDER BY created_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
     );
   }
 
@@ -91,13 +92,16 @@ export class EventRepository {
     return ids.length === 0 ? Promise.resolve(0) : execute(db, sql`DELETE FROM events WHERE id = ANY(${ids}::uuid[])`);
   }
 
-  /** Relayed events after a place in the stream, in stream order, served by events_seq_key. */
-  after(db: Db, seq: string, limit: number): Promise<ReplayRow[]> {
+  /**
+   * Relayed events after a place in the stream that `userId` may see (everyone's, and their own),
+   * in stream order, served by events_seq_key.
+   */
+  after(db: Db, seq: string, userId: string, limit: number): Promise<ReplayRow[]> {
     return query(
       db,
-      sql`SELECT id, type, data, created_at, seq, relayed_at > now() - ${RELAY_GRACE} AS may_still_arrive
+      sql`SELECT id, type, data, created_at, audience, seq, relayed_at > now() - ${RELAY_GRACE} AS may_still_arrive
             FROM events
-           WHERE seq > ${seq}
+           WHERE seq > ${seq} AND (audience IS NULL OR audience = ${userId})
            ORDER BY seq
            LIMIT ${limit}`,
     );

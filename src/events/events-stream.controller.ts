@@ -1,8 +1,9 @@
 import { Controller, Get, Headers, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AllowTokenInQuery } from '../auth/auth.decorators';
+import { AllowTokenInQuery, CurrentUser } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/api-errors';
+import type { UserRow } from '../users/user.entity';
 import { EventStreamClients } from './event-stream-clients.service';
 
 const FRAME_EXAMPLE = [
@@ -34,6 +35,7 @@ export class EventsStreamController {
     summary: 'The live event stream (Server-Sent Events), for any logged-in user',
     description: [
       'Every event the service records, as it happens, one frame each: `id:` the event id, `event:` its type, `data:` the event envelope (`{"id", "type", "created_at", "data"}`) as JSON on one line.',
+      'Also the caller\'s own `notification.created` events (`data`: `{"notification": {…}}`), and never another user\'s.',
       'A comment line (`: keep-alive`) every 15 s keeps proxies from closing an idle stream.',
       '',
       "Reconnecting with `Last-Event-ID` (sent by browsers' `EventSource` on its own) or `last_event_id` first sends the events recorded after that one, oldest first, then the live ones, without gap or repetition. Events are kept at least an hour; for an unknown or expired id the stream starts with a comment saying so, then the live events.",
@@ -62,9 +64,10 @@ export class EventsStreamController {
   stream(
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
+    @CurrentUser() user: UserRow,
     @Headers('last-event-id') header: string | undefined,
     @Query('last_event_id') query: string | undefined,
   ): void {
-    this.clients.serve(request, reply, lastEventIdOf(header, query));
+    this.clients.serve(request, reply, user.id, lastEventIdOf(header, query));
   }
 }

@@ -14,8 +14,17 @@ export class EventsService {
   constructor(private readonly events: EventRepository) {}
 
   async record(db: Db, type: EventType, data: Record<string, unknown>): Promise<EventRow> {
+    return this.insert(db, type, data, null);
+  }
+
+  /** An event for one user's eyes only (a type of USER_EVENT_TYPES): on their stream, on no one else's, never to webhooks. */
+  async recordForUser(db: Db, userId: string, type: EventType, data: Record<string, unknown>): Promise<EventRow> {
+    return this.insert(db, type, data, userId);
+  }
+
+  private async insert(db: Db, type: EventType, data: Record<string, unknown>, audience: string | null): Promise<EventRow> {
     const now = new Date();
-    const event: EventRow = { id: newUuid(now.getTime()), type, data, created_at: now };
+    const event: EventRow = { id: newUuid(now.getTime()), type, data, created_at: now, audience };
     await this.events.insert(db, event);
     return event;
   }
@@ -25,7 +34,7 @@ export class EventsService {
     const now = new Date();
     await this.events.insertMany(
       db,
-      events.map(({ type, data }) => ({ id: newUuid(now.getTime()), type, data, created_at: now })),
+      events.map(({ type, data }) => ({ id: newUuid(now.getTime()), type, data, created_at: now, audience: null })),
     );
   }
 }

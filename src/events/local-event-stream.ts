@@ -1,29 +1,31 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
-import { EventListener, EventStream } from './event-stream';
-import type { EventEnvelope } from './event.entity';
+import { EventListener, EventStream, StreamedEvent } from './event-stream';
 import type { StreamInterruptions } from './stream-interruptions';
 
 /**
- * Fans events out to the listeners of this process: hands each published envelope to every
- * listener synchronously, in publish order.
+ * Fans events out to the listeners of this process: hands each published event to every listener
+ * synchronously, in publish order.
  */
 export class LocalFanOut {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
 
   constructor(private readonly logger: Logger) {}
 
-  emit(event: EventEnvelope): void {
+  emit(event: StreamedEvent): void {
     this.emitter.emit('event', event);
   }
 
   subscribe(listener: EventListener): () => void {
     // One failing listener (one client) neither stops the others nor reaches the publisher.
-    const guarded = (event: EventEnvelope): void => {
+    const guarded = (event: StreamedEvent): void => {
       try {
         listener(event);
       } catch (error) {
-        this.logger.error(`An event listener failed on ${event.id}: ${String(error)}`, error instanceof Error ? error.stack : undefined);
+        this.logger.error(
+          `An event listener failed on ${event.envelope.id}: ${String(error)}`,
+          error instanceof Error ? error.stack : undefined,
+        );
       }
     };
     this.emitter.on('event', guarded);
@@ -41,7 +43,7 @@ export class LocalFanOut {
 export class LocalEventStream extends EventStream implements StreamInterruptions {
   private readonly fanOut = new LocalFanOut(new Logger(LocalEventStream.name));
 
-  publish(events: EventEnvelope[]): Promise<void> {
+  publish(events: StreamedEvent[]): Promise<void> {
     for (const event of events) this.fanOut.emit(event);
     return Promise.resolve();
   }

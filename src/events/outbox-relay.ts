@@ -3,8 +3,7 @@ import { Database } from '../database/database';
 import { InstanceRegistry } from '../database/instance-registry';
 import type { Db } from '../database/sql';
 import { JobName, JobQueue, WorkItem } from '../queue/job-queue';
-import type { EventEnvelope, EventRow } from './event.entity';
-import { toEnvelope } from './event-envelope';
+import type { EventRow } from './event.entity';
 import { EventRepository } from './event.repository';
 
 const BATCH = 200;
@@ -17,7 +16,7 @@ export interface EventConsumer {
   /** Inside the relay's transaction: records the work that must follow the events, so it is never lost. */
   record?(db: Db, events: EventRow[]): Promise<void>;
   /** After that commit, for what keeps no record (the live stream); a failure is logged, not retried. */
-  afterCommit?(events: EventEnvelope[]): Promise<void>;
+  afterCommit?(events: EventRow[]): Promise<void>;
 }
 
 /**
@@ -141,10 +140,9 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       return claimed;
     });
     if (events.length === 0) return 0;
-    const envelopes = events.map(toEnvelope);
     for (const consumer of this.consumers) {
       await consumer
-        .afterCommit?.(envelopes)
+        .afterCommit?.(events)
         .catch((error: unknown) => this.logger.warn(`An event consumer failed after relaying: ${(error as Error).message}`));
     }
     return events.length;

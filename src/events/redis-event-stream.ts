@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs
 import Redis from 'ioredis';
 import { closeRedis } from '../common/redis';
 import { AppConfig } from '../config/app-config';
-import { EventListener, EventStream } from './event-stream';
+import { EventListener, EventStream, StreamedEvent } from './event-stream';
 import type { EventEnvelope } from './event.entity';
 import { LocalFanOut } from './local-event-stream';
 import type { StreamInterruptions } from './stream-interruptions';
@@ -10,17 +10,40 @@ import type { StreamInterruptions } from './stream-interruptions';
 const EVENT_ID = /^evt_[0-9a-f]{32}$/;
 const EVENT_TYPE = /^[a-z][a-z_]*(\.[a-z][a-z_]*)*$/;
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 /**
- * The envelope a message carries, or null when it is not one. Strict about what ends up in an SSE
- * frame's `id:` and `event:` lines, which must never contain a line break.
+ * A message on the channel: an event for everyone is its envelope as JSON (as before events had
+ * an audience), an event for one user `{"audience": "<uuid>", "event": <envelope>}`, which an
+ * instance that does not know audiences drops as malformed rather than showing it to everyone.
  */
-export function parseEnvelopeMessage(message: string): EventEnvelope | null {
+export function toStreamMessage(event: StreamedEvent): string {
+  return JSON.stringify(event.audience === null ? event.envelope : { audience: event.audience, event: event.envelope });
+}
+
+/** The event a message carries, or null when it is not one (see `toStreamMessage`). */
+export function parseStreamMessage(message: string): StreamedEvent | null {
   let value: unknown;
   try {
     value = JSON.parse(message);
   } catch {
     return null;
   }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  if ('audience' in value) {
+    const { audience, event } = value as { audience: unknown; event: unknown };
+    const envelope = parseEnvelope(event);
+    return typeof audience === 'string' && UUID.test(audience) && envelope ? { envelope, audience } : null;
+  }
+  const envelope = parseEnvelope(value);
+  return envelope ? { envelope, audience: null } : null;
+}
+
+/**
+ * The envelope, or null when it is not one. Strict about what ends up in an SSE frame's `id:` and
+ * `event:` lines, which must never contain a line break.
+ */
+function parseEnvelope(value: unknown): EventEnvelope | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
   const { id, type, created_at: createdAt, data } = value as Record<string, unknown>;
   if (typeof id !== 'string' || !EVENT_ID.test(id)) return null;
@@ -32,7 +55,7 @@ export function parseEnvelopeMessage(message: string): EventEnvelope | null {
 
 /**
  * The stream shared by every instance on one Redis (REDIS_URL): a publish goes to the Redis channel
- * `${REDIS_PREFIX}events`, one message per envelope, and every instance, the publishing one
+ * `${REDIS_PREFIX}events`, one message per event (`toStreamMessage`), and every instance, the publishing one
  * included, hands what its subscriber connection receives to its own listeners. Pub/sub keeps
  * nothing: what is published while the subscriber is disconnected is lost to this instance, so
  * once it is subscribed again it reports an interruption (see StreamInterruptions).
@@ -76,10 +99,10 @@ export class RedisEventStream extends EventStream implements StreamInterruptions
     }
   }
 
-  async publish(events: EventEnvelope[]): Promise<void> {
+  async publish(events: StreamedEvent[]): Promise<void> {
     if (events.length === 0) return;
     const pipeline = this.publisher.pipeline();
-    for (const event of events) pipeline.publish(this.channel, JSON.stringify(event));
+    for (const event of events) pipeline.publish(this.channel, toStreamMessage(event));
     const results = (await pipeline.exec()) ?? [];
     const failed = results.find(([error]) => error);
     if (failed) throw failed[0] as Error;
@@ -102,7 +125,7 @@ export class RedisEventStream extends EventStream implements StreamInterruptions
 
   private receive(channel: string, message: string): void {
     if (channel !== this.channel) return;
-    const event = parseEnvelopeMessage(message);
+    const event = parseStreamMessage(message);
     if (!event) {
       this.logger.warn(`Ignored a malformed message on ${this.channel} (${message.length} characters)`);
       return;

@@ -22,7 +22,7 @@ export interface RetentionParticipant {
 export interface PruneResult {
   before: Date;
   events: number;
-  /** Records the participants deleted (webhook deliveries). */
+  /** Records the participants deleted (webhook deliveries, e-mails, account links). */
   records: number;
 }
 
@@ -95,7 +95,7 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
     }
     if (events + records > 0) {
       this.logger.log(
-        `Deleted ${events} event(s) and ${records} finished record(s) (webhook deliveries) older than ${before.toISOString()} (EVENT_RETENTION)`,
+        `Deleted ${events} event(s) and ${records} finished record(s) (webhook deliveries, e-mails, account links) older than ${before.toISOString()} (EVENT_RETENTION)`,
       );
     }
     return { before, events, records };

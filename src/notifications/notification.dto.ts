@@ -51,3 +51,8 @@ export class NotificationResponse {
     };
   }
 }
+
+export class UnreadCountResponse {
+  @ApiProperty({ example: 3, description: "How many of the caller's notifications are unread" })
+  unread!: number;
+}

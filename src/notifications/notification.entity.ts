@@ -10,4 +10,10 @@ export interface NotificationRow {
   text: string;
   created_at: Date;
   read_at: Date | null;
+  /**
+   * When it is to be e-mailed if still unread (EMAIL_NOTIFICATION_DELAY after it was created): at
+   * once to a user who chose `immediate`, in the next digest to one who chose `digest`. Cleared
+   * once e-mailed, passed over (`off`) or read.
+   */
+  email_due_at: Date | null;
 }

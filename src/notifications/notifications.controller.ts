@@ -5,7 +5,7 @@ import { ApiErrors } from '../common/api-errors';
 import { PageOf, type Page } from '../common/pagination';
 import { PublicIdPipe } from '../common/public-id.pipe';
 import type { UserRow } from '../users/user.entity';
-import { ListNotificationsQuery, NotificationResponse } from './notification.dto';
+import { ListNotificationsQuery, NotificationResponse, UnreadCountResponse } from './notification.dto';
 import { NotificationsService } from './notifications.service';
 
 const NotificationId = new PublicIdPipe('ntf', 'Notification');
@@ -21,12 +21,19 @@ export class NotificationsController {
   @ApiOperation({
     summary: "The caller's notifications, newest first",
     description:
-      "Always the caller's own. `unread=true` lists only those not yet read. Created for a user when someone else assigns them a conversation, and when a customer writes in a conversation assigned to them.",
+      "Always the caller's own. `unread=true` lists only those not yet read. Created for a user when someone else assigns them a conversation, and when a customer writes in a conversation assigned to them; each one is also a `notification.created` frame on the caller's event stream (no one else's), and is e-mailed if still unread after EMAIL_NOTIFICATION_DELAY, as the user's `email_notifications` says.",
   })
   @ApiOkResponse({ type: PageOf(NotificationResponse, 'NotificationPage') })
   @ApiErrors(400)
   list(@CurrentUser() user: UserRow, @Query() query: ListNotificationsQuery): Promise<Page<NotificationResponse>> {
     return this.notifications.list(user.id, query);
+  }
+
+  @Get('unread-count')
+  @ApiOperation({ summary: "How many of the caller's notifications are unread (the bell)" })
+  @ApiOkResponse({ type: UnreadCountResponse })
+  unreadCount(@CurrentUser() user: UserRow): Promise<UnreadCountResponse> {
+    return this.notifications.unreadCount(user.id);
   }
 
   @Post('read')

@@ -1,10 +1,12 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { newUuid } from '../common/ids';
 import { mapPage, Page } from '../common/pagination';
+import { AppConfig } from '../config/app-config';
 import { Database } from '../database/database';
 import type { Db } from '../database/sql';
-import { ListNotificationsQuery, NotificationResponse } from './notification.dto';
-import type { NotificationType } from './notification.entity';
+import { EventsService } from '../events/events.service';
+import { ListNotificationsQuery, NotificationResponse, UnreadCountResponse } from './notification.dto';
+import type { NotificationRow, NotificationType } from './notification.entity';
 import { NotificationRepository } from './notification.repository';
 
 export interface NewNotification {
@@ -20,15 +22,19 @@ export class NotificationsService {
   constructor(
     private readonly database: Database,
     private readonly notifications: NotificationRepository,
+    private readonly events: EventsService,
+    private readonly config: AppConfig,
   ) {}
 
   /**
    * Stores a notification in the caller's transaction, so it is committed (or rolled back)
-   * together with the change it tells about. For the modules that create them.
+   * together with the change it tells about, with its `notification.created` event for the
+   * user's stream alone; it is e-mailed if still unread after EMAIL_NOTIFICATION_DELAY (see
+   * NotificationEmailer). For the modules that create them.
    */
   async notify(db: Db, notification: NewNotification): Promise<void> {
     const now = new Date();
-    await this.notifications.insert(db, {
+    const row: NotificationRow = {
       id: newUuid(now.getTime()),
       user_id: notification.userId,
       type: notification.type,
@@ -36,7 +42,15 @@ export class NotificationsService {
       text: notification.text,
       created_at: now,
       read_at: null,
-    });
+      email_due_at: new Date(now.getTime() + this.config.emailNotificationDelayMs),
+    };
+    await this.notifications.insert(db, row);
+    await this.events.recordForUser(db, row.user_id, 'notification.created', { notification: NotificationResponse.of(row) });
+  }
+
+  /** How many of the user's notifications are unread (the bell). */
+  async unreadCount(userId: string): Promise<UnreadCountResponse> {
+    return { unread: await this.notifications.unreadCount(this.database.db, userId) };
   }
 
   /** In the caller's transaction: the notifications about a conversation merged into another now lead to that one. */

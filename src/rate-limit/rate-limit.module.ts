@@ -1,16 +1,33 @@
 import { ExecutionContext, Module } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import { ThrottlerModule } from '@nestjs/throttler';
 import Redis from 'ioredis';
 import { AuthModule } from '../auth/auth.module';
 import { AppConfig } from '../config/app-config';
-import { LOGIN_RATE_LIMITED, LOGIN_THROTTLER } from '../common/rate-limit.decorators';
+import {
+  LOGIN_RATE_LIMITED,
+  LOGIN_THROTTLER,
+  PASSWORD_RESET_RATE_LIMITED,
+  PASSWORD_RESET_THROTTLER,
+} from '../common/rate-limit.decorators';
 import { RateLimitGuard } from './rate-limit.guard';
 import { InMemoryRateLimitStorage, RedisRateLimitStorage } from './rate-limit.storage';
 
 /**
- * Two limits: `default`, RATE_LIMIT_MAX_REQUESTS per RATE_LIMIT_WINDOW_MS per user on every route,
- * and `login`, per IP, only on routes marked @LoginRateLimit. Counts live in Redis when REDIS_URL
- * is set, in process otherwise.
+ * The e-mail address a forgot-password request is about, as its rate-limit key: hashed, so no
+ * address is written to Redis. Null when the body has none (validation then refuses it).
+ */
+function addressKeyOf(request: { body?: unknown }): string | null {
+  const email = (request.body as { email?: unknown } | undefined)?.email;
+  if (typeof email !== 'string') return null;
+  return createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
+}
+
+/**
+ * Three limits: `default`, RATE_LIMIT_MAX_REQUESTS per RATE_LIMIT_WINDOW_MS per user on every
+ * route; `login`, per IP, only on routes marked @LoginRateLimit; `password-reset`, per e-mail
+ * address, only on routes marked @PasswordResetRateLimit. Counts live in Redis when REDIS_URL is
+ * set, in process otherwise.
  */
 @Module({
   imports: [
@@ -26,6 +43,15 @@ import { InMemoryRateLimitStorage, RedisRateLimitStorage } from './rate-limit.st
             limit: config.loginRateLimitMaxRequests,
             getTracker: (request: Record<string, unknown>) => `ip:${String(request.ip)}`,
             skipIf: (context: ExecutionContext) => Reflect.getMetadata(LOGIN_RATE_LIMITED, context.getHandler()) !== true,
+          },
+          {
+            name: PASSWORD_RESET_THROTTLER,
+            ttl: config.passwordResetRateLimitWindowMs,
+            limit: config.passwordResetRateLimitMaxRequests,
+            getTracker: (request: Record<string, unknown>) => `address:${addressKeyOf(request)}`,
+            skipIf: (context: ExecutionContext) =>
+              Reflect.getMetadata(PASSWORD_RESET_RATE_LIMITED, context.getHandler()) !== true ||
+              addressKeyOf(context.switchToHttp().getRequest<{ body?: unknown }>()) === null,
           },
         ],
         storage: config.redisUrl

@@ -2,7 +2,15 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsEmail, IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
 import { toPublicId } from '../common/ids';
-import { USER_ROLES, type UserRole, type UserRow } from './user.entity';
+import {
+  EMAIL_NOTIFICATION_CHOICES,
+  USER_ROLES,
+  USER_STATUSES,
+  type EmailNotifications,
+  type UserRole,
+  type UserRow,
+  type UserStatus,
+} from './user.entity';
 
 const lowerCase = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim().toLowerCase() : value);
 const trimmed = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
@@ -14,10 +22,17 @@ export class CreateUserDto {
   @MaxLength(254)
   email!: string;
 
-  @ApiProperty({ minLength: 8, maxLength: 256, writeOnly: true })
+  @ApiPropertyOptional({
+    minLength: 8,
+    maxLength: 256,
+    writeOnly: true,
+    description:
+      'Without it the user is `invited`: they are e-mailed a link to `<APP_URL>/accept-invite?token=…` (valid 72 h, once) where they choose their password',
+  })
+  @IsOptional()
   @IsString()
   @Length(8, 256)
-  password!: string;
+  password?: string;
 
   @ApiProperty({ example: 'Ana Silva' })
   @Transform(trimmed)
@@ -84,6 +99,12 @@ export class UserResponse {
   @ApiProperty()
   beta_access!: boolean;
 
+  @ApiProperty({
+    enum: USER_STATUSES,
+    description: '`invited`: created without a password, cannot log in until the invitation is accepted',
+  })
+  status!: UserStatus;
+
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
 
@@ -94,7 +115,22 @@ export class UserResponse {
       name: user.name,
       role: user.role,
       beta_access: user.beta_access,
+      status: user.status,
       created_at: user.created_at.toISOString(),
     };
+  }
+}
+
+/** The caller's own record: a user and their own preferences. */
+export class MeResponse extends UserResponse {
+  @ApiProperty({
+    enum: EMAIL_NOTIFICATION_CHOICES,
+    description:
+      'Which notifications reach the caller by e-mail: `off`; `immediate`, each one still unread after EMAIL_NOTIFICATION_DELAY; `digest`, one e-mail an hour listing the unread ones',
+  })
+  email_notifications!: EmailNotifications;
+
+  static override of(user: UserRow): MeResponse {
+    return { ...UserResponse.of(user), email_notifications: user.email_notifications };
   }
 }

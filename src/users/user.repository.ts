@@ -4,7 +4,9 @@ import { Keyset } from '../database/keyset';
 import { Db, execute, query, queryOne, sql } from '../database/sql';
 import type { UserRow } from './user.entity';
 
-const COLUMNS = sql.raw('id, email, name, role, password_hash, beta_access, token_version, created_at, updated_at');
+const COLUMNS = sql.raw(
+  'id, email, name, role, password_hash, beta_access, token_version, status, email_notifications, created_at, updated_at',
+);
 const OLDEST_FIRST = new Keyset<UserRow>({ time: 'created_at', id: 'id' }, 'ASC', (row) => [row.created_at, row.id]);
 
 /** The SQL of the `users` table. */
@@ -13,8 +15,9 @@ export class UserRepository {
   async insert(db: Db, user: UserRow): Promise<void> {
     await execute(
       db,
-      sql`INSERT INTO users (id, email, name, role, password_hash, beta_access, token_version, created_at, updated_at)
-          VALUES (${user.id}, ${user.email}, ${user.name}, ${user.role}, ${user.password_hash}, ${user.beta_access}, ${user.token_version}, ${user.created_at}, ${user.updated_at})`,
+      sql`INSERT INTO users (id, email, name, role, password_hash, beta_access, token_version, status, email_notifications, created_at, updated_at)
+          VALUES (${user.id}, ${user.email}, ${user.name}, ${user.role}, ${user.password_hash}, ${user.beta_access}, ${user.token_version},
+                  ${user.status}, ${user.email_notifications}, ${user.created_at}, ${user.updated_at})`,
     );
   }
 
@@ -49,7 +52,8 @@ export class UserRepository {
     await execute(
       db,
       sql`UPDATE users SET email = ${user.email}, name = ${user.name}, role = ${user.role}, password_hash = ${user.password_hash},
-                 beta_access = ${user.beta_access}, token_version = ${user.token_version}, updated_at = ${user.updated_at}
+                 beta_access = ${user.beta_access}, token_version = ${user.token_version}, status = ${user.status},
+                 email_notifications = ${user.email_notifications}, updated_at = ${user.updated_at}
            WHERE id = ${user.id}`,
     );
   }

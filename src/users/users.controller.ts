@@ -1,14 +1,15 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/api-errors';
 import { PageOf, PageQuery, type Page } from '../common/pagination';
 import { PublicIdPipe } from '../common/public-id.pipe';
 import { Roles } from './roles.decorator';
-import { CreateUserDto, UpdateUserDto, UserResponse } from './user.dto';
+import { UpdateUserDto, UserResponse } from './user.dto';
 import { UsersService } from './users.service';
 
 const UserId = new PublicIdPipe('user', 'User');
 
+/** The team. Creating a user, with a password or by invitation, is the accounts module's (POST /api/v1/users). */
 @ApiTags('Users')
 @ApiBearerAuth()
 @ApiErrors(401, 403, 429)
@@ -30,15 +31,6 @@ export class UsersController {
   @ApiErrors(404)
   get(@Param('id', UserId) id: string): Promise<UserResponse> {
     return this.users.get(id);
-  }
-
-  @Post()
-  @Roles('admin')
-  @ApiOperation({ summary: 'Create a user (admin)' })
-  @ApiCreatedResponse({ type: UserResponse })
-  @ApiErrors(400, 409)
-  create(@Body() dto: CreateUserDto): Promise<UserResponse> {
-    return this.users.create(dto);
   }
 
   @Patch(':id')

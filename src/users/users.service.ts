@@ -15,8 +15,8 @@ import { Broadcast } from '../queue/broadcast';
 import { isUniqueViolation } from '../database/errors';
 import type { Db } from '../database/sql';
 import { DECOY_PASSWORD_HASH, hashPassword, verifyPassword } from './password';
-import { CreateUserDto, UpdateUserDto, UserResponse } from './user.dto';
-import type { UserRow } from './user.entity';
+import { UpdateUserDto, UserResponse } from './user.dto';
+import type { EmailNotifications, UserRole, UserRow } from './user.entity';
 import { UserRepository } from './user.repository';
 
 /**
@@ -28,6 +28,24 @@ const AUTH_CACHE_TTL_MS = 5_000;
 const AUTH_CACHE_MAX_ENTRIES = 10_000;
 /** Carries the id of a user whose tokens or rights changed (deleted, demoted, new password, logout). */
 const USER_CHANGED = 'user.changed';
+
+/** A user to add: with a password hash (active at once), or without (invited). */
+export interface NewUser {
+  email: string;
+  name: string;
+  role: UserRole;
+  beta_access: boolean;
+  /** Null: the user is invited and sets a password when accepting. */
+  passwordHash: string | null;
+}
+
+/** One's own changes (PATCH /api/v1/me). */
+export interface ProfileChanges {
+  name?: string;
+  email_notifications?: EmailNotifications;
+  /** A new password, already hashed: every token issued before stops working. */
+  passwordHash?: string;
+}
 
 @Injectable()
 export class UsersService implements OnApplicationBootstrap {
@@ -57,10 +75,16 @@ export class UsersService implements OnApplicationBootstrap {
       this.logger.warn(`No user existed, so an admin was created: ${email} with the one-time password ${password} (change it)`);
     }
     try {
-      await this.insert({ email, password, name: 'Admin', role: 'admin', beta_access: true });
+      await this.add(this.database.db, {
+        email,
+        name: 'Admin',
+        role: 'admin',
+        beta_access: true,
+        passwordHash: await hashPassword(password),
+      });
     } catch (error) {
       // Another replica starting at the same moment created it first.
-      if (!isUniqueViolation(error)) throw error;
+      if (!(error instanceof ConflictException)) throw error;
     }
   }
 
@@ -80,11 +104,19 @@ export class UsersService implements OnApplicationBootstrap {
     return user;
   }
 
-  /** The user with this e-mail and password, or null; an unknown e-mail costs as much time as a wrong password. */
+  /**
+   * The active user with this e-mail and password, or null; an unknown e-mail, or an invited user
+   * (who has no password yet), costs as much time as a wrong password and answers the same.
+   */
   async authenticate(email: string, password: string): Promise<UserRow | null> {
     const user = await this.users.findByEmail(this.database.db, email.trim().toLowerCase());
     const valid = await verifyPassword(password, user?.password_hash ?? DECOY_PASSWORD_HASH);
-    return valid && user ? user : null;
+    return valid && user?.status === 'active' ? user : null;
+  }
+
+  /** Whether `password` is the user's current one (an invited user has none). */
+  checkPassword(user: UserRow, password: string): Promise<boolean> {
+    return verifyPassword(password, user.password_hash ?? DECOY_PASSWORD_HASH);
   }
 
   /** Invalidates every token issued to the user so far. */
@@ -108,13 +140,64 @@ export class UsersService implements OnApplicationBootstrap {
     return UserResponse.of(user);
   }
 
-  async create(dto: CreateUserDto): Promise<UserResponse> {
+  /** The user, inside the caller's transaction (`lock`: until it ends); null when unknown. */
+  find(db: Db, id: string, lock = false): Promise<UserRow | null> {
+    return this.users.find(db, id, lock);
+  }
+
+  findByEmail(email: string): Promise<UserRow | null> {
+    return this.users.findByEmail(this.database.db, email.trim().toLowerCase());
+  }
+
+  /** Adds a user in the caller's transaction; a taken e-mail is a 409 (the transaction is then spoiled: the caller lets it roll back). */
+  async add(db: Db, user: NewUser): Promise<UserRow> {
+    const now = new Date();
+    const row: UserRow = {
+      id: newUuid(now.getTime()),
+      email: user.email.trim().toLowerCase(),
+      name: user.name,
+      role: user.role,
+      password_hash: user.passwordHash,
+      beta_access: user.beta_access,
+      token_version: 0,
+      status: user.passwordHash === null ? 'invited' : 'active',
+      email_notifications: 'immediate',
+      created_at: now,
+      updated_at: now,
+    };
     try {
-      return UserResponse.of(await this.insert(dto));
+      await this.users.insert(db, row);
     } catch (error) {
       if (isUniqueViolation(error, 'users_email_key')) throw new ConflictException('A user with this email already exists');
       throw error;
     }
+    return row;
+  }
+
+  /** An invited user accepts: their password, and their name if given; they are active from now on. The caller forgets them after its commit. */
+  async activate(db: Db, user: UserRow, passwordHash: string, name?: string): Promise<UserRow> {
+    return this.save(db, {
+      ...user,
+      status: 'active',
+      password_hash: passwordHash,
+      name: name ?? user.name,
+      token_version: user.token_version + 1,
+    });
+  }
+
+  /** A new password: every token issued before stops working. The caller forgets the user after its commit. */
+  async changePassword(db: Db, user: UserRow, passwordHash: string): Promise<UserRow> {
+    return this.save(db, { ...user, password_hash: passwordHash, token_version: user.token_version + 1 });
+  }
+
+  /** One's own name, notification e-mails and password; a new password revokes every token issued before. */
+  async updateProfile(db: Db, user: UserRow, changes: ProfileChanges): Promise<UserRow> {
+    return this.save(db, {
+      ...user,
+      name: changes.name ?? user.name,
+      email_notifications: changes.email_notifications ?? user.email_notifications,
+      ...(changes.passwordHash === undefined ? {} : { password_hash: changes.passwordHash, token_version: user.token_version + 1 }),
+    });
   }
 
   async update(id: string, dto: UpdateUserDto): Promise<UserResponse> {
@@ -133,6 +216,8 @@ export class UsersService implements OnApplicationBootstrap {
         if (dto.password !== undefined) {
           user.password_hash = await hashPassword(dto.password);
           user.token_version += 1;
+          // An admin who sets an invited user's password lets them in without the invitation.
+          user.status = 'active';
         }
         await this.users.update(db, user);
         return UserResponse.of(user);
@@ -155,8 +240,8 @@ export class UsersService implements OnApplicationBootstrap {
     await this.forget(id);
   }
 
-  /** Every instance, this one at once, drops the user's cached record: its next request reads the change. */
-  private async forget(id: string): Promise<void> {
+  /** Every instance, this one at once, drops the user's cached record: its next request reads the change. After the commit that changed it. */
+  async forget(id: string): Promise<void> {
     this.authCache.delete(id);
     await this.broadcast.publish(USER_CHANGED, id);
   }
@@ -169,20 +254,9 @@ export class UsersService implements OnApplicationBootstrap {
     }
   }
 
-  private async insert(dto: CreateUserDto): Promise<UserRow> {
-    const now = new Date();
-    const user: UserRow = {
-      id: newUuid(now.getTime()),
-      email: dto.email.toLowerCase(),
-      name: dto.name,
-      role: dto.role,
-      password_hash: await hashPassword(dto.password),
-      beta_access: dto.beta_access ?? false,
-      token_version: 0,
-      created_at: now,
-      updated_at: now,
-    };
-    await this.users.insert(this.database.db, user);
-    return user;
+  private async save(db: Db, user: UserRow): Promise<UserRow> {
+    const saved = { ...user, updated_at: new Date() };
+    await this.users.update(db, saved);
+    return saved;
   }
 }

@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, OnModuleInit } from '@nestjs/common';
 import http from 'node:http';
 import https from 'node:https';
+import { parseRetryAfter } from '../common/retry-after';
 import { AppConfig } from '../config/app-config';
 import { toEnvelope } from '../events/event-envelope';
 import { OutboxRelay } from '../events/outbox-relay';
@@ -144,12 +145,4 @@ export class WebhookDeliveryProcessor implements OnModuleInit, BeforeApplication
       request.end(body);
     });
   }
-}
-
-/** Retry-After in seconds or as an HTTP date, in ms; null when absent or unreadable. */
-export function parseRetryAfter(value: string | undefined): number | null {
-  if (!value) return null;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
 }

@@ -2,10 +2,10 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
 import { toPublicId } from '../common/ids';
 import { PageQuery } from '../common/pagination';
-import { EVENT_TYPES } from '../events/event-types';
+import { WEBHOOK_EVENT_TYPES } from '../events/event-types';
 import type { DeliveryRow, DeliveryStatus, WebhookRow } from './webhook.entity';
 
-const SUBSCRIBABLE = ['*', ...EVENT_TYPES];
+const SUBSCRIBABLE = ['*', ...WEBHOOK_EVENT_TYPES];
 
 export class CreateWebhookDto {
   @ApiProperty({
@@ -18,12 +18,12 @@ export class CreateWebhookDto {
 
   @ApiProperty({
     example: ['message.received', 'conversation.assigned'],
-    description: `Event types, or ["*"] for all: ${EVENT_TYPES.join(', ')}`,
+    description: `Event types, or ["*"] for all: ${WEBHOOK_EVENT_TYPES.join(', ')}`,
   })
   @IsArray()
   @ArrayMinSize(1)
-  @ArrayMaxSize(EVENT_TYPES.length)
-  @IsIn(SUBSCRIBABLE, { each: true, message: `events must hold event types (${EVENT_TYPES.join(', ')}) or "*"` })
+  @ArrayMaxSize(WEBHOOK_EVENT_TYPES.length)
+  @IsIn(SUBSCRIBABLE, { each: true, message: `events must hold event types (${WEBHOOK_EVENT_TYPES.join(', ')}) or "*"` })
   events!: string[];
 
   @ApiProperty({ minLength: 16, maxLength: 256, writeOnly: true, description: 'Signs every delivery (Standard Webhooks); never returned' })
@@ -43,8 +43,8 @@ export class UpdateWebhookDto {
   @IsOptional()
   @IsArray()
   @ArrayMinSize(1)
-  @ArrayMaxSize(EVENT_TYPES.length)
-  @IsIn(SUBSCRIBABLE, { each: true, message: `events must hold event types (${EVENT_TYPES.join(', ')}) or "*"` })
+  @ArrayMaxSize(WEBHOOK_EVENT_TYPES.length)
+  @IsIn(SUBSCRIBABLE, { each: true, message: `events must hold event types (${WEBHOOK_EVENT_TYPES.join(', ')}) or "*"` })
   events?: string[];
 
   @ApiPropertyOptional({ minLength: 16, maxLength: 256, writeOnly: true })

@@ -154,15 +154,20 @@ export class WebhooksService implements OnModuleInit, OnApplicationBootstrap {
     return DeliveryResponse.of(delivery);
   }
 
-  /** The relay's part, inside its transaction: one due delivery per (event, active registration subscribed to its type). */
+  /**
+   * The relay's part, inside its transaction: one due delivery per (event, active registration
+   * subscribed to its type). An event for one user only (a notification) is never delivered.
+   */
   async createDeliveries(db: Db, events: EventRow[]): Promise<void> {
     const webhooks = await this.webhooks.active(db);
     const now = new Date();
-    const deliveries = events.flatMap((event) =>
-      webhooks
-        .filter((webhook) => webhook.events.includes('*') || webhook.events.includes(event.type))
-        .map((webhook) => ({ id: newUuid(now.getTime()), webhook_id: webhook.id, event_id: event.id })),
-    );
+    const deliveries = events
+      .filter((event) => event.audience === null)
+      .flatMap((event) =>
+        webhooks
+          .filter((webhook) => webhook.events.includes('*') || webhook.events.includes(event.type))
+          .map((webhook) => ({ id: newUuid(now.getTime()), webhook_id: webhook.id, event_id: event.id })),
+      );
     await this.deliveries.insertPending(db, deliveries, now);
   }
 

@@ -3,6 +3,7 @@ import { parseDuration } from '../../src/config/duration';
 
 const generated = () => 'generated-secret';
 const KEY = Buffer.alloc(32, 9).toString('base64');
+const APP_URL = 'https://inbox.example.com';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -40,6 +41,7 @@ describe('loadConfig', () => {
       {
         NODE_ENV: 'production',
         PORT: '8080',
+        APP_URL: 'https://inbox.example.com/',
         SESSION_SECRET: 'x'.repeat(32),
         ENCRYPTION_KEY: KEY,
         DATABASE_URL: 'postgresql://u@db:5432/inbox',
@@ -62,6 +64,7 @@ describe('loadConfig', () => {
       corsOrigins: ['https://a.example.com', 'https://b.example.com'],
       betaAccessOnly: true,
       adminEmail: 'boss@example.com',
+      appUrl: 'https://inbox.example.com',
       sessionSecretGenerated: false,
       isProduction: true,
     });
@@ -97,13 +100,13 @@ describe('loadConfig', () => {
     ['a missing SESSION_SECRET', {}],
     ['a SESSION_SECRET under 32 characters', { SESSION_SECRET: 'short' }],
   ])('refuses %s in production', (_, env) => {
-    expect(problemsOf({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x', ENCRYPTION_KEY: KEY, ...env })).toEqual([
+    expect(problemsOf({ NODE_ENV: 'production', APP_URL, DATABASE_URL: 'postgres://db/x', ENCRYPTION_KEY: KEY, ...env })).toEqual([
       expect.stringMatching(/^SESSION_SECRET: /),
     ]);
   });
 
   it('refuses a missing DATABASE_URL in production', () => {
-    expect(problemsOf({ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: KEY })).toEqual([
+    expect(problemsOf({ NODE_ENV: 'production', APP_URL, SESSION_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: KEY })).toEqual([
       expect.stringMatching(/^DATABASE_URL: must be set in production/),
     ]);
   });
@@ -113,6 +116,7 @@ describe('loadConfig', () => {
     expect(
       problemsOf({
         NODE_ENV: 'production',
+        APP_URL,
         SESSION_SECRET: 'x'.repeat(32),
         DATABASE_URL: 'postgres://db/x',
         ENCRYPTION_KEY: KEY,
@@ -123,7 +127,7 @@ describe('loadConfig', () => {
   });
 
   it('refuses a missing ENCRYPTION_KEY in production', () => {
-    expect(problemsOf({ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32), DATABASE_URL: 'postgres://db/x' })).toEqual([
+    expect(problemsOf({ NODE_ENV: 'production', APP_URL, SESSION_SECRET: 'x'.repeat(32), DATABASE_URL: 'postgres://db/x' })).toEqual([
       expect.stringMatching(/^ENCRYPTION_KEY: must be set in production/),
     ]);
   });
@@ -169,6 +173,69 @@ describe('loadConfig', () => {
 
   it('treats an empty setting as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', PORT: ' ' }, generated)).toMatchObject({ databaseUrl: null, port: 3000 });
+  });
+
+  it('refuses a missing APP_URL in production: it is the base of every link e-mailed or answered', () => {
+    expect(
+      problemsOf({ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32), DATABASE_URL: 'postgres://db/x', ENCRYPTION_KEY: KEY }),
+    ).toEqual([expect.stringMatching(/^APP_URL: must be set in production/)]);
+  });
+
+  it('runs without an e-mail provider, links based on localhost and the port, and the e-mail defaults', () => {
+    expect(loadConfig({ PORT: '4000' }, generated)).toMatchObject({
+      emailProvider: null,
+      emailApiBaseUrl: null,
+      appUrl: 'http://localhost:4000',
+      emailRetryScheduleMs: [10_000, 60_000, 300_000, 900_000, 1_800_000, 3_600_000, 7_200_000],
+      emailNotificationDelayMs: 300_000,
+      emailDigestIntervalMs: 3_600_000,
+      passwordResetRateLimitMaxRequests: 5,
+      passwordResetRateLimitWindowMs: 3_600_000,
+    });
+  });
+
+  it.each([
+    ['postmark', 'https://api.postmarkapp.com'],
+    ['sendgrid', 'https://api.sendgrid.com'],
+    ['resend', 'https://api.resend.com'],
+  ])('reads EMAIL_PROVIDER=%s with its key, and its API address unless EMAIL_API_BASE_URL says otherwise', (provider, address) => {
+    const email = {
+      EMAIL_PROVIDER: provider,
+      EMAIL_API_KEY: 'key-1',
+      EMAIL_FROM: 'team@example.com',
+      APP_URL: 'https://inbox.example.com',
+    };
+    expect(loadConfig(email, generated)).toMatchObject({ emailProvider: provider, emailApiKey: 'key-1', emailApiBaseUrl: address });
+    expect(loadConfig({ ...email, EMAIL_API_BASE_URL: 'http://127.0.0.1:9/' }, generated)).toMatchObject({
+      emailApiBaseUrl: 'http://127.0.0.1:9',
+    });
+  });
+
+  it.each([
+    [
+      'EMAIL_PROVIDER=postmark without EMAIL_API_KEY',
+      { EMAIL_PROVIDER: 'postmark' },
+      /^EMAIL_API_KEY: must be set when EMAIL_PROVIDER=postmark/,
+    ],
+    ['EMAIL_PROVIDER=resend without EMAIL_API_KEY', { EMAIL_PROVIDER: 'resend' }, /^EMAIL_API_KEY: must be set when EMAIL_PROVIDER=resend/],
+    ['EMAIL_PROVIDER=smtp without EMAIL_SMTP_URL', { EMAIL_PROVIDER: 'smtp' }, /^EMAIL_SMTP_URL: must be set when EMAIL_PROVIDER=smtp/],
+    ['an unknown EMAIL_PROVIDER', { EMAIL_PROVIDER: 'mailgun' }, /^EMAIL_PROVIDER: expected one of smtp, postmark, sendgrid, resend/],
+  ])('refuses %s, naming the setting', (_, env, message) => {
+    const rest = { EMAIL_FROM: 'team@example.com', APP_URL: 'https://inbox.example.com' };
+    expect(problemsOf({ ...rest, ...env })).toEqual([expect.stringMatching(message)]);
+  });
+
+  it('refuses a provider without EMAIL_FROM or APP_URL', () => {
+    expect(problemsOf({ EMAIL_PROVIDER: 'smtp', EMAIL_SMTP_URL: 'smtp://127.0.0.1:2525' })).toEqual([
+      expect.stringMatching(/^EMAIL_FROM: must be set when EMAIL_PROVIDER is set/),
+      expect.stringMatching(/^APP_URL: must be set when EMAIL_PROVIDER is set/),
+    ]);
+  });
+
+  it('never quotes EMAIL_SMTP_URL, which holds the password, in its problem', () => {
+    const problems = problemsOf({ EMAIL_SMTP_URL: 'http://user:hunter2-secret@mail.example.com' });
+    expect(problems).toEqual([expect.stringMatching(/^EMAIL_SMTP_URL: expected a URL starting with smtp:\/\/ or smtps:\/\//)]);
+    expect(problems.join('\n')).not.toContain('hunter2-secret');
   });
 });
 
