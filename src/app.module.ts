@@ -9,6 +9,7 @@ import { ConversationsModule } from './conversations/conversations.module';
 import { EventStreamModule } from './events/event-stream.module';
 import { HealthModule } from './health/health.module';
 import { InboundModule } from './inbound/inbound.module';
+import { MediaModule } from './media/media.module';
 import { MessagingModule } from './messaging/messaging.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { QueueModule } from './queue/queue.module';
@@ -32,6 +33,7 @@ export class AppModule {
         RateLimitModule,
         ContactsModule,
         NotificationsModule,
+        MediaModule,
         ConversationsModule,
         MessagingModule,
         InboundModule,

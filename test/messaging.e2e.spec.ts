@@ -54,6 +54,7 @@ describe('sending through the WhatsApp Cloud API', () => {
       status: 'queued',
       error: null,
       sent_by: (await t.request('GET', '/api/v1/me', { token: admin })).body.id,
+      media: null,
       created_at: expect.any(String),
     });
     await statusBecomes(id, answer.body.id, 'sent');

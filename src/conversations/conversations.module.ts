@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { MediaModule } from '../media/media.module';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { UsersModule } from '../users/users.module';
 import { ConversationRepository } from './conversation.repository';
@@ -8,7 +9,7 @@ import { MessageRepository } from './message.repository';
 import { MessagesService } from './messages.service';
 
 @Module({
-  imports: [NotificationsModule, UsersModule],
+  imports: [MediaModule, NotificationsModule, UsersModule],
   controllers: [ConversationsController],
   providers: [ConversationRepository, MessageRepository, ConversationsService, MessagesService],
   exports: [ConversationsService, MessagesService],

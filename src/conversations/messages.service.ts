@@ -1,6 +1,6 @@
-import { ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
+import { BadRequestException, ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { newUuid } from '../common/ids';
+import { newUuid, parsePublicId } from '../common/ids';
 import { mapPage, Page, PageQuery } from '../common/pagination';
 import { Database } from '../database/database';
 import { InstanceRegistry } from '../database/instance-registry';
@@ -8,13 +8,15 @@ import { isUniqueViolation } from '../database/errors';
 import type { Db } from '../database/sql';
 import { EventsService } from '../events/events.service';
 import { OutboxRelay } from '../events/outbox-relay';
+import type { InboundMedia } from '../media/media.service';
+import { MediaService } from '../media/media.service';
 import type { WorkItem } from '../queue/job-queue';
 import type { UserRow } from '../users/user.entity';
 import { ConversationResponse } from './conversation.dto';
 import type { ConversationRow } from './conversation.entity';
 import { ConversationRepository } from './conversation.repository';
 import { ConversationsService } from './conversations.service';
-import { MEDIA_TYPES, MessageResponse, SendMessageDto } from './message.dto';
+import { MEDIA_TYPES, MediaType, MessageResponse, SendMessageDto } from './message.dto';
 import type { MessageRow, MessageStatus, MessageToSend } from './message.entity';
 import { MessageRepository } from './message.repository';
 
@@ -31,6 +33,8 @@ export interface InboundMessage {
   text: string | null;
   content: Record<string, unknown> | null;
   sentAt: Date;
+  /** An image, audio, video, document or sticker: recorded with the message, downloaded afterwards. */
+  media: Omit<InboundMedia, 'sentAt'> | null;
 }
 
 /** A status the channel reported for an outbound message. */
@@ -57,13 +61,21 @@ export class MessagesService {
     private readonly events: EventsService,
     private readonly relay: OutboxRelay,
     private readonly instance: InstanceRegistry,
+    private readonly media: MediaService,
   ) {}
 
-  /** The thread, newest first. */
+  /** The thread, newest first, each message with its media (one query for the page's). */
   async list(conversationId: string, query: PageQuery): Promise<Page<MessageResponse>> {
-    const conversation = await this.conversations.findWithCustomer(this.database.db, conversationId);
-    const page = await this.messages.list(this.database.db, conversationId, query);
-    return mapPage(page, (message) => MessageResponse.of(message, conversation.customer_phone));
+    const db = this.database.db;
+    const conversation = await this.conversations.findWithCustomer(db, conversationId);
+    const page = await this.messages.list(db, conversationId, query);
+    const media = await this.media.describe(
+      db,
+      page.data.map((message) => message.media_id),
+    );
+    return mapPage(page, (message) =>
+      MessageResponse.of(message, conversation.customer_phone, message.media_id ? (media.get(message.media_id) ?? null) : null),
+    );
   }
 
   /**
@@ -77,7 +89,7 @@ export class MessagesService {
       const earlier = await this.replay(actor, idempotencyKey, requestHash!);
       if (earlier) return earlier;
     }
-    const { type, text, content } = payloadOf(dto);
+    const { type, text, content, mediaId } = payloadOf(dto);
     let result: SendResult;
     try {
       result = await this.database.transaction(async (db) => {
@@ -92,6 +104,8 @@ export class MessagesService {
             "The customer's last message is more than 24 hours old: only template messages can be sent",
           );
         }
+        const media = mediaId === null ? null : await this.mediaToSend(db, type as MediaType, mediaId);
+        if (media?.kind === 'document' && content && content.filename === undefined && media.filename) content.filename = media.filename;
         const queued: MessageRow = {
           id: newUuid(now.getTime()),
           conversation_id: conversationId,
@@ -106,6 +120,7 @@ export class MessagesService {
           idempotency_key: idempotencyKey,
           request_hash: requestHash,
           channel_timestamp: null,
+          media_id: media?.id ?? null,
           attempts: 0,
           next_attempt_at: now,
           created_at: now,
@@ -114,7 +129,7 @@ export class MessagesService {
         await this.messages.insert(db, queued);
         await this.conversationRows.recordOutbound(db, conversationId, now);
         const withCustomer = await this.conversations.findWithCustomer(db, conversationId);
-        const message = MessageResponse.of(queued, withCustomer.customer_phone);
+        const message = MessageResponse.of(queued, withCustomer.customer_phone, media ? this.media.describeRow(media) : null);
         await this.events.record(db, 'message.sent', { message, conversation: ConversationResponse.of(withCustomer) });
         return { message, replayed: false };
       });
@@ -179,12 +194,18 @@ export class MessagesService {
       idempotency_key: null,
       request_hash: null,
       channel_timestamp: inbound.sentAt,
+      media_id: null,
       attempts: 0,
       next_attempt_at: null,
       created_at: now,
       updated_at: now,
     };
     if (!(await this.messages.insert(db, message))) return null;
+    // After the message: a repeat the insert skipped leaves no media to download behind.
+    if (inbound.media) {
+      message.media_id = await this.media.recordInbound(db, { ...inbound.media, sentAt: inbound.sentAt });
+      await this.messages.attachMedia(db, message.id, message.media_id);
+    }
     await this.conversationRows.recordInbound(db, conversation.id, now, inbound.sentAt);
     return message;
   }
@@ -215,12 +236,42 @@ export class MessagesService {
     });
   }
 
+  /**
+   * Records `message.media` for the messages of a media whose download settled (ready, failed
+   * or expired), in the caller's transaction, so clients can show it without polling.
+   */
+  async recordMediaSettled(db: Db, mediaId: string): Promise<void> {
+    for (const message of await this.messages.findByMediaId(db, mediaId)) {
+      const conversation = await this.conversations.findWithCustomer(db, message.conversation_id);
+      await this.events.record(db, 'message.media', {
+        message: await this.present(db, message, conversation.customer_phone),
+        conversation_id: ConversationResponse.of(conversation).id,
+      });
+    }
+  }
+
   private async recordStatusEvent(db: Db, message: MessageRow): Promise<void> {
     const conversation = await this.conversations.findWithCustomer(db, message.conversation_id);
     await this.events.record(db, 'message.status', {
-      message: MessageResponse.of(message, conversation.customer_phone),
+      message: await this.present(db, message, conversation.customer_phone),
       conversation_id: ConversationResponse.of(conversation).id,
     });
+  }
+
+  /** One message as the API answers it, with its media. */
+  private async present(db: Db, message: MessageRow, customerPhone: string): Promise<MessageResponse> {
+    const media = message.media_id ? (await this.media.describe(db, [message.media_id])).get(message.media_id) : null;
+    return MessageResponse.of(message, customerPhone, media ?? null);
+  }
+
+  /** The media a message is sent with: known (else 422), of the kind the type names, and ready. */
+  private async mediaToSend(db: Db, type: MediaType, publicId: string) {
+    const uuid = parsePublicId('med', publicId);
+    const media = uuid === null ? null : await this.media.find(db, uuid);
+    if (!media) throw new UnprocessableEntityException(`${type}.media_id ${JSON.stringify(publicId)} is not a known media`);
+    if (media.kind !== type) throw new UnprocessableEntityException(`${type}.media_id is ${article(media.kind)} ${media.kind}, not ${article(type)} ${type}`);
+    if (media.status !== 'ready') throw new UnprocessableEntityException(`${type}.media_id is ${media.status}, not ready to send`);
+    return media;
   }
 
   /** The first answer to this Idempotency-Key, or a 409 if the key came with another request. */
@@ -229,7 +280,7 @@ export class MessagesService {
     if (!earlier) return null;
     if (earlier.request_hash !== requestHash) throw new ConflictException('Idempotency-Key was already used with a different request');
     const conversation = await this.conversations.findWithCustomer(this.database.db, earlier.conversation_id);
-    return { message: MessageResponse.of(earlier, conversation.customer_phone), replayed: true };
+    return { message: await this.present(this.database.db, earlier, conversation.customer_phone), replayed: true };
   }
 }
 
@@ -237,17 +288,31 @@ export class MessagesService {
  * The stored type, text and payload of a message to send, as the API took it (the messaging
  * module turns it into the channel's shape); exactly one payload field must be present.
  */
-function payloadOf(dto: SendMessageDto): { type: string; text: string | null; content: Record<string, unknown> | null } {
+function payloadOf(dto: SendMessageDto): {
+  type: string;
+  text: string | null;
+  content: Record<string, unknown> | null;
+  /** The public `med_` id a media message is sent with, if any. */
+  mediaId: string | null;
+} {
   const present = (['text', 'template', ...MEDIA_TYPES] as const).filter((field) => dto[field] !== undefined);
   const stray = present.find((field) => field !== dto.type);
   if (stray) throw new UnprocessableEntityException(`${stray} does not go with type ${dto.type}`);
-  if (dto.type === 'text') return { type: 'text', text: dto.text!, content: null };
+  if (dto.type === 'text') return { type: 'text', text: dto.text!, content: null, mediaId: null };
   if (dto.type === 'template') {
     const { name, language, components } = dto.template!;
-    return { type: 'template', text: null, content: { name, language, ...(components ? { components } : {}) } };
+    return { type: 'template', text: null, content: { name, language, ...(components ? { components } : {}) }, mediaId: null };
   }
   const media = dto[dto.type]!;
-  return { type: dto.type, text: media.caption ?? null, content: { ...media } };
+  if (media.link !== undefined && media.media_id !== undefined) {
+    throw new BadRequestException(`${dto.type} takes either link or media_id, not both`);
+  }
+  const caption = 'caption' in media ? (media.caption ?? null) : null;
+  return { type: dto.type, text: caption, content: { ...media }, mediaId: media.media_id ?? null };
+}
+
+function article(word: string): string {
+  return /^[aeiou]/.test(word) ? 'an' : 'a';
 }
 
 /** The same request body (whatever its key order) for the same conversation hashes the same. */

@@ -6,6 +6,7 @@ import { InboundDeadLetters1763870000000 } from './migrations/1763870000000-inbo
 import { Retention1763880000000 } from './migrations/1763880000000-retention';
 import { EventSequence1763890000000 } from './migrations/1763890000000-event-sequence';
 import { Instances1763895000000 } from './migrations/1763895000000-instances';
+import { Media1763900000000 } from './migrations/1763900000000-media';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   Retention1763880000000,
   EventSequence1763890000000,
   Instances1763895000000,
+  Media1763900000000,
 ];

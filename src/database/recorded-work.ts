@@ -1,6 +1,9 @@
 import type { WorkItem } from '../queue/job-queue';
 import { Db, execute, query, Sql, sql } from './sql';
 
+/** The tables of recorded work. */
+export type RecordedWorkTable = 'messages' | 'webhook_deliveries' | 'media';
+
 /*
  * Tables of recorded work have `attempts`, `next_attempt_at` and `claimed_by`; `waiting` is the
  * condition, on the table aliased `w`, of a row whose work is not finished (a status).
@@ -11,7 +14,7 @@ import { Db, execute, query, Sql, sql } from './sql';
  * now, so that another attempt starts within seconds of the death, not after the attempt's lease.
  * Answers how many rows it released.
  */
-export async function releaseAbandonedWork(db: Db, table: 'messages' | 'webhook_deliveries', waiting: Sql): Promise<number> {
+export async function releaseAbandonedWork(db: Db, table: RecordedWorkTable, waiting: Sql): Promise<number> {
   const name = sql.raw(table);
   return execute(
     db,
@@ -33,7 +36,7 @@ export function msFromNow(ms: number): Sql {
  */
 export async function claimDueWork(
   db: Db,
-  table: 'messages' | 'webhook_deliveries',
+  table: RecordedWorkTable,
   waiting: Sql,
   limit: number,
   leaseMs: number,

@@ -3,6 +3,7 @@ export const EVENT_TYPES = [
   'message.received',
   'message.sent',
   'message.status',
+  'message.media',
   'conversation.created',
   'conversation.assigned',
   'conversation.closed',

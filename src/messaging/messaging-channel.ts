@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+
 /** A message as the Graph API takes it: `{type, [type]: content}`, addressed to a customer. */
 export interface OutboundMessage {
   /** E.164 with the leading +. */
@@ -13,11 +15,32 @@ export interface ChannelHealth {
   error?: string;
 }
 
-/** A refusal or failure of the channel. Retryable ones (429, 5xx, network) are tried again. */
+/** A media the channel holds, as it starts to arrive. */
+export interface ChannelMediaDownload {
+  /** What the channel says of the media; null where it did not say. */
+  mimeType: string | null;
+  sha256: string | null;
+  size: number | null;
+  body: Readable;
+}
+
+/** The bytes of a media to upload to the channel. */
+export interface ChannelMediaUpload {
+  body: Readable;
+  size: number;
+  mimeType: string;
+  filename: string;
+}
+
+/**
+ * A refusal or failure of the channel. Retryable ones (429, 5xx, network) are tried again;
+ * `gone` says the channel no longer has what was asked for (a media id past its 7 days).
+ */
 export class ChannelError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
+    readonly gone = false,
   ) {
     super(message);
     this.name = 'ChannelError';
@@ -29,4 +52,8 @@ export abstract class MessagingChannel {
   /** Sends and answers the channel's message id (`wamid.…`); throws ChannelError. */
   abstract send(message: OutboundMessage): Promise<string>;
   abstract health(): Promise<ChannelHealth>;
+  /** Starts the download of a customer's media by the channel's media id; throws ChannelError. */
+  abstract downloadMedia(channelMediaId: string): Promise<ChannelMediaDownload>;
+  /** Uploads media for sending and answers the channel's id for it; throws ChannelError. */
+  abstract uploadMedia(media: ChannelMediaUpload): Promise<string>;
 }

@@ -1,22 +1,25 @@
 import { Module } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { ConversationsModule } from '../conversations/conversations.module';
+import { MediaModule } from '../media/media.module';
 import { GraphApiChannel } from './graph-api.channel';
+import { MediaDownloadProcessor } from './media-download.processor';
 import { SendJournal } from './send-journal';
 import { MessageSendProcessor } from './message-send.processor';
 import { MessagingChannel } from './messaging-channel';
 import { SandboxChannel } from './sandbox.channel';
 
-/** The only place that knows whether messages go to the WhatsApp Cloud API or the sandbox. */
+/** The only place that knows whether messages and media go to (and come from) the WhatsApp Cloud API or the sandbox. */
 @Module({
-  imports: [ConversationsModule],
+  imports: [ConversationsModule, MediaModule],
   providers: [
     {
       provide: MessagingChannel,
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => (config.messagingAccessToken ? new GraphApiChannel(config) : new SandboxChannel()),
+      useFactory: (config: AppConfig) => (config.messagingAccessToken ? new GraphApiChannel(config) : new SandboxChannel(config)),
     },
     MessageSendProcessor,
+    MediaDownloadProcessor,
     SendJournal,
   ],
   exports: [MessagingChannel],

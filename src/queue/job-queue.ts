@@ -1,7 +1,7 @@
 import { OnApplicationBootstrap } from '@nestjs/common';
 
 /** Every kind of background job. The queue refuses to boot while one of them has no handler. */
-export const JOB_NAMES = ['message.send', 'webhook.deliver'] as const;
+export const JOB_NAMES = ['message.send', 'webhook.deliver', 'media.download'] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
 /**
