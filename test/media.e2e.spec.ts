@@ -13,17 +13,19 @@ const SESSION_SECRET = 'media-test-session-secret-long-enough';
 const PHONE_NUMBER_ID = '106540352242922';
 
 /** A 1x1 PNG, a JPEG header and a GIF: file-type knows each by its first bytes. */
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
-  'base64',
-);
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01]), randomBytes(2000)]);
 const GIF = Buffer.concat([Buffer.from('GIF89a'), randomBytes(200)]);
 
 let lastPhone = 14155570000 + Math.floor(Math.random() * 9000);
 
 /** A multipart/form-data body with one file part. */
-function multipart(field: string, filename: string, contentType: string, bytes: Buffer): { payload: Buffer; headers: Record<string, string> } {
+function multipart(
+  field: string,
+  filename: string,
+  contentType: string,
+  bytes: Buffer,
+): { payload: Buffer; headers: Record<string, string> } {
   const boundary = `----test-${randomBytes(8).toString('hex')}`;
   const payload = Buffer.concat([
     Buffer.from(
@@ -140,7 +142,11 @@ describe.each(['filesystem', 's3'] as const)('media on the %s store', (store) =>
       expect(ready.media).toMatchObject({ id: pending.media.id, mime_type: 'image/jpeg', size: JPEG.length, status: 'ready' });
       expect(graph.mediaRequests(image.id).map((r) => r.authorization)).toEqual(['Bearer graph-token', 'Bearer graph-token']);
 
-      const byBearer = await t.app.inject({ method: 'GET', url: `/api/v1/media/${ready.media.id}`, headers: { authorization: `Bearer ${admin}` } });
+      const byBearer = await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/media/${ready.media.id}`,
+        headers: { authorization: `Bearer ${admin}` },
+      });
       expect(byBearer.statusCode).toBe(200);
       expect(byBearer.rawPayload.equals(JPEG)).toBe(true);
       expect(byBearer.headers).toMatchObject({
@@ -161,7 +167,10 @@ describe.each(['filesystem', 's3'] as const)('media on the %s store', (store) =>
 
       const events = (await t.events('message.media')).filter((e) => e.data.message.id === ready.id);
       expect(events.map((e) => e.data)).toEqual([
-        { message: expect.objectContaining({ id: ready.id, media: expect.objectContaining({ status: 'ready' }) }), conversation_id: conversationId },
+        {
+          message: expect.objectContaining({ id: ready.id, media: expect.objectContaining({ status: 'ready' }) }),
+          conversation_id: conversationId,
+        },
       ]);
     });
 
@@ -245,7 +254,12 @@ describe.each(['filesystem', 's3'] as const)('media on the %s store', (store) =>
     it('answers ranges of a voice note with 206, a range past the end with 416, and If-None-Match with 304', async () => {
       const voice = Buffer.concat([Buffer.from('OggS'), randomBytes(4000)]);
       const audio = graph.addMedia(voice, 'audio/ogg; codecs=opus');
-      const { conversationId } = await customerSends('audio', { id: audio.id, mime_type: 'audio/ogg; codecs=opus', sha256: audio.sha256, voice: true });
+      const { conversationId } = await customerSends('audio', {
+        id: audio.id,
+        mime_type: 'audio/ogg; codecs=opus',
+        sha256: audio.sha256,
+        voice: true,
+      });
       const { media } = await mediaBecomes(conversationId, 'ready');
       const part = await t.app.inject({ method: 'GET', url: media.url as string, headers: { range: 'bytes=100-199' } });
       expect(part.statusCode).toBe(206);
@@ -307,7 +321,11 @@ describe.each(['filesystem', 's3'] as const)('media on the %s store', (store) =>
         sha256: sha256(PNG),
         created_at: expect.any(String),
       });
-      const served = await t.app.inject({ method: 'GET', url: `/api/v1/media/${answer.body.id}`, headers: { authorization: `Bearer ${admin}` } });
+      const served = await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/media/${answer.body.id}`,
+        headers: { authorization: `Bearer ${admin}` },
+      });
       expect(served.rawPayload.equals(PNG)).toBe(true);
       expect(served.headers['content-type']).toBe('image/png');
     });
@@ -335,7 +353,11 @@ describe.each(['filesystem', 's3'] as const)('media on the %s store', (store) =>
       const text = await upload(Buffer.from('Order 1001: 2 × widgets, shipped ✓\n'), 'notes.txt', 'text/plain');
       expect(text.status).toBe(201);
       expect(text.body.mime_type).toBe('text/plain');
-      const binary = await upload(Buffer.concat([Buffer.from('text at first'), Buffer.from([0xff, 0xfe, 0x00, 0x01])]), 'notes.txt', 'text/plain');
+      const binary = await upload(
+        Buffer.concat([Buffer.from('text at first'), Buffer.from([0xff, 0xfe, 0x00, 0x01])]),
+        'notes.txt',
+        'text/plain',
+      );
       expect(binary.status).toBe(415);
     });
 
@@ -370,7 +392,8 @@ describe.each(['filesystem', 's3'] as const)('media on the %s store', (store) =>
       });
 
     it('uploads the bytes to the channel once and sends by the channel’s id', async () => {
-      const uploaded = (await t.request('POST', '/api/v1/media', { token: admin, ...multipart('file', 'photo.jpg', 'image/jpeg', JPEG) })).body;
+      const uploaded = (await t.request('POST', '/api/v1/media', { token: admin, ...multipart('file', 'photo.jpg', 'image/jpeg', JPEG) }))
+        .body;
       const { id, phone } = await customerWritesText();
       const uploadsBefore = graph.mediaUploads.length;
       const first = await send(id, { type: 'image', image: { media_id: uploaded.id, caption: 'Your parcel' } });
@@ -379,7 +402,14 @@ describe.each(['filesystem', 's3'] as const)('media on the %s store', (store) =>
         type: 'image',
         text: 'Your parcel',
         status: 'queued',
-        media: { id: uploaded.id, mime_type: 'image/jpeg', size: JPEG.length, filename: 'photo.jpg', status: 'ready', url: expect.any(String) },
+        media: {
+          id: uploaded.id,
+          mime_type: 'image/jpeg',
+          size: JPEG.length,
+          filename: 'photo.jpg',
+          status: 'ready',
+          url: expect.any(String),
+        },
       });
       await statusBecomes(id, first.body.id, 'sent');
       expect(graph.mediaUploads.length - uploadsBefore).toBe(1);
@@ -407,7 +437,9 @@ describe.each(['filesystem', 's3'] as const)('media on the %s store', (store) =>
 
     it('sends a document by media_id with the upload’s file name, and a sticker', async () => {
       const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(500)]);
-      const document = (await t.request('POST', '/api/v1/media', { token: admin, ...multipart('file', 'invoice-1001.pdf', 'application/pdf', pdf) })).body;
+      const document = (
+        await t.request('POST', '/api/v1/media', { token: admin, ...multipart('file', 'invoice-1001.pdf', 'application/pdf', pdf) })
+      ).body;
       expect(document.mime_type).toBe('application/pdf');
       const webp = Buffer.concat([Buffer.from('RIFF'), Buffer.from([0, 0, 0, 0]), Buffer.from('WEBPVP8 '), randomBytes(100)]);
       const sticker = (await t.request('POST', '/api/v1/media', { token: admin, ...multipart('file', 's.webp', 'image/webp', webp) })).body;
@@ -420,7 +452,10 @@ describe.each(['filesystem', 's3'] as const)('media on the %s store', (store) =>
       const bodies = graph.sendsTo(phone).map((r) => r.body!);
       expect(bodies).toEqual(
         expect.arrayContaining([
-          expect.objectContaining({ type: 'document', document: { id: expect.any(String), caption: 'Invoice', filename: 'invoice-1001.pdf' } }),
+          expect.objectContaining({
+            type: 'document',
+            document: { id: expect.any(String), caption: 'Invoice', filename: 'invoice-1001.pdf' },
+          }),
           expect.objectContaining({ type: 'sticker', sticker: { id: expect.any(String) } }),
         ]),
       );
@@ -464,7 +499,11 @@ describe('media without a WhatsApp account (the sandbox channel)', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'team-inbox-sandbox-'));
     // On PostgreSQL DATA_DIR holds only local files (the sandbox's media among them); the embedded engine keeps its own.
     t = await startTestApp({
-      env: { MEDIA_DOWNLOAD_RETRY_SCHEDULE: '50ms', MEDIA_DIR: join(dataDir, 'media'), ...(TEST_DATABASE_URL ? { DATA_DIR: dataDir } : {}) },
+      env: {
+        MEDIA_DOWNLOAD_RETRY_SCHEDULE: '50ms',
+        MEDIA_DIR: join(dataDir, 'media'),
+        ...(TEST_DATABASE_URL ? { DATA_DIR: dataDir } : {}),
+      },
     });
     admin = await t.adminToken();
     sandboxDir = join(t.config.dataDir, 'sandbox-media');
@@ -486,7 +525,10 @@ describe('media without a WhatsApp account (the sandbox channel)', () => {
   it('downloads a customer’s media from DATA_DIR/sandbox-media, and fails one it does not hold', async () => {
     mkdirSync(sandboxDir, { recursive: true });
     writeFileSync(join(sandboxDir, 'sandbox-test-1'), PNG);
-    writeFileSync(join(sandboxDir, 'sandbox-test-1.json'), JSON.stringify({ mime_type: 'image/png', sha256: sha256(PNG), file_size: PNG.length }));
+    writeFileSync(
+      join(sandboxDir, 'sandbox-test-1.json'),
+      JSON.stringify({ mime_type: 'image/png', sha256: sha256(PNG), file_size: PNG.length }),
+    );
     const held = await customerSends('sandbox-test-1');
     const missing = await customerSends('sandbox-test-404');
     const statusOf = async (conversationId: string) =>

@@ -269,7 +269,8 @@ export class MessagesService {
     const uuid = parsePublicId('med', publicId);
     const media = uuid === null ? null : await this.media.find(db, uuid);
     if (!media) throw new UnprocessableEntityException(`${type}.media_id ${JSON.stringify(publicId)} is not a known media`);
-    if (media.kind !== type) throw new UnprocessableEntityException(`${type}.media_id is ${article(media.kind)} ${media.kind}, not ${article(type)} ${type}`);
+    if (media.kind !== type)
+      throw new UnprocessableEntityException(`${type}.media_id is ${article(media.kind)} ${media.kind}, not ${article(type)} ${type}`);
     if (media.status !== 'ready') throw new UnprocessableEntityException(`${type}.media_id is ${media.status}, not ready to send`);
     return media;
   }

@@ -34,13 +34,7 @@ export function msFromNow(ms: number): Sql {
  * other relay hands them on meanwhile (others' locked rows are skipped), and answers the attempts
  * to start. Each repository calls it for its own table.
  */
-export async function claimDueWork(
-  db: Db,
-  table: RecordedWorkTable,
-  waiting: Sql,
-  limit: number,
-  leaseMs: number,
-): Promise<WorkItem[]> {
+export async function claimDueWork(db: Db, table: RecordedWorkTable, waiting: Sql, limit: number, leaseMs: number): Promise<WorkItem[]> {
   const name = sql.raw(table);
   const rows = await query<{ id: string; attempts: number }>(
     db,

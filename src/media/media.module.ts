@@ -16,7 +16,8 @@ import { S3MediaStore } from './s3-media-store';
     {
       provide: MediaStore,
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => (config.mediaStore === 's3' ? new S3MediaStore(config) : new FilesystemMediaStore(config.mediaDir)),
+      useFactory: (config: AppConfig) =>
+        config.mediaStore === 's3' ? new S3MediaStore(config) : new FilesystemMediaStore(config.mediaDir),
     },
     MediaRepository,
     MediaService,

@@ -199,7 +199,11 @@ export class MediaService implements OnModuleInit {
       const body = await this.store.get(row.storage_key!, range);
       return {
         status: 206,
-        headers: { ...headers, 'content-length': range.end - range.start + 1, 'content-range': `bytes ${range.start}-${range.end}/${size}` },
+        headers: {
+          ...headers,
+          'content-length': range.end - range.start + 1,
+          'content-range': `bytes ${range.start}-${range.end}/${size}`,
+        },
         body,
       };
     }
@@ -376,7 +380,11 @@ function uploadRefusal(error: unknown): Error {
   const code = (error as { code?: unknown }).code;
   if (code === 'FST_REQ_FILE_TOO_LARGE') return new PayloadTooLargeException(`The file is larger than WhatsApp takes for any media`);
   // The request's own stream failing (busboy: a malformed or truncated multipart body; the client going away).
-  if (typeof code === 'string' ? code.startsWith('FST_') || code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' : isBusboyError(error)) {
+  if (
+    typeof code === 'string'
+      ? code.startsWith('FST_') || code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE'
+      : isBusboyError(error)
+  ) {
     return new BadRequestException('The multipart body is malformed or ended before the file did');
   }
   return error instanceof Error ? error : new Error(String(error));

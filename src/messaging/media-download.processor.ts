@@ -79,9 +79,15 @@ export class MediaDownloadProcessor implements OnModuleInit {
     }
     const next = new Date(Date.now() + retryDelay(this.config.mediaDownloadRetryScheduleMs, media.attempts));
     if (media.available_until && next >= media.available_until) {
-      return this.end(media, 'expired', `The channel dropped the media before a download succeeded (${media.attempts} attempts; last: ${reason})`);
+      return this.end(
+        media,
+        'expired',
+        `The channel dropped the media before a download succeeded (${media.attempts} attempts; last: ${reason})`,
+      );
     }
-    this.logger.warn(`Download attempt ${media.attempts} of media ${toPublicId('med', media.id)} failed, retrying at ${next.toISOString()}: ${reason}`);
+    this.logger.warn(
+      `Download attempt ${media.attempts} of media ${toPublicId('med', media.id)} failed, retrying at ${next.toISOString()}: ${reason}`,
+    );
     await this.media.retryDownloadAt(media.id, next, reason);
   }
 

@@ -5,7 +5,14 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { AppConfig } from '../config/app-config';
-import { ChannelError, ChannelHealth, ChannelMediaDownload, ChannelMediaUpload, MessagingChannel, OutboundMessage } from './messaging-channel';
+import {
+  ChannelError,
+  ChannelHealth,
+  ChannelMediaDownload,
+  ChannelMediaUpload,
+  MessagingChannel,
+  OutboundMessage,
+} from './messaging-channel';
 
 /** Where the sandbox keeps "the channel's" media, under DATA_DIR: `npm run simulate -- --image …` puts a customer's there. */
 export const SANDBOX_MEDIA_DIRECTORY = 'sandbox-media';
@@ -76,7 +83,10 @@ export class SandboxChannel extends MessagingChannel {
       await rm(partial, { force: true });
       throw new ChannelError(`The sandbox channel could not keep the upload: ${(error as Error).message}`, true);
     }
-    await writeFile(join(this.directory, `${id}.json`), JSON.stringify({ mime_type: media.mimeType, file_size: media.size, filename: media.filename }));
+    await writeFile(
+      join(this.directory, `${id}.json`),
+      JSON.stringify({ mime_type: media.mimeType, file_size: media.size, filename: media.filename }),
+    );
     this.logger.log(`Sandbox accepted an upload of ${media.size} bytes (${media.mimeType}) as ${id}`);
     return id;
   }

@@ -244,7 +244,9 @@ export class FakeGraphApi {
   private receiveUpload(request: IncomingMessage, record: GraphRequest, body: Buffer): GraphAnswer {
     const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(request.headers['content-type'] ?? '');
     const parts = boundary ? parseMultipart(body, boundary[1] ?? boundary[2]) : [];
-    const fields = Object.fromEntries(parts.filter((part) => part.filename === undefined).map((part) => [part.name, part.data.toString('utf8')]));
+    const fields = Object.fromEntries(
+      parts.filter((part) => part.filename === undefined).map((part) => [part.name, part.data.toString('utf8')]),
+    );
     const file = parts.find((part) => part.filename !== undefined);
     const received: FakeMediaUpload = {
       path: record.path,
@@ -259,7 +261,12 @@ export class FakeGraphApi {
     if (fields.messaging_product !== 'whatsapp' || !fields.type || !file) {
       return { status: 400, body: { error: { message: '(#100) The parameter messaging_product is required.', code: 100 } } };
     }
-    const media: FakeMedia = { id: this.nextMediaId(), bytes: file.data, mimeType: fields.type, sha256: createHash('sha256').update(file.data).digest('hex') };
+    const media: FakeMedia = {
+      id: this.nextMediaId(),
+      bytes: file.data,
+      mimeType: fields.type,
+      sha256: createHash('sha256').update(file.data).digest('hex'),
+    };
     this.media.set(media.id, media);
     received.id = media.id;
     return { status: 200, body: { id: media.id } };
