@@ -10,8 +10,9 @@
  * MESSAGING_BUSINESS_ACCOUNT_ID (written into the body's metadata when set, as the real
  * channel would; the service does not check them).
  */
-import { hubSignature, inboundTextWebhook, newWamid, statusWebhook } from './lib/channel-webhook';
+import { hubSignature, inboundMediaWebhook, inboundTextWebhook, newWamid, statusWebhook } from './lib/channel-webhook';
 import { type Invocation, parseInvocation, USAGE } from './simulate/args';
+import { putInSandbox } from './simulate/sandbox-media';
 import { UsageError } from './simulate/target';
 
 /** A local service answers in milliseconds; a hung one should not hang the terminal. */
@@ -36,11 +37,27 @@ async function main(): Promise<number> {
     phoneNumberId: process.env.MESSAGING_PHONE_NUMBER_ID?.trim() || undefined,
     businessAccountId: process.env.MESSAGING_BUSINESS_ACCOUNT_ID?.trim() || undefined,
   };
-  const wamid = simulation.kind === 'message' ? newWamid() : simulation.wamid;
+  const wamid = simulation.kind === 'status' ? simulation.wamid : newWamid();
+  const media = simulation.kind === 'media' ? putInSandbox(simulation.file, simulation.type, simulation.dataDir, !invocation.dryRun) : null;
   const body = JSON.stringify(
     simulation.kind === 'message'
       ? inboundTextWebhook({ from: simulation.from, text: simulation.text, profileName: simulation.name, wamid }, business)
-      : statusWebhook({ wamid, recipient: simulation.to, status: simulation.value }, business),
+      : simulation.kind === 'media'
+        ? inboundMediaWebhook(
+            {
+              from: simulation.from,
+              profileName: simulation.name,
+              type: simulation.type,
+              mediaId: media!.mediaId,
+              mimeType: media!.mimeType,
+              sha256: media!.sha256,
+              caption: simulation.caption,
+              filename: media!.filename,
+              wamid,
+            },
+            business,
+          )
+        : statusWebhook({ wamid, recipient: simulation.to, status: simulation.value }, business),
   );
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (secret !== null) headers['x-hub-signature-256'] = hubSignature(body, secret);
@@ -48,7 +65,10 @@ async function main(): Promise<number> {
   console.log(
     simulation.kind === 'message'
       ? `message ${wamid} from +${simulation.from}${simulation.name ? ` (${simulation.name})` : ''}: ${JSON.stringify(simulation.text)}`
-      : `status "${simulation.value}" of ${wamid} sent to +${simulation.to}`,
+      : simulation.kind === 'media'
+        ? `${simulation.type} ${wamid} from +${simulation.from}: ${media!.filename} (${media!.mimeType}, ${media!.size} bytes) as channel media ${media!.mediaId}` +
+          (invocation.dryRun ? '' : `, put in ${media!.path} for the sandbox channel to download`)
+        : `status "${simulation.value}" of ${wamid} sent to +${simulation.to}`,
   );
   console.log(
     invocation.secretSource
@@ -92,7 +112,7 @@ async function main(): Promise<number> {
     }
     return 1;
   }
-  if (simulation.kind === 'message') explainMessage(text);
+  if (simulation.kind !== 'status') explainMessage(text);
   return 0;
 }
 

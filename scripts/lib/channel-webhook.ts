@@ -73,6 +73,44 @@ export function inboundTextWebhook(message: InboundText, business: BusinessNumbe
   });
 }
 
+/** A customer's media (the channel's media id and what it says of the file), as Meta's webhook carries it. */
+export interface InboundMedia {
+  from: string;
+  profileName: string | null;
+  type: 'image' | 'audio' | 'video' | 'document' | 'sticker';
+  /** The channel's media id, to download with `GET /{media-id}`. */
+  mediaId: string;
+  mimeType: string;
+  /** Base64, as webhooks carry it. */
+  sha256: string;
+  caption: string | null;
+  /** Documents only. */
+  filename: string | null;
+  wamid?: string;
+  timestamp?: number;
+}
+
+/** One customer media message, as a whole webhook body. */
+export function inboundMediaWebhook(message: InboundMedia, business: BusinessNumber = {}): Record<string, unknown> {
+  const payload: Record<string, unknown> = { mime_type: message.mimeType, sha256: message.sha256, id: message.mediaId };
+  if (message.caption !== null && message.type !== 'audio' && message.type !== 'sticker') payload.caption = message.caption;
+  if (message.type === 'document' && message.filename !== null) payload.filename = message.filename;
+  if (message.type === 'audio') payload.voice = message.mimeType === 'audio/ogg';
+  if (message.type === 'sticker') payload.animated = false;
+  return envelope(business, {
+    ...(message.profileName !== null ? { contacts: [{ profile: { name: message.profileName }, wa_id: message.from }] } : {}),
+    messages: [
+      {
+        from: message.from,
+        id: message.wamid ?? newWamid(),
+        timestamp: String(message.timestamp ?? unixNow()),
+        type: message.type,
+        [message.type]: payload,
+      },
+    ],
+  });
+}
+
 /** A delivery status of an outbound message, as a whole webhook body. */
 export function statusWebhook(update: OutboundStatus, business: BusinessNumber = {}): Record<string, unknown> {
   return envelope(business, {

@@ -10,12 +10,18 @@ export const USAGE = `Sends what the WhatsApp Cloud API would send to a running 
 or a delivery status of a message the inbox sent.
 
   npm run simulate -- --from +15551234567 --text "Hi" [--name "Maria Lopez"]
+  npm run simulate -- --from +15551234567 --image photo.jpg [--text "a caption"] [--data-dir ./data]
   npm run simulate -- --status <wamid> --to +15551234567 --value delivered|read|failed|sent
 
 Options:
   --from <phone>     the customer writing in, international format (+15551234567 or 15551234567)
   --text <text>      the message (1 to ${MAX_TEXT_LENGTH} characters)
   --name <name>      the customer's WhatsApp profile name (default: none, the inbox shows the phone)
+  --image <file>     send a file as a customer's media instead of a text (likewise --audio, --video,
+                     --document, --sticker); --text becomes its caption. For a service on the sandbox
+                     channel (no MESSAGING_ACCESS_TOKEN): the file is put where the sandbox "channel"
+                     keeps media, DATA_DIR/sandbox-media/, for the service to download from
+  --data-dir <dir>   the service's DATA_DIR (default: $DATA_DIR, else ./data)
   --status <wamid>   the channel id of an outbound message (the service logs "... as wamid.…" when it sends)
   --to <phone>       the customer that message went to
   --value <status>   ${STATUS_VALUES.join(', ')}
@@ -29,8 +35,13 @@ Options:
 Exit status: 0 when the service answered 200, 1 when it answered anything else or could not be
 reached, 2 for a mistake on the command line.`;
 
+export const MEDIA_OPTIONS = ['image', 'audio', 'video', 'document', 'sticker'] as const;
+export type MediaOption = (typeof MEDIA_OPTIONS)[number];
+
 export type Simulation =
-  { kind: 'message'; from: string; text: string; name: string | null } | { kind: 'status'; wamid: string; to: string; value: StatusValue };
+  | { kind: 'message'; from: string; text: string; name: string | null }
+  | { kind: 'media'; from: string; type: MediaOption; file: string; caption: string | null; name: string | null; dataDir: string }
+  | { kind: 'status'; wamid: string; to: string; value: StatusValue };
 
 export interface Invocation {
   simulation: Simulation;
@@ -58,6 +69,12 @@ export function parseInvocation(argv: string[], env: NodeJS.ProcessEnv): Invocat
         value: { type: 'string' },
         url: { type: 'string' },
         secret: { type: 'string' },
+        image: { type: 'string' },
+        audio: { type: 'string' },
+        video: { type: 'string' },
+        document: { type: 'string' },
+        sticker: { type: 'string' },
+        'data-dir': { type: 'string' },
         'allow-remote': { type: 'boolean' },
         'dry-run': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -70,7 +87,13 @@ export function parseInvocation(argv: string[], env: NodeJS.ProcessEnv): Invocat
   if (values.help) return 'help';
   const option = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
 
-  const simulation = option('status') !== undefined ? statusSimulation(option) : messageSimulation(option);
+  const media = MEDIA_OPTIONS.filter((name) => option(name) !== undefined);
+  const simulation =
+    option('status') !== undefined
+      ? statusSimulation(option)
+      : media.length > 0
+        ? mediaSimulation(option, media, env)
+        : messageSimulation(option);
 
   const url = webhookUrl(option('url') ?? `http://127.0.0.1:${env.PORT?.trim() || 3000}`);
   // The messages this forges look real to the inbox: agents are notified and registered webhooks
@@ -112,8 +135,31 @@ function messageSimulation(option: (name: string) => string | undefined): Simula
   return { kind: 'message', from: channelPhone('--from', from), text, name: name?.trim() ?? null };
 }
 
+function mediaSimulation(option: (name: string) => string | undefined, media: MediaOption[], env: NodeJS.ProcessEnv): Simulation {
+  if (media.length > 1) throw new UsageError(`--${media.join(' and --')}: one media per message`);
+  for (const name of ['to', 'value']) {
+    if (option(name) !== undefined) throw new UsageError(`--${name} goes with --status; a media message takes --from and --${media[0]}`);
+  }
+  const from = option('from');
+  if (from === undefined) throw new UsageError('missing --from');
+  const file = option(media[0])!;
+  if (file.trim() === '') throw new UsageError(`--${media[0]}: empty; give the path of a file`);
+  const caption = option('text');
+  const name = option('name');
+  if (name !== undefined && name.trim() === '') throw new UsageError('--name: empty; omit it for a customer without a profile name');
+  return {
+    kind: 'media',
+    from: channelPhone('--from', from),
+    type: media[0],
+    file,
+    caption: caption?.trim() ? caption : null,
+    name: name?.trim() ?? null,
+    dataDir: option('data-dir') ?? (env.DATA_DIR?.trim() || './data'),
+  };
+}
+
 function statusSimulation(option: (name: string) => string | undefined): Simulation {
-  for (const name of ['from', 'text', 'name']) {
+  for (const name of ['from', 'text', 'name', ...MEDIA_OPTIONS]) {
     if (option(name) !== undefined) throw new UsageError(`--${name} goes with a message; a status takes --status, --to and --value`);
   }
   const wamid = option('status')!.trim();
