@@ -18,8 +18,10 @@ module.exports = {
       },
     ],
   },
-  // NestJS 12 and a few of its dependencies ship ES modules only: compile them too.
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|file-type|load-esm|uid|cookie|content-disposition)/)'],
+  // NestJS 12 and a few of its dependencies ship ES modules only, as do file-type and its own: compile them too.
+  transformIgnorePatterns: [
+    '/node_modules/(?!(@nestjs|file-type|strtok3|token-types|@tokenizer/inflate|@borewit/text-codec|uint8array-extras|load-esm|uid|cookie|content-disposition)/)',
+  ],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 60_000,

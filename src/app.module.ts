@@ -14,6 +14,7 @@ import { HealthModule } from './health/health.module';
 import { InboundModule } from './inbound/inbound.module';
 import { LabelsModule } from './labels/labels.module';
 import { MailModule } from './mail/mail.module';
+import { MediaModule } from './media/media.module';
 import { MessagingModule } from './messaging/messaging.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { QueueModule } from './queue/queue.module';
@@ -42,6 +43,7 @@ export class AppModule {
         NotificationsModule,
         TemplatesModule,
         LabelsModule,
+        MediaModule,
         ConversationsModule,
         ContactMergeModule,
         CannedResponsesModule,

@@ -1,6 +1,7 @@
 import helmet from '@fastify/helmet';
+import multipart from '@fastify/multipart';
 import { type FastifyError, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
-import { BadRequestException, type RawBodyRequest } from '@nestjs/common';
+import { BadRequestException, type RawBodyRequest, UnsupportedMediaTypeException } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -79,6 +80,16 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
   });
   // The one exception: the routes marked to take CSV (the contact import) read it as a stream.
   registerCsvBodyParser(fastify);
+  // Multipart bodies (uploads) stream to the route that reads them, and only routes marked with
+  // MULTIPART_ROUTE take them: every other route answers one as it answers any body but JSON.
+  await fastify.register(multipart, { throwFileSizeLimit: true });
+  fastify.addHook('preValidation', (request, _reply, done) => {
+    if (request.isMultipart() && !(request.routeOptions.config as { multipart?: boolean }).multipart) {
+      done(new UnsupportedMediaTypeException('Content-Type must be application/json'));
+      return;
+    }
+    done();
+  });
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
     requestContext.run({ reqId: request.id }, done);

@@ -109,6 +109,7 @@ function unknownId(path: string, parameter: string): string {
     events: 'evt',
     labels: 'lbl',
     'canned-responses': 'cr',
+    media: 'med',
   };
   const prefix = prefixes[segment] ?? (parameter.endsWith('delivery_id') ? 'dlv' : 'x');
   return `${prefix}_0000000000000000000000`;
@@ -395,6 +396,44 @@ describe('access control of every endpoint', () => {
     const good = await call(stream!, undefined, `?access_token=${await freshToken(agent)}`);
     expect(good.status).toBe(200);
     expect(good.headers['content-type']).toMatch(/^text\/event-stream/);
+  });
+
+  it('serves GET /api/v1/media/{id} to a valid signed URL without a token, and only that route, and refuses a forged or expired one (401)', async () => {
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+    const boundary = 'access-test-boundary';
+    const token = await freshToken(agent);
+    const uploaded = await t.request('POST', '/api/v1/media', {
+      token,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      payload: Buffer.concat([
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`),
+        png,
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]),
+    });
+    expect(uploaded.status).toBe(201);
+    const { id: conversationId } = await customerWrites(t, { appSecret: APP_SECRET });
+    const sent = await t.request('POST', `/api/v1/conversations/${conversationId}/messages`, {
+      token,
+      body: { type: 'image', image: { media_id: uploaded.body.id } },
+    });
+    const url = sent.body.media.url as string;
+    const query = url.slice(url.indexOf('?'));
+    cases += 5;
+    const signed = await t.request('GET', url);
+    expect(signed.status).toBe(200);
+    expect(signed.headers['content-type']).toBe('image/png');
+    for (const refused of [
+      url.replace(/signature=[\w-]+/, 'signature=AAAA'),
+      url.replace(/expires=\d+/, 'expires=1'),
+      `/api/v1/media/med_${'0'.repeat(32)}${query}`,
+    ]) {
+      const answer = await t.request('GET', refused);
+      expect(answer.status).toBe(401);
+      expect(Object.keys(answer.body as object)).toEqual(['error']);
+    }
+    // A signature is no credential anywhere else.
+    expect((await t.request('GET', `/api/v1/me${query}`)).status).toBe(401);
   });
 
   it("answers 404 for another user's notification, and lets its owner read it", async () => {

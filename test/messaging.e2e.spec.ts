@@ -58,10 +58,12 @@ describe('sending through the WhatsApp Cloud API', () => {
       status: 'queued',
       error: null,
       sent_by: (await t.request('GET', '/api/v1/me', { token: admin })).body.id,
+      media: null,
       created_at: expect.any(String),
     });
     await statusBecomes(id, answer.body.id, 'sent');
-    expect(graph.sendsTo(phone)).toEqual([
+    // Whether the fake has finished writing its answer is a race with the status check: left out.
+    expect(graph.sendsTo(phone).map(({ answered: _answered, ...request }) => request)).toEqual([
       {
         method: 'POST',
         path: '/106540352242922/messages',

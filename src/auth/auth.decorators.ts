@@ -14,6 +14,15 @@ export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(PUBLIC
  */
 export const AllowTokenInQuery = (): MethodDecorator & ClassDecorator => SetMetadata(TOKEN_IN_QUERY, true);
 
+export const SIGNED_URL = 'auth:signed-url';
+
+/**
+ * The route also answers, without a token, a URL signed by `SignedUrls` for its exact path and
+ * still unexpired (`?expires=…&signature=…`): for what a browser loads by itself (`<img src>`).
+ * There is no user then; the handler must not need one.
+ */
+export const AllowSignedUrl = (): MethodDecorator & ClassDecorator => SetMetadata(SIGNED_URL, true);
+
 export type AuthenticatedRequest = FastifyRequest & { user: UserRow };
 
 /** The user the AuthGuard authenticated for this request. */

@@ -4,12 +4,14 @@ import { AppConfig } from '../config/app-config';
 import { REQUIRED_ROLES } from '../users/roles.decorator';
 import type { UserRole } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
-import { AuthenticatedRequest, PUBLIC_ROUTE, TOKEN_IN_QUERY } from './auth.decorators';
+import { AuthenticatedRequest, PUBLIC_ROUTE, SIGNED_URL, TOKEN_IN_QUERY } from './auth.decorators';
 import { AuthTokenService } from './auth-token.service';
+import { SignedUrls } from './signed-urls';
 
 /**
  * The one guard for who may call what: a valid bearer token of an existing user (401 otherwise),
- * the route's roles and the beta-access restriction (403 otherwise). Routes marked @Public skip it.
+ * the route's roles and the beta-access restriction (403 otherwise). Routes marked @Public skip it;
+ * routes marked @AllowSignedUrl also take a valid signed URL instead of a token.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -18,6 +20,7 @@ export class AuthGuard implements CanActivate {
     private readonly tokens: AuthTokenService,
     private readonly users: UsersService,
     private readonly config: AppConfig,
+    private readonly signedUrls: SignedUrls,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -25,6 +28,16 @@ export class AuthGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
 
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    if (
+      this.reflector.getAllAndOverride<boolean>(SIGNED_URL, targets) &&
+      !this.tokens.hasBearer(request) &&
+      this.signedUrls.carriesSignature(request)
+    ) {
+      const verdict = this.signedUrls.check(request);
+      if (verdict === 'expired') throw new UnauthorizedException('This signed URL has expired; fetch the message again for a fresh one');
+      if (verdict === 'invalid') throw new UnauthorizedException('The signature of this URL is invalid');
+      return true;
+    }
     const queryToken = this.reflector.getAllAndOverride<boolean>(TOKEN_IN_QUERY, targets)
       ? (request.query as { access_token?: unknown }).access_token
       : undefined;

@@ -7,6 +7,7 @@ import { AuthController } from './auth.controller';
 import { AuthGuard } from './auth.guard';
 import { AuthService } from './auth.service';
 import { AuthTokenService } from './auth-token.service';
+import { SignedUrls } from './signed-urls';
 
 @Module({
   imports: [
@@ -22,7 +23,7 @@ import { AuthTokenService } from './auth-token.service';
     }),
   ],
   controllers: [AuthController],
-  providers: [AuthService, AuthTokenService, AuthGuard],
-  exports: [AuthService, AuthTokenService, AuthGuard],
+  providers: [AuthService, AuthTokenService, AuthGuard, SignedUrls],
+  exports: [AuthService, AuthTokenService, AuthGuard, SignedUrls],
 })
 export class AuthModule {}

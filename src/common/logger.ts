@@ -4,7 +4,7 @@ import pino, { DestinationStream, Logger } from 'pino';
 import type { LogLevel } from '../config/app-config';
 
 /** Query parameters that carry credentials and must never reach a log line. */
-const SECRET_QUERY_PARAMS = /([?&](?:access_token|token|hub\.verify_token)=)[^&]*/gi;
+const SECRET_QUERY_PARAMS = /([?&](?:access_token|token|hub\.verify_token|signature)=)[^&]*/gi;
 
 export function redactUrl(url: string): string {
   return url.replace(SECRET_QUERY_PARAMS, '$1[redacted]');

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { parseDuration } from './duration';
 import { parseKey } from './encryption-key';
 
@@ -85,6 +86,20 @@ export class AppConfig {
   /** How long relayed events and finished webhook deliveries are kept; at least an hour (the stream's resume window). */
   readonly eventRetentionMs!: number;
 
+  /** Where media bytes are kept: the file system under `mediaDir`, or an S3-compatible service. */
+  readonly mediaStore!: 'filesystem' | 's3';
+  readonly mediaDir!: string;
+  readonly s3Endpoint!: string | null;
+  readonly s3Region!: string;
+  readonly s3Bucket!: string | null;
+  readonly s3AccessKeyId!: string | null;
+  readonly s3SecretAccessKey!: string | null;
+  readonly s3ForcePathStyle!: boolean;
+  /** How long a signed media URL in an answer stays valid. */
+  readonly mediaUrlTtlMs!: number;
+  /** Delays between attempts to download an inbound media from the channel; the last repeats until the channel drops the media (7 days). */
+  readonly mediaDownloadRetryScheduleMs!: number[];
+
   /** Null: no e-mail is sent (development writes each one, links included, to the log). */
   readonly emailProvider!: EmailProvider | null;
   /** The key of postmark, sendgrid or resend (required with them). */
@@ -163,6 +178,19 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
   if (parseDuration(read.string('MESSAGING_TEMPLATE_SYNC_INTERVAL') ?? '15m') !== null && messagingTemplateSyncIntervalMs < 1_000) {
     problems.push('MESSAGING_TEMPLATE_SYNC_INTERVAL: must be at least 1s');
   }
+  const mediaStore = read.oneOf('MEDIA_STORE', ['filesystem', 's3'] as const, 'filesystem');
+  const s3Bucket = read.string('S3_BUCKET');
+  if (mediaStore === 's3' && s3Bucket === null) problems.push('S3_BUCKET: must be set when MEDIA_STORE is s3');
+  const s3AccessKeyId = read.string('S3_ACCESS_KEY_ID');
+  const s3SecretAccessKey = read.string('S3_SECRET_ACCESS_KEY');
+  if ((s3AccessKeyId === null) !== (s3SecretAccessKey === null)) {
+    problems.push('S3_ACCESS_KEY_ID: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together');
+  }
+  const mediaUrlTtlMs = read.duration('MEDIA_URL_TTL', '15m');
+  if (parseDuration(read.string('MEDIA_URL_TTL') ?? '15m') !== null && (mediaUrlTtlMs < 1000 || mediaUrlTtlMs > 7 * 86_400_000)) {
+    problems.push('MEDIA_URL_TTL: must be from 1s to 7d (signed media URLs are meant to be short-lived)');
+  }
+  const dataDir = read.string('DATA_DIR') ?? './data';
 
   const adminEmail = read.string('ADMIN_EMAIL');
   const adminPassword = read.string('ADMIN_PASSWORD');
@@ -213,7 +241,7 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
     encryptionKeysPrevious: read.keys('ENCRYPTION_KEY_PREVIOUS'),
     databaseUrl,
     databasePoolMax: read.integer('DATABASE_POOL_MAX', 10, 1, 500),
-    dataDir: read.string('DATA_DIR') ?? './data',
+    dataDir,
     redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),
     redisPrefix: read.string('REDIS_PREFIX') ?? 'team-inbox:',
     rateLimitWindowMs: read.integer('RATE_LIMIT_WINDOW_MS', 900_000, 1),
@@ -238,6 +266,16 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
     webhookRetryScheduleMs: read.durations('WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h'),
     webhookTimeoutMs: read.integer('WEBHOOK_TIMEOUT_MS', 10_000, 1),
     eventRetentionMs,
+    mediaStore,
+    mediaDir: read.string('MEDIA_DIR') ?? join(dataDir, 'media'),
+    s3Endpoint: read.url('S3_ENDPOINT', ['http:', 'https:']),
+    s3Region: read.string('S3_REGION') ?? 'us-east-1',
+    s3Bucket,
+    s3AccessKeyId,
+    s3SecretAccessKey,
+    s3ForcePathStyle: read.boolean('S3_FORCE_PATH_STYLE', false),
+    mediaUrlTtlMs,
+    mediaDownloadRetryScheduleMs: read.durations('MEDIA_DOWNLOAD_RETRY_SCHEDULE', '10s,1m,5m,30m,2h,6h'),
     emailProvider,
     emailApiKey,
     emailSmtpUrl,

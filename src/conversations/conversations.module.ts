@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { LabelsModule } from '../labels/labels.module';
+import { MediaModule } from '../media/media.module';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { TemplatesModule } from '../templates/templates.module';
 import { UsersModule } from '../users/users.module';
@@ -17,7 +18,7 @@ import { NotesService } from './notes.service';
 import { SnoozeWakeUp } from './snooze-wake-up';
 
 @Module({
-  imports: [NotificationsModule, UsersModule, TemplatesModule, LabelsModule],
+  imports: [MediaModule, NotificationsModule, UsersModule, TemplatesModule, LabelsModule],
   controllers: [ConversationsController, MessagesController],
   providers: [
     ConversationRepository,

@@ -20,14 +20,16 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { toPublicId } from '../common/ids';
+import { MessageMediaResponse } from '../media/media.dto';
 import { PageQuery } from '../common/pagination';
 import { MAX_SEARCH_WORDS, searchWords } from '../common/search';
 import { MESSAGE_DIRECTIONS, MESSAGE_STATUSES, type MessageDirection, type MessageRow, type MessageStatus } from './message.entity';
 import { CUSTOMER_REACTOR, type ReactionRow } from './reaction.entity';
 
-export const SENDABLE_TYPES = ['text', 'template', 'image', 'document', 'audio', 'video', 'reaction'] as const;
+export const SENDABLE_TYPES = ['text', 'template', 'image', 'document', 'audio', 'video', 'sticker', 'reaction'] as const;
 export type SendableType = (typeof SENDABLE_TYPES)[number];
-export const MEDIA_TYPES = ['image', 'document', 'audio', 'video'] as const;
+export const MEDIA_TYPES = ['image', 'document', 'audio', 'video', 'sticker'] as const;
+export type MediaType = (typeof MEDIA_TYPES)[number];
 
 export class TemplateDto {
   @ApiProperty({ example: 'order_update' })
@@ -47,12 +49,25 @@ export class TemplateDto {
   components?: Record<string, unknown>[];
 }
 
-export class MediaDto {
-  @ApiProperty({ example: 'https://example.com/invoice.pdf' })
+/** A media by `link` (a public https URL the channel fetches) or by `media_id` (an upload, or a customer's media): exactly one. */
+export class StickerDto {
+  @ApiPropertyOptional({ example: 'https://example.com/invoice.pdf', description: 'A public https URL the channel fetches; or media_id' })
+  @ValidateIf((dto: StickerDto) => dto.link !== undefined || dto.media_id === undefined)
   @IsUrl({ protocols: ['https'], require_protocol: true }, { message: 'link must be an https URL' })
   @MaxLength(2048)
-  link!: string;
+  link?: string;
 
+  @ApiPropertyOptional({
+    example: 'med_01a2047c8e2078c99d14947d2651598e',
+    description: 'A media uploaded with POST /api/v1/media (or a ready inbound one), of the kind the type names; or link',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  media_id?: string;
+}
+
+export class MediaDto extends StickerDto {
   @ApiPropertyOptional()
   @IsOptional()
   @IsString()
@@ -147,6 +162,13 @@ export class SendMessageDto {
   @ValidateNested()
   @Type(() => MediaDto)
   video?: MediaDto;
+
+  @ApiPropertyOptional({ type: StickerDto, description: 'A WebP sticker, by link or media_id; no caption' })
+  @ValidateIf(typeIs('sticker'))
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => StickerDto)
+  sticker?: StickerDto;
 
   @ApiPropertyOptional({
     type: ReactionDto,
@@ -300,11 +322,23 @@ export class MessageResponse {
   @ApiProperty({ type: String, nullable: true, description: 'The user who sent an outbound message or wrote a note' })
   sent_by!: string | null;
 
+  @ApiProperty({
+    type: MessageMediaResponse,
+    nullable: true,
+    description: 'The media of an image, audio, video, document or sticker message (null for other types, and for media sent by link)',
+  })
+  media!: MessageMediaResponse | null;
+
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
 
-  /** `reactions`: those of this message (others are ignored, so a page's can be passed whole). */
-  static of(message: MessageRow, customerPhone: string, reactions: ReactionRow[] = []): MessageResponse {
+  /** `reactions`: those of this message (others are ignored, so a page's can be passed whole); `media`: the message's media as `MediaService.describe` answers it. */
+  static of(
+    message: MessageRow,
+    customerPhone: string,
+    reactions: ReactionRow[] = [],
+    media: MessageMediaResponse | null = null,
+  ): MessageResponse {
     return {
       id: toPublicId('msg', message.id),
       conversation_id: toPublicId('conv', message.conversation_id),
@@ -320,6 +354,7 @@ export class MessageResponse {
       status: message.status,
       error: message.error,
       sent_by: message.sent_by ? toPublicId('user', message.sent_by) : null,
+      media,
       created_at: message.created_at.toISOString(),
     };
   }

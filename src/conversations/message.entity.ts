@@ -22,6 +22,8 @@ export interface MessageRow {
   idempotency_key: string | null;
   request_hash: string | null;
   channel_timestamp: Date | null;
+  /** The media the message carries (an image, a document, …), if any. */
+  media_id: string | null;
   /** Outbound: send attempts made so far. */
   attempts: number;
   /** Outbound and queued: when the next send attempt is due; null once sent or failed. */
@@ -48,6 +50,7 @@ export interface MessageToSend {
   type: string;
   text: string | null;
   content: Record<string, unknown> | null;
+  media_id: string | null;
   /** E.164. */
   customer_phone: string;
   /** The channel id of the message it replies to, when it has one by now. */

@@ -8,7 +8,7 @@ import type { WorkItem } from '../queue/job-queue';
 import type { FoundMessage, MessageRow, MessageStatus, MessageToSend } from './message.entity';
 
 const COLUMNS = sql.raw(
-  'id, conversation_id, direction, type, text, content, status, error, channel_message_id, sent_by, idempotency_key, request_hash, channel_timestamp, attempts, next_attempt_at, reply_to_id, referral, pricing_category, created_at, updated_at',
+  'id, conversation_id, direction, type, text, content, status, error, channel_message_id, sent_by, idempotency_key, request_hash, channel_timestamp, media_id, attempts, next_attempt_at, reply_to_id, referral, pricing_category, created_at, updated_at',
 );
 /** A message whose sending is not finished, as recorded work (alias `w`). */
 const SEND_WAITING = sql`w.status = 'queued'`;
@@ -59,7 +59,7 @@ export class MessageRepository {
       sql`INSERT INTO messages (${COLUMNS})
           VALUES (${message.id}, ${message.conversation_id}, ${message.direction}, ${message.type}, ${message.text},
                   ${message.content === null ? null : JSON.stringify(message.content)}, ${message.status}, ${message.error}, ${message.channel_message_id},
-                  ${message.sent_by}, ${message.idempotency_key}, ${message.request_hash}, ${message.channel_timestamp}, ${message.attempts},
+                  ${message.sent_by}, ${message.idempotency_key}, ${message.request_hash}, ${message.channel_timestamp}, ${message.media_id}, ${message.attempts},
                   ${message.next_attempt_at}, ${message.reply_to_id}, ${message.referral === null ? null : JSON.stringify(message.referral)},
                   ${message.pricing_category}, ${message.created_at}, ${message.updated_at})
           ON CONFLICT (channel_message_id) WHERE channel_message_id IS NOT NULL DO NOTHING RETURNING id`,
@@ -148,7 +148,7 @@ export class MessageRepository {
       sql`UPDATE messages m SET attempts = m.attempts + 1, next_attempt_at = ${msFromNow(leaseMs)}, claimed_by = ${instanceId}, updated_at = now()
             FROM conversations c, contacts ct
            WHERE m.id = ${work.id} AND m.status = 'queued' AND m.attempts = ${work.attempt - 1} AND c.id = m.conversation_id AND ct.id = c.contact_id
-          RETURNING m.id, m.attempts, m.type, m.text, m.content, ct.phone AS customer_phone,
+          RETURNING m.id, m.attempts, m.type, m.text, m.content, m.media_id, ct.phone AS customer_phone,
                     (SELECT q.channel_message_id FROM messages q WHERE q.id = m.reply_to_id) AS reply_to_channel_message_id`,
     );
   }
@@ -166,6 +166,15 @@ export class MessageRepository {
            WHERE id = ${id} AND status = 'queued'
           RETURNING ${COLUMNS}`,
     );
+  }
+
+  /** The messages that carry a media (one, unless an upload was sent more than once). */
+  findByMediaId(db: Db, mediaId: string): Promise<MessageRow[]> {
+    return query(db, sql`SELECT ${COLUMNS} FROM messages WHERE media_id = ${mediaId}`);
+  }
+
+  async attachMedia(db: Db, id: string, mediaId: string): Promise<void> {
+    await execute(db, sql`UPDATE messages SET media_id = ${mediaId} WHERE id = ${id}`);
   }
 
   async scheduleSendAttempt(db: Db, id: string, at: Date): Promise<void> {

@@ -1,4 +1,4 @@
-import { ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
+import { BadRequestException, ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { newUuid, parsePublicId } from '../common/ids';
 import { searchWords } from '../common/search';
@@ -9,6 +9,8 @@ import { isUniqueViolation } from '../database/errors';
 import type { Db } from '../database/sql';
 import { EventsService } from '../events/events.service';
 import { OutboxRelay } from '../events/outbox-relay';
+import type { InboundMedia } from '../media/media.service';
+import { MediaService } from '../media/media.service';
 import type { WorkItem } from '../queue/job-queue';
 import { TemplatesService } from '../templates/templates.service';
 import type { UserRow } from '../users/user.entity';
@@ -17,7 +19,7 @@ import type { ConversationRow } from './conversation.entity';
 import { ConversationRepository } from './conversation.repository';
 import { ConversationsService } from './conversations.service';
 import { assertWithinCustomerWindow } from './customer-window';
-import { MEDIA_TYPES, MessageResponse, SearchMessagesQuery, SendMessageDto } from './message.dto';
+import { MEDIA_TYPES, MediaType, MessageResponse, SearchMessagesQuery, SendMessageDto } from './message.dto';
 import type { MessageRow, MessageStatus, MessageToSend } from './message.entity';
 import { MessageRepository } from './message.repository';
 import { ReactionRepository } from './reaction.repository';
@@ -47,6 +49,8 @@ export interface InboundMessage {
   reaction?: { channelMessageId: string; emoji: string };
   /** A `user_changed_number` system message: the customer's new number (E.164). */
   newPhone?: string;
+  /** An image, audio, video, document or sticker: recorded with the message, downloaded afterwards. */
+  media: Omit<InboundMedia, 'sentAt'> | null;
 }
 
 /** A status the channel reported for an outbound message. */
@@ -78,27 +82,20 @@ export class MessagesService {
     private readonly reactionRows: ReactionRepository,
     private readonly reactions: ReactionsService,
     private readonly templates: TemplatesService,
+    private readonly media: MediaService,
   ) {}
 
-  /** The thread, newest first, each message with its reactions. */
+  /** The thread, newest first, each message with its reactions and media. */
   async list(conversationId: string, query: PageQuery): Promise<Page<MessageResponse>> {
     const conversation = await this.conversations.findWithCustomer(this.database.db, conversationId);
     const page = await this.messages.list(this.database.db, conversationId, query);
-    const reactions = await this.reactionRows.forMessages(
-      this.database.db,
-      page.data.map((message) => message.id),
-    );
-    return mapPage(page, (message) => MessageResponse.of(message, conversation.customer_phone, reactions));
+    return this.presentPage(page, () => conversation.customer_phone);
   }
 
   /** Messages of every thread that contain every word of `q`, newest first. */
   async search(query: SearchMessagesQuery): Promise<Page<MessageResponse>> {
     const page = await this.messages.search(this.database.db, searchWords(query.q), query);
-    const reactions = await this.reactionRows.forMessages(
-      this.database.db,
-      page.data.map((message) => message.id),
-    );
-    return mapPage(page, (message) => MessageResponse.of(message, message.customer_phone, reactions));
+    return this.presentPage(page, (message) => message.customer_phone);
   }
 
   /**
@@ -107,7 +104,7 @@ export class MessagesService {
    * after the answer, with retries. A template is first checked against the catalogue (422).
    */
   async send(conversationId: string, dto: SendMessageDto, actor: UserRow, idempotencyKey: string | null): Promise<SendResult> {
-    const { type, text, content } = payloadOf(dto);
+    const { type, text, content, mediaId } = payloadOf(dto);
     // A reaction is no message of its own: setting the same emoji twice changes and sends nothing, so it needs no Idempotency-Key.
     if (type === 'reaction') return { message: await this.reactions.react(conversationId, dto.reaction!, actor), replayed: false };
     const requestHash = idempotencyKey ? hashRequest(conversationId, dto) : null;
@@ -129,6 +126,8 @@ export class MessagesService {
         const now = new Date();
         if (type !== 'template') assertWithinCustomerWindow(conversation, now);
         const quoted = quotedId === null ? null : await this.quotable(db, conversationId, quotedId);
+        const media = mediaId === null ? null : await this.mediaToSend(db, type as MediaType, mediaId);
+        if (media?.kind === 'document' && content && content.filename === undefined && media.filename) content.filename = media.filename;
         const queued: MessageRow = {
           id: newUuid(now.getTime()),
           conversation_id: conversationId,
@@ -143,6 +142,7 @@ export class MessagesService {
           idempotency_key: idempotencyKey,
           request_hash: requestHash,
           channel_timestamp: null,
+          media_id: media?.id ?? null,
           attempts: 0,
           next_attempt_at: now,
           reply_to_id: quoted?.id ?? null,
@@ -154,7 +154,7 @@ export class MessagesService {
         await this.messages.insert(db, queued);
         await this.conversationRows.recordOutbound(db, conversationId, now);
         const withCustomer = await this.conversations.findWithCustomer(db, conversationId);
-        const message = MessageResponse.of(queued, withCustomer.customer_phone);
+        const message = MessageResponse.of(queued, withCustomer.customer_phone, [], media ? this.media.describeRow(media) : null);
         await this.events.record(db, 'message.sent', { message, conversation: ConversationResponse.of(withCustomer) });
         return { message, replayed: false };
       });
@@ -236,6 +236,7 @@ export class MessagesService {
       idempotency_key: null,
       request_hash: null,
       channel_timestamp: inbound.sentAt,
+      media_id: null,
       attempts: 0,
       next_attempt_at: null,
       reply_to_id: quoted?.conversation_id === conversation.id ? quoted.id : null,
@@ -245,6 +246,11 @@ export class MessagesService {
       updated_at: now,
     };
     if (!(await this.messages.insert(db, message))) return null;
+    // After the message: a repeat the insert skipped leaves no media to download behind.
+    if (inbound.media) {
+      message.media_id = await this.media.recordInbound(db, { ...inbound.media, sentAt: inbound.sentAt });
+      await this.messages.attachMedia(db, message.id, message.media_id);
+    }
     if (opensWindow) await this.conversationRows.recordInbound(db, conversation.id, now, inbound.sentAt);
     else await this.conversationRows.recordActivity(db, conversation.id, now);
     return message;
@@ -278,13 +284,61 @@ export class MessagesService {
     });
   }
 
+  /**
+   * Records `message.media` for the messages of a media whose download settled (ready, failed
+   * or expired), in the caller's transaction, so clients can show it without polling.
+   */
+  async recordMediaSettled(db: Db, mediaId: string): Promise<void> {
+    for (const message of await this.messages.findByMediaId(db, mediaId)) {
+      const conversation = await this.conversations.findWithCustomer(db, message.conversation_id);
+      await this.events.record(db, 'message.media', {
+        message: await this.present(db, message, conversation.customer_phone),
+        conversation_id: ConversationResponse.of(conversation).id,
+      });
+    }
+  }
+
   private async recordStatusEvent(db: Db, message: MessageRow): Promise<void> {
     const conversation = await this.conversations.findWithCustomer(db, message.conversation_id);
     const reactions = await this.reactionRows.forMessages(db, [message.id]);
     await this.events.record(db, 'message.status', {
-      message: MessageResponse.of(message, conversation.customer_phone, reactions),
+      message: await this.present(db, message, conversation.customer_phone),
       conversation_id: ConversationResponse.of(conversation).id,
     });
+  }
+
+  /** One message as the API answers it, with its reactions and media. */
+  private async present(db: Db, message: MessageRow, customerPhone: string): Promise<MessageResponse> {
+    const reactions = await this.reactionRows.forMessages(db, [message.id]);
+    const media = message.media_id ? (await this.media.describe(db, [message.media_id])).get(message.media_id) : null;
+    return MessageResponse.of(message, customerPhone, reactions, media ?? null);
+  }
+
+  /** A page of messages as the API answers them: their reactions and media in one query each. */
+  private async presentPage<Row extends MessageRow>(page: Page<Row>, phoneOf: (message: Row) => string): Promise<Page<MessageResponse>> {
+    const db = this.database.db;
+    const reactions = await this.reactionRows.forMessages(
+      db,
+      page.data.map((message) => message.id),
+    );
+    const media = await this.media.describe(
+      db,
+      page.data.map((message) => message.media_id),
+    );
+    return mapPage(page, (message) =>
+      MessageResponse.of(message, phoneOf(message), reactions, message.media_id ? (media.get(message.media_id) ?? null) : null),
+    );
+  }
+
+  /** The media a message is sent with: known (else 422), of the kind the type names, and ready. */
+  private async mediaToSend(db: Db, type: MediaType, publicId: string) {
+    const uuid = parsePublicId('med', publicId);
+    const media = uuid === null ? null : await this.media.find(db, uuid);
+    if (!media) throw new UnprocessableEntityException(`${type}.media_id ${JSON.stringify(publicId)} is not a known media`);
+    if (media.kind !== type)
+      throw new UnprocessableEntityException(`${type}.media_id is ${article(media.kind)} ${media.kind}, not ${article(type)} ${type}`);
+    if (media.status !== 'ready') throw new UnprocessableEntityException(`${type}.media_id is ${media.status}, not ready to send`);
+    return media;
   }
 
   /** The first answer to this Idempotency-Key, or a 409 if the key came with another request. */
@@ -293,8 +347,7 @@ export class MessagesService {
     if (!earlier) return null;
     if (earlier.request_hash !== requestHash) throw new ConflictException('Idempotency-Key was already used with a different request');
     const conversation = await this.conversations.findWithCustomer(this.database.db, earlier.conversation_id);
-    const reactions = await this.reactionRows.forMessages(this.database.db, [earlier.id]);
-    return { message: MessageResponse.of(earlier, conversation.customer_phone, reactions), replayed: true };
+    return { message: await this.present(this.database.db, earlier, conversation.customer_phone), replayed: true };
   }
 }
 
@@ -302,21 +355,35 @@ export class MessagesService {
  * The stored type, text and payload of a message to send, as the API took it (the messaging
  * module turns it into the channel's shape); exactly one payload field must be present.
  */
-function payloadOf(dto: SendMessageDto): { type: string; text: string | null; content: Record<string, unknown> | null } {
+function payloadOf(dto: SendMessageDto): {
+  type: string;
+  text: string | null;
+  content: Record<string, unknown> | null;
+  /** The public `med_` id a media message is sent with, if any. */
+  mediaId: string | null;
+} {
   const present = (['text', 'template', 'reaction', ...MEDIA_TYPES] as const).filter((field) => dto[field] !== undefined);
   const stray = present.find((field) => field !== dto.type);
   if (stray) throw new UnprocessableEntityException(`${stray} does not go with type ${dto.type}`);
   if (dto.type === 'reaction') {
     if (dto.reply_to !== undefined) throw new UnprocessableEntityException('reply_to does not go with type reaction');
-    return { type: 'reaction', text: null, content: null };
+    return { type: 'reaction', text: null, content: null, mediaId: null };
   }
-  if (dto.type === 'text') return { type: 'text', text: dto.text!, content: null };
+  if (dto.type === 'text') return { type: 'text', text: dto.text!, content: null, mediaId: null };
   if (dto.type === 'template') {
     const { name, language, components } = dto.template!;
-    return { type: 'template', text: null, content: { name, language, ...(components ? { components } : {}) } };
+    return { type: 'template', text: null, content: { name, language, ...(components ? { components } : {}) }, mediaId: null };
   }
-  const media = dto[dto.type as (typeof MEDIA_TYPES)[number]]!;
-  return { type: dto.type, text: media.caption ?? null, content: { ...media } };
+  const media = dto[dto.type]!;
+  if (media.link !== undefined && media.media_id !== undefined) {
+    throw new BadRequestException(`${dto.type} takes either link or media_id, not both`);
+  }
+  const caption = 'caption' in media ? (media.caption ?? null) : null;
+  return { type: dto.type, text: caption, content: { ...media }, mediaId: media.media_id ?? null };
+}
+
+function article(word: string): string {
+  return /^[aeiou]/.test(word) ? 'an' : 'a';
 }
 
 /** The same request body (whatever its key order) for the same conversation hashes the same. */

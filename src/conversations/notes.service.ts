@@ -55,6 +55,7 @@ export class NotesService {
         idempotency_key: null,
         request_hash: null,
         channel_timestamp: null,
+        media_id: null,
         reply_to_id: null,
         referral: null,
         pricing_category: null,

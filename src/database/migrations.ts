@@ -6,6 +6,7 @@ import { InboundDeadLetters1763870000000 } from './migrations/1763870000000-inbo
 import { Retention1763880000000 } from './migrations/1763880000000-retention';
 import { EventSequence1763890000000 } from './migrations/1763890000000-event-sequence';
 import { Instances1763895000000 } from './migrations/1763895000000-instances';
+import { Media1763900000000 } from './migrations/1763900000000-media';
 import { Templates1763910000000 } from './migrations/1763910000000-templates';
 import { MessageKinds1763920000000 } from './migrations/1763920000000-message-kinds';
 import { TeamEmail1763930000000 } from './migrations/1763930000000-team-email';
@@ -23,6 +24,7 @@ export const MIGRATIONS = [
   Retention1763880000000,
   EventSequence1763890000000,
   Instances1763895000000,
+  Media1763900000000,
   Templates1763910000000,
   MessageKinds1763920000000,
   TeamEmail1763930000000,

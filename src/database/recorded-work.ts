@@ -3,7 +3,7 @@ import { Db, execute, query, Sql, sql } from './sql';
 
 /** The tables of recorded work. */
 export type RecordedWorkTable =
-  'messages' | 'webhook_deliveries' | 'reaction_sends' | 'read_receipts' | 'template_syncs' | 'outbound_emails';
+  'messages' | 'webhook_deliveries' | 'reaction_sends' | 'read_receipts' | 'template_syncs' | 'outbound_emails' | 'media';
 
 /*
  * Tables of recorded work have `attempts`, `next_attempt_at` and `claimed_by`; `waiting` is the

@@ -4,6 +4,7 @@ export const EVENT_TYPES = [
   'message.sent',
   'message.status',
   'message.reaction',
+  'message.media',
   'conversation.created',
   'conversation.assigned',
   'conversation.closed',

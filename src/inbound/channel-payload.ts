@@ -1,6 +1,7 @@
 import { toE164 } from '../common/phone';
 import { toStorable } from '../common/storable-text';
 import type { ChannelStatus, InboundMessage } from '../conversations/messages.service';
+import type { MediaKind } from '../media/media.entity';
 import type { TemplateChange, TemplateReference } from '../templates/template.entity';
 
 /** One customer message out of a channel webhook, with who sent it. */
@@ -107,8 +108,23 @@ function readMessage(message: unknown, profileNames: Map<string, string>, receiv
       referral: isObject(message.referral) ? message.referral : null,
       ...reactionOf(type, message),
       ...numberChangeOf(type, message),
+      media: mediaOf(type, message),
     },
   });
+}
+
+/** A media message's media, to download by its channel id; null for other types, or a payload without an id. */
+function mediaOf(type: string, message: Json): InboundMessage['media'] {
+  const payload = MEDIA_TYPES.has(type) && isObject(message[type]) ? (message[type] as Json) : null;
+  const channelMediaId = payload ? asString(payload.id) : null;
+  if (!payload || !channelMediaId) return null;
+  return {
+    kind: type as MediaKind,
+    mimeType: asString(payload.mime_type) ?? 'application/octet-stream',
+    channelMediaId,
+    channelSha256: asString(payload.sha256),
+    filename: asString(payload.filename),
+  };
 }
 
 /** The stored text (where the type has one a list can show) and the channel payload of the type, with the quoted message's context. */

@@ -1,20 +1,29 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
+import type { MessageToSend } from '../conversations/message.entity';
 import { MessagesService } from '../conversations/messages.service';
+import { MediaService } from '../media/media.service';
 import { OutboxRelay } from '../events/outbox-relay';
 import { JobQueue, retryDelay, WorkItem } from '../queue/job-queue';
+import { MEDIA_TRANSFER_TIMEOUT_MS } from './graph-api.channel';
 import { ChannelError, MessagingChannel } from './messaging-channel';
 import { toOutboundMessage } from './outbound-message';
 import { AnsweredSend, SendJournal } from './send-journal';
 
-/** Longer than a send can take (the channel client's 10 s timeout): a crash mid-send leaves the message due again after this. */
-const SEND_LEASE_MS = 15_000;
+/**
+ * Longer than a send can take (the channel client's 10 s timeout, after uploading its media for up
+ * to MEDIA_TRANSFER_TIMEOUT_MS): a crash mid-send leaves the message due again after this.
+ */
+const SEND_LEASE_MS = MEDIA_TRANSFER_TIMEOUT_MS + 15_000;
 
 /**
  * Sends queued messages through the channel, one attempt per job. 429, 5xx and network errors
  * are tried again on MESSAGING_RETRY_SCHEDULE; any other refusal, or the last failed attempt,
  * marks the message failed with the channel's reason. The message row is the record of the work:
  * the relay hands each due attempt on, and the claim on the row for that attempt keeps it once.
+ * A message with one of our media first uploads its bytes to the channel, unless the channel
+ * still has an earlier upload of them, and is sent by the channel's id; an upload that fails is
+ * retried like the send.
  */
 @Injectable()
 export class MessageSendProcessor implements OnModuleInit {
@@ -25,6 +34,7 @@ export class MessageSendProcessor implements OnModuleInit {
     private readonly messages: MessagesService,
     private readonly config: AppConfig,
     private readonly journal: SendJournal,
+    private readonly media: MediaService,
   ) {}
 
   /** Before the relay hands on any send (it starts at bootstrap): the answers a killed process had not recorded. */
@@ -47,7 +57,7 @@ export class MessageSendProcessor implements OnModuleInit {
     if (earlier) return this.recordSent(earlier);
     let channelMessageId: string;
     try {
-      channelMessageId = await this.channel.send(toOutboundMessage(message));
+      channelMessageId = await this.channel.send(toOutboundMessage(message, await this.channelMediaIdOf(message)));
     } catch (error) {
       const retryable = !(error instanceof ChannelError) || error.retryable;
       const schedule = this.config.messagingRetryScheduleMs;
@@ -60,6 +70,23 @@ export class MessageSendProcessor implements OnModuleInit {
     }
     this.journal.answered({ messageId: message.id, channelMessageId });
     await this.recordSent({ messageId: message.id, channelMessageId });
+  }
+
+  /** The channel's id of the message's media, uploaded now unless a fresh earlier upload has one; null without media. */
+  private async channelMediaIdOf(message: MessageToSend): Promise<string | null> {
+    if (!message.media_id) return null;
+    const media = await this.media.get(message.media_id);
+    if (!media) throw new ChannelError('The media of this message no longer exists', false);
+    const fresh = this.media.freshChannelUpload(media);
+    if (fresh) return fresh;
+    const channelMediaId = await this.channel.uploadMedia({
+      body: await this.media.read(media),
+      size: Number(media.size),
+      mimeType: media.mime_type.split(';')[0].trim(),
+      filename: media.filename ?? `${media.kind}`,
+    });
+    await this.media.recordChannelUpload(media.id, channelMediaId);
+    return channelMediaId;
   }
 
   private async recordSent(answer: AnsweredSend): Promise<void> {

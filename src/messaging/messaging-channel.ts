@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { ChannelTemplate } from '../templates/template.entity';
 
 /** A message as the Graph API takes it: `{type, [type]: content}`, addressed to a customer, quoting a message with `context`. */
@@ -17,11 +18,32 @@ export interface ChannelHealth {
   error?: string;
 }
 
-/** A refusal or failure of the channel. Retryable ones (429, 5xx, network) are tried again. */
+/** A media the channel holds, as it starts to arrive. */
+export interface ChannelMediaDownload {
+  /** What the channel says of the media; null where it did not say. */
+  mimeType: string | null;
+  sha256: string | null;
+  size: number | null;
+  body: Readable;
+}
+
+/** The bytes of a media to upload to the channel. */
+export interface ChannelMediaUpload {
+  body: Readable;
+  size: number;
+  mimeType: string;
+  filename: string;
+}
+
+/**
+ * A refusal or failure of the channel. Retryable ones (429, 5xx, network) are tried again;
+ * `gone` says the channel no longer has what was asked for (a media id past its 7 days).
+ */
 export class ChannelError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
+    readonly gone = false,
   ) {
     super(message);
     this.name = 'ChannelError';
@@ -40,4 +62,8 @@ export abstract class MessagingChannel {
   abstract health(): Promise<ChannelHealth>;
   /** Every message template of the catalogue, all pages read; throws ChannelError. */
   abstract listTemplates(): Promise<ChannelTemplate[]>;
+  /** Starts the download of a customer's media by the channel's media id; throws ChannelError. */
+  abstract downloadMedia(channelMediaId: string): Promise<ChannelMediaDownload>;
+  /** Uploads media for sending and answers the channel's id for it; throws ChannelError. */
+  abstract uploadMedia(media: ChannelMediaUpload): Promise<string>;
 }

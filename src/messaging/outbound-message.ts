@@ -5,9 +5,10 @@ import type { OutboundMessage } from './messaging-channel';
 /**
  * A stored outbound message in the Graph API's shape. Messages keep what the API took
  * (`{"type":"template","template":{"name","language":"en_US",…}}`); the channel wants the text in
- * `{body}` and a template's language as `{code}`. Media payloads are the same on both sides.
+ * `{body}` and a template's language as `{code}`. Media by link is the same on both sides; media
+ * by `media_id` (ours) goes by the channel's `id` for the upload, `channelMediaId`.
  */
-export function toOutboundMessage(message: MessageToSend): OutboundMessage {
+export function toOutboundMessage(message: MessageToSend, channelMediaId: string | null = null): OutboundMessage {
   // A reply quotes the channel id its quoted message had when the send was claimed; without one (it never reached the channel), no quote.
   const context = message.reply_to_channel_message_id ? { context: { message_id: message.reply_to_channel_message_id } } : {};
   const content = message.content ?? {};
@@ -17,6 +18,10 @@ export function toOutboundMessage(message: MessageToSend): OutboundMessage {
     // Rows written before messages kept the API's shape already hold `{code}`.
     const language = typeof content.language === 'string' ? { code: content.language } : content.language;
     return { to: message.customer_phone, type: 'template', content: { ...content, language }, ...context };
+  }
+  if (channelMediaId !== null) {
+    const { media_id: _ours, ...rest } = content;
+    return { to: message.customer_phone, type: message.type, content: { id: channelMediaId, ...rest }, ...context };
   }
   return { to: message.customer_phone, type: message.type, content, ...context };
 }

@@ -1,7 +1,15 @@
 import { OnApplicationBootstrap } from '@nestjs/common';
 
 /** Every kind of background job. The queue refuses to boot while one of them has no handler. */
-export const JOB_NAMES = ['message.send', 'webhook.deliver', 'reaction.send', 'read-receipt.send', 'template.sync', 'email.send'] as const;
+export const JOB_NAMES = [
+  'message.send',
+  'webhook.deliver',
+  'reaction.send',
+  'read-receipt.send',
+  'template.sync',
+  'email.send',
+  'media.download',
+] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
 /**

@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 
@@ -13,6 +14,9 @@ export interface GraphRequest {
 export interface GraphAnswer {
   status: number;
   body: unknown;
+  /** Raw bytes instead of the JSON of `body` (the media download). */
+  bytes?: Buffer;
+  contentType?: string;
 }
 
 /**
@@ -36,9 +40,9 @@ export class FakeGraphApi {
       body: null,
       answered: false,
     };
-    void this.handle(request, record).then(({ status, body }) => {
-      response.writeHead(status, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(body), () => (record.answered = true));
+    void this.handle(request, record).then(({ status, body, bytes, contentType }) => {
+      response.writeHead(status, { 'content-type': bytes ? (contentType ?? 'application/octet-stream') : 'application/json' });
+      response.end(bytes ?? JSON.stringify(body), () => (record.answered = true));
     });
   });
 
@@ -79,6 +83,8 @@ export class FakeGraphApi {
   }
 
   private async handle(request: IncomingMessage, record: GraphRequest): Promise<GraphAnswer> {
+    const media = await this.handleMedia(request, record);
+    if (media) return media;
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
@@ -189,6 +195,220 @@ export class FakeGraphApi {
       },
     };
   }
+
+  // ---------------------------------------------------------------------------------------------
+  // Media: `GET /{media-id}` (where to download it), the download URL (on this server, bearer
+  // token required), and `POST /{phone-number-id}/media` (a multipart upload). Shapes as Meta
+  // documents them; failures, delays and expiry on demand.
+
+  /** Media the fake channel holds, by the channel's media id. */
+  readonly media = new Map<string, FakeMedia>();
+  /** Every multipart upload received, in order. */
+  readonly mediaUploads: FakeMediaUpload[] = [];
+  /** Media lookups wait this long before answering (a slow Graph API). */
+  mediaDelayMs = 0;
+  private readonly expiredMedia = new Set<string>();
+  private readonly downloadFailures = new Map<string, GraphAnswer[]>();
+  private readonly corruptDownloadsLeft = new Map<string, number>();
+  private readonly mediaHolds = new Map<string, Promise<void>>();
+  private readonly uploadFailures: GraphAnswer[] = [];
+  private mediaSequence = 0;
+
+  /** Holds `bytes` as a customer's media; answers its channel id. `sha256` overrides what the lookup tells (hex). */
+  addMedia(bytes: Buffer, mimeType: string, options: { sha256?: string } = {}): FakeMedia {
+    const media: FakeMedia = {
+      id: this.nextMediaId(),
+      bytes,
+      mimeType,
+      sha256: options.sha256 ?? createHash('sha256').update(bytes).digest('hex'),
+    };
+    this.media.set(media.id, media);
+    return media;
+  }
+
+  /** The next downloads of this media (the URL step) answer these, in order. */
+  failDownloads(mediaId: string, ...answers: GraphAnswer[]): void {
+    this.downloadFailures.set(mediaId, [...(this.downloadFailures.get(mediaId) ?? []), ...answers]);
+  }
+
+  /** The next `count` downloads of this media answer other bytes than the lookup's SHA-256 says. */
+  corruptDownloads(mediaId: string, count: number): void {
+    this.corruptDownloadsLeft.set(mediaId, count);
+  }
+
+  /** The channel drops the media: lookups answer Graph's error for an object that does not exist. */
+  expireMedia(mediaId: string): void {
+    this.expiredMedia.add(mediaId);
+  }
+
+  /** Lookups of this media wait until the answered function is called. */
+  holdMedia(mediaId: string): () => void {
+    let release!: () => void;
+    this.mediaHolds.set(mediaId, new Promise<void>((resolve) => (release = resolve)));
+    return () => {
+      this.mediaHolds.delete(mediaId);
+      release();
+    };
+  }
+
+  /** The next uploads answer these, in order. */
+  failUploads(...answers: GraphAnswer[]): void {
+    this.uploadFailures.push(...answers);
+  }
+
+  /** Lookups (`GET /{id}`) and downloads of one media, in order. */
+  mediaRequests(mediaId: string): GraphRequest[] {
+    return this.requests.filter((r) => r.path === `/${mediaId}` || r.path.startsWith(`/whatsapp_business/attachments/?mid=${mediaId}&`));
+  }
+
+  private nextMediaId(): string {
+    this.mediaSequence += 1;
+    return `${1_000_000_000_000 + this.mediaSequence * 7919 + randomBytes(2).readUInt16BE()}`;
+  }
+
+  private get origin(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** Answers the media endpoints; null for any other request, which the code above answers. */
+  private async handleMedia(request: IncomingMessage, record: GraphRequest): Promise<GraphAnswer | null> {
+    const url = request.url ?? '';
+    const path = url.replace(/^\/v\d+\.0/, '');
+    const lookup = /^\/(\d+)$/.exec(path);
+    const download = /^\/whatsapp_business\/attachments\/\?mid=(\d+)&/.exec(path);
+    const upload = request.method === 'POST' && /^\/[^/]+\/media$/.test(path);
+    const mediaId = lookup?.[1] ?? download?.[1];
+    if (!upload && !(mediaId && (this.media.has(mediaId) || this.expiredMedia.has(mediaId)))) return null;
+    record.path = path;
+    const body = await readBody(request);
+    this.requests.push(record);
+    const unauthorized: GraphAnswer = {
+      status: 401,
+      body: { error: { message: 'Invalid OAuth access token - Cannot parse access token', type: 'OAuthException', code: 190 } },
+    };
+    if (!request.headers.authorization?.startsWith('Bearer ')) return unauthorized;
+    if (upload) return this.receiveUpload(request, record, body);
+    if (request.method === 'GET' && lookup) {
+      await this.mediaHolds.get(mediaId!);
+      if (this.mediaDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.mediaDelayMs));
+      const media = this.media.get(mediaId!);
+      if (!media || this.expiredMedia.has(mediaId!)) {
+        return {
+          status: 400,
+          body: {
+            error: {
+              message: `Unsupported get request. Object with ID '${mediaId}' does not exist, cannot be loaded due to missing permissions, or does not support this operation. Please read the Graph API documentation at https://developers.facebook.com/docs/graph-api`,
+              type: 'GraphMethodException',
+              code: 100,
+              error_subcode: 33,
+              fbtrace_id: 'AbCdEfGhIjK',
+            },
+          },
+        };
+      }
+      return {
+        status: 200,
+        body: {
+          messaging_product: 'whatsapp',
+          url: `${this.origin}/whatsapp_business/attachments/?mid=${media.id}&ext=${Date.now()}&hash=${randomBytes(8).toString('hex')}`,
+          mime_type: media.mimeType,
+          sha256: media.sha256,
+          file_size: media.bytes.length,
+          id: media.id,
+        },
+      };
+    }
+    if (request.method === 'GET' && download) {
+      const failure = this.downloadFailures.get(mediaId!)?.shift();
+      if (failure) return failure;
+      const media = this.media.get(mediaId!)!;
+      const corrupt = this.corruptDownloadsLeft.get(mediaId!) ?? 0;
+      if (corrupt > 0) {
+        this.corruptDownloadsLeft.set(mediaId!, corrupt - 1);
+        return { status: 200, body: null, bytes: Buffer.concat([media.bytes.subarray(0, -1), Buffer.from([media.bytes.at(-1)! ^ 0xff])]) };
+      }
+      return { status: 200, body: null, bytes: media.bytes, contentType: media.mimeType };
+    }
+    return { status: 400, body: { error: { message: 'Unsupported request', code: 100 } } };
+  }
+
+  private receiveUpload(request: IncomingMessage, record: GraphRequest, body: Buffer): GraphAnswer {
+    const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(request.headers['content-type'] ?? '');
+    const parts = boundary ? parseMultipart(body, boundary[1] ?? boundary[2]) : [];
+    const fields = Object.fromEntries(
+      parts.filter((part) => part.filename === undefined).map((part) => [part.name, part.data.toString('utf8')]),
+    );
+    const file = parts.find((part) => part.filename !== undefined);
+    const received: FakeMediaUpload = {
+      path: record.path,
+      authorization: request.headers.authorization,
+      contentLength: Number(request.headers['content-length']),
+      fields,
+      file: file ? { filename: file.filename!, contentType: file.contentType, bytes: file.data } : null,
+    };
+    this.mediaUploads.push(received);
+    const failure = this.uploadFailures.shift();
+    if (failure) return failure;
+    if (fields.messaging_product !== 'whatsapp' || !fields.type || !file) {
+      return { status: 400, body: { error: { message: '(#100) The parameter messaging_product is required.', code: 100 } } };
+    }
+    const media: FakeMedia = {
+      id: this.nextMediaId(),
+      bytes: file.data,
+      mimeType: fields.type,
+      sha256: createHash('sha256').update(file.data).digest('hex'),
+    };
+    this.media.set(media.id, media);
+    received.id = media.id;
+    return { status: 200, body: { id: media.id } };
+  }
+}
+
+/** A media the fake channel holds. */
+export interface FakeMedia {
+  id: string;
+  bytes: Buffer;
+  mimeType: string;
+  /** Hex, as the lookup answers it. */
+  sha256: string;
+}
+
+/** A multipart upload as the fake channel received it. */
+export interface FakeMediaUpload {
+  path: string;
+  authorization: string | undefined;
+  contentLength: number;
+  fields: Record<string, string>;
+  file: { filename: string; contentType: string | undefined; bytes: Buffer } | null;
+  /** The id the upload was answered with, if it was accepted. */
+  id?: string;
+}
+
+async function readBody(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** The parts of a multipart/form-data body (enough of RFC 7578 for the uploads the service makes). */
+function parseMultipart(body: Buffer, boundary: string): { name: string; filename?: string; contentType?: string; data: Buffer }[] {
+  const parts: { name: string; filename?: string; contentType?: string; data: Buffer }[] = [];
+  const delimiter = Buffer.from(`--${boundary}`);
+  let start = body.indexOf(delimiter);
+  while (start !== -1) {
+    const headersStart = start + delimiter.length + 2;
+    if (body.subarray(start + delimiter.length, start + delimiter.length + 2).toString() === '--') break;
+    const headersEnd = body.indexOf('\r\n\r\n', headersStart);
+    const next = body.indexOf(delimiter, headersEnd);
+    if (headersEnd === -1 || next === -1) break;
+    const headers = body.subarray(headersStart, headersEnd).toString('utf8');
+    const name = /name="([^"]*)"/.exec(headers)?.[1] ?? '';
+    const filename = /filename="([^"]*)"/.exec(headers)?.[1];
+    const contentType = /content-type:\s*([^\r\n]+)/i.exec(headers)?.[1];
+    parts.push({ name, filename, contentType, data: body.subarray(headersEnd + 4, next - 2) });
+    start = next;
+  }
+  return parts;
 }
 
 /** A template as the Graph API lists it: WhatsApp's own sample. */

@@ -28,6 +28,7 @@ describe('parseChannelWebhook', () => {
             sentAt: new Date(1763812800 * 1000),
             quotedChannelMessageId: null,
             referral: null,
+            media: null,
           },
         },
       ],
@@ -36,6 +37,40 @@ describe('parseChannelWebhook', () => {
       templates: [],
       ignored: [],
     });
+  });
+
+  it('reads the media of a media message: what to download, and what the channel says of it', () => {
+    const document = {
+      id: '1037543291543636',
+      mime_type: 'application/pdf',
+      sha256: 'tT0eGqn0nGUlOGw8yU3kwoaBzRpSkiNf4hlCnYtx+Pw=',
+      filename: 'invoice.pdf',
+      caption: 'Invoice',
+    };
+    const parsed = parseChannelWebhook(
+      body({ messages: [{ from: '16315551234', id: 'wamid.d', timestamp: '1', type: 'document', document }] }),
+      at,
+    );
+    expect(parsed.messages[0].message).toMatchObject({
+      type: 'document',
+      text: 'Invoice',
+      content: document,
+      media: {
+        kind: 'document',
+        mimeType: 'application/pdf',
+        channelMediaId: '1037543291543636',
+        channelSha256: document.sha256,
+        filename: 'invoice.pdf',
+      },
+    });
+  });
+
+  it('records no media for a media message without an id', () => {
+    const parsed = parseChannelWebhook(
+      body({ messages: [{ from: '16315551234', id: 'wamid.e', timestamp: '1', type: 'image', image: { caption: 'x' } }] }),
+      at,
+    );
+    expect(parsed.messages[0].message.media).toBeNull();
   });
 
   it('keeps the context of a reply to an earlier message', () => {
