@@ -300,7 +300,6 @@ export class MessagesService {
 
   private async recordStatusEvent(db: Db, message: MessageRow): Promise<void> {
     const conversation = await this.conversations.findWithCustomer(db, message.conversation_id);
-    const reactions = await this.reactionRows.forMessages(db, [message.id]);
     await this.events.record(db, 'message.status', {
       message: await this.present(db, message, conversation.customer_phone),
       conversation_id: ConversationResponse.of(conversation).id,
