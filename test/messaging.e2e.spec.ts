@@ -68,7 +68,6 @@ describe('sending through the WhatsApp Cloud API', () => {
         method: 'POST',
         path: '/106540352242922/messages',
         authorization: 'Bearer graph-token',
-        answered: true,
         body: {
           messaging_product: 'whatsapp',
           recipient_type: 'individual',
