@@ -56,6 +56,7 @@ describe('private notes', () => {
       content: { mentions: [colleague.id] },
       reply_to: null,
       reactions: [],
+      media: null,
       referral: null,
       pricing_category: null,
       from: null,
