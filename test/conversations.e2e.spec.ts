@@ -5,7 +5,7 @@ import type { Sql } from '../src/database/sql';
 import { ConversationRepository } from '../src/conversations/conversation.repository';
 import { conversationFilterOf } from '../src/conversations/conversations.service';
 import { ListConversationsQuery } from '../src/conversations/conversation.dto';
-import { customerWrites } from './support/inbox';
+import { asInEvents, customerWrites } from './support/inbox';
 import { startTestApp, TestApp } from './support/test-app';
 
 describe('conversations', () => {
@@ -39,6 +39,7 @@ describe('conversations', () => {
         created_at: expect.stringMatching(/Z$/),
       },
       window_expires_at: new Date((writtenAt + 24 * 3600) * 1000).toISOString(),
+      unread_count: 1,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
@@ -84,7 +85,7 @@ describe('conversations', () => {
       expect(answer.status).toBe(200);
       expect(answer.body).toMatchObject({ id, status: 'closed' });
       expect((await t.events('conversation.closed')).filter((e) => e.data.conversation.id === id)).toEqual([
-        expect.objectContaining({ data: { conversation: answer.body } }),
+        expect.objectContaining({ data: { conversation: asInEvents(answer.body) } }),
       ]);
     });
 
@@ -119,7 +120,7 @@ describe('conversations', () => {
           previous_assigned_to: null,
           assigned_by: first.id,
         },
-        { conversation: answer.body, assigned_to: second.id, previous_assigned_to: first.id, assigned_by: first.id },
+        { conversation: asInEvents(answer.body), assigned_to: second.id, previous_assigned_to: first.id, assigned_by: first.id },
       ]);
     });
 
@@ -288,17 +289,28 @@ describe('conversation list', () => {
 
   it('serves every filter from an index, in keyset order', async () => {
     const dataSource = t.app.get(DataSource);
+    const [{ id: reader }] = await t.sql<{ id: string }>('SELECT id FROM users ORDER BY created_at LIMIT 1');
     await dataSource.query(`INSERT INTO contacts (id, phone, name, tags, created_at, updated_at)
       SELECT gen_random_uuid(), '+1999' || lpad(i::text, 7, '0'), 'Bulk ' || md5(i::text), '{}', now(), now() FROM generate_series(1, 3000) i`);
     await dataSource.query(`INSERT INTO conversations (id, contact_id, status, assigned_to, last_message_at, created_at, updated_at)
       SELECT gen_random_uuid(), id, CASE WHEN random() < 0.2 THEN 'closed' ELSE 'open' END, NULL, now() - random() * interval '90 days', now(), now() FROM contacts WHERE name LIKE 'Bulk %'`);
+    // Customers wrote last in most of them; the reader has read half of those.
+    await dataSource.query(
+      `UPDATE conversations SET last_received_at = last_message_at, last_received_id = gen_random_uuid() WHERE random() < 0.8`,
+    );
+    await dataSource.query(
+      `INSERT INTO conversation_reads (conversation_id, user_id, last_read_message_id, last_read_at, updated_at)
+       SELECT id, $1, last_received_id, last_received_at, now() FROM conversations WHERE last_received_id IS NOT NULL AND random() < 0.5`,
+      [reader],
+    );
     await dataSource.query(`UPDATE conversations SET status = 'snoozed', snoozed_until = now() + interval '30 days'
       WHERE id IN (SELECT id FROM conversations WHERE status = 'open' ORDER BY random() LIMIT 300)`);
     await dataSource.query(`INSERT INTO labels (id, name, color, created_at, updated_at)
       SELECT gen_random_uuid(), 'bulk-' || i, '#6b7280', now(), now() FROM generate_series(1, 40) i`);
     await dataSource.query(`INSERT INTO conversation_labels (conversation_id, label_id)
       SELECT c.id, l.id FROM conversations c JOIN labels l ON l.name LIKE 'bulk-%' WHERE random() < 0.05`);
-    for (const table of ['contacts', 'conversations', 'labels', 'conversation_labels']) await dataSource.query(`VACUUM ANALYZE ${table}`);
+    for (const table of ['contacts', 'conversations', 'labels', 'conversation_labels', 'conversation_reads'])
+      await dataSource.query(`VACUUM ANALYZE ${table}`);
     const explain = async (statement: Sql) => {
       const { text, values } = statement.compile();
       const rows: { 'QUERY PLAN': string }[] = await dataSource.query(`EXPLAIN ${text}`, values);
@@ -306,9 +318,7 @@ describe('conversation list', () => {
     };
     const plan = (query: Partial<ListConversationsQuery>) => {
       const page = { limit: 25, ...query } as ListConversationsQuery;
-      return explain(
-        t.app.get(ConversationRepository).listStatement(conversationFilterOf(page, '00000000-0000-7000-8000-000000000001'), page),
-      );
+      return explain(t.app.get(ConversationRepository).listStatement(conversationFilterOf(page, reader), page, reader));
     };
     expect(await plan({})).toContain('conversations_last_message_idx');
     expect(await plan({ status: 'open' })).toContain('conversations_status_last_message_idx');
@@ -316,12 +326,15 @@ describe('conversation list', () => {
     expect(await plan({ assigned_to: 'me' })).toContain('conversations_assignee_last_message_idx');
     expect(await plan({ q: '7f3a9c' })).toContain('contacts_search_idx');
     expect(await plan({ label: 'bulk-7' })).toContain('conversation_labels_label_idx');
+    // Unread for the reader: the list's order, each conversation's marker looked up by its key.
+    expect(await plan({ unread: true })).toContain('conversations_last_message_idx');
+    expect(await plan({ unread: true })).toContain('conversation_reads_pkey');
     // The labels of each answered row: one lookup on the join table's key inside the statement.
     expect(await plan({})).toContain('conversation_labels_pkey');
     // The page is selected first, in index order: no conversation is read beyond it, and the only
     // sort is of the page's own rows, after the customer, labels and newest message are joined.
     const sortedRows = (text: string) => [...text.matchAll(/Sort {2}\(cost=[\d.]+ rows=(\d+)/g)].map((m) => Number(m[1]));
-    for (const query of [{}, { status: 'open' as const }, { status: 'snoozed' as const }]) {
+    for (const query of [{}, { status: 'open' as const }, { status: 'snoozed' as const }, { unread: true }]) {
       const text = await plan(query);
       expect(text).not.toMatch(/Seq Scan on conversations/);
       expect(sortedRows(text).filter((rows) => rows > 26)).toEqual([]);

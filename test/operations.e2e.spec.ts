@@ -153,6 +153,7 @@ describe('OpenAPI document', () => {
         'PATCH /api/v1/canned-responses/{id}',
         'DELETE /api/v1/canned-responses/{id}',
         'GET /api/v1/conversations',
+        'GET /api/v1/conversations/counts',
         'GET /api/v1/conversations/{id}',
         'PATCH /api/v1/conversations/{id}',
         'GET /api/v1/conversations/{id}/messages',

@@ -10,14 +10,14 @@ import { Pool } from 'pg';
 import { mapPage } from '../../src/common/pagination';
 import { ConversationResponse, type ListConversationsQuery } from '../../src/conversations/conversation.dto';
 import type { ConversationWithCustomer } from '../../src/conversations/conversation.entity';
-import { ConversationRepository } from '../../src/conversations/conversation.repository';
+import { type ConversationCounts, ConversationRepository } from '../../src/conversations/conversation.repository';
 import { conversationFilterOf } from '../../src/conversations/conversations.service';
 import { listeningPort, serveOnRequest } from './child-server';
 
 export type ListReferenceRequest = {
   databaseUrl: string;
   poolMax: number;
-  /** The caller's stored uuid, as the service passes it (used by `assigned_to=me`). */
+  /** The caller's stored uuid, as the service passes it (the reader of unread counts, `assigned_to=me`). */
   callerId: string;
   limit: number;
   path: string;
@@ -28,12 +28,18 @@ serveOnRequest('list reference', async ({ databaseUrl, poolMax, callerId, limit,
   const conversations = new ConversationRepository();
   const app = Fastify();
   app.addHook('onClose', () => pool.end());
-  app.get(path, async () => {
+  // The list's filters as the bench sends them (`status`, `assigned_to=me`, `unread=true`).
+  app.get<{ Querystring: Record<string, string> }>(path, async (request) => {
     // Built per request, as the service builds it from the validated query.
-    const query = { limit } as ListConversationsQuery;
-    const { text, values } = conversations.listStatement(conversationFilterOf(query, callerId), query).compile();
+    const { status, assigned_to, unread } = request.query;
+    const query = { limit, status, assigned_to, unread: unread === 'true' || undefined } as ListConversationsQuery;
+    const { text, values } = conversations.listStatement(conversationFilterOf(query, callerId), query, callerId).compile();
     const { rows } = await pool.query<ConversationWithCustomer>(text, values);
     return mapPage(conversations.pageOf(rows, query), ConversationResponse.of);
+  });
+  app.get(`${path}/counts`, async () => {
+    const { text, values } = conversations.countsStatement(callerId).compile();
+    return (await pool.query<ConversationCounts>(text, values)).rows[0];
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   return { port: listeningPort(app.server) };

@@ -139,6 +139,24 @@ const MESSAGES = `
     JOIN bench_conversations c ON c.n = g.n
   ) m`;
 
+/** Each conversation's newest inbound message, the key read markers are compared with, as the service keeps it. */
+const LAST_RECEIVED = `
+  UPDATE conversations c SET (last_received_at, last_received_id) = (
+    SELECT m.created_at, m.id FROM messages m WHERE m.conversation_id = c.id AND m.direction = 'inbound'
+     ORDER BY m.created_at DESC, m.id DESC LIMIT 1)`;
+
+/**
+ * Read markers: every user (the bench admin included) has read 70% of the conversations up to
+ * their newest message, and nothing of the rest: unread counts, `unread=true` and the counts of
+ * the tabs run against some 420,000 markers, as a busy team's database holds.
+ */
+const READ_MARKERS = `
+  INSERT INTO conversation_reads (conversation_id, user_id, last_read_message_id, last_read_at, updated_at)
+  SELECT c.id, u.id, m.id, m.created_at, m.created_at
+  FROM conversations c CROSS JOIN users u
+  CROSS JOIN LATERAL (SELECT m.id, m.created_at FROM messages m WHERE m.conversation_id = c.id ORDER BY m.created_at DESC, m.id DESC LIMIT 1) m
+  WHERE random() < 0.7`;
+
 /** The statements that seed, with a label each for progress lines, in order. */
 export const SEED_STATEMENTS: { label: string; sql: string }[] = [
   { label: 'helper', sql: UUID7_FUNCTION },
@@ -147,7 +165,9 @@ export const SEED_STATEMENTS: { label: string; sql: string }[] = [
   { label: `${SEED.conversations.toLocaleString('en-US')} conversations`, sql: CONVERSATIONS },
   { label: 'numbering', sql: NUMBERED_CONVERSATIONS },
   { label: `${SEED.messages.toLocaleString('en-US')} messages`, sql: MESSAGES },
+  { label: 'newest inbound message per conversation', sql: LAST_RECEIVED },
+  { label: 'read markers', sql: READ_MARKERS },
 ];
 
 /** The tables the seed fills, for VACUUM (ANALYZE) afterwards. */
-export const SEEDED_TABLES = ['users', 'contacts', 'conversations', 'messages'];
+export const SEEDED_TABLES = ['users', 'contacts', 'conversations', 'messages', 'conversation_reads'];

@@ -3,8 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsEmail, IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
 import { MeResponse, UserResponse } from '../users/user.dto';
 import { EMAIL_NOTIFICATION_CHOICES, type EmailNotifications } from '../users/user.entity';
-
-const trimmed = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
+import { trimmed } from '../common/transforms';
 
 /** A created or re-invited user. */
 export class InvitedUserResponse extends UserResponse {

@@ -4,13 +4,13 @@ import { IsOptional, IsString, Length, Matches, MaxLength, ValidateIf } from 'cl
 import { toPublicId } from '../common/ids';
 import { PageQuery } from '../common/pagination';
 import type { CannedResponseRow } from './canned-response.entity';
+import { trimmed } from '../common/transforms';
 
 export const MAX_SHORTCUT_LENGTH = 32;
 /** As long as a WhatsApp text message may be. */
 export const MAX_CANNED_TEXT_LENGTH = 4096;
 const SHORTCUT = /^[\p{L}\p{Nd}_-]+$/u;
 
-const trimmed = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
 const IsPresent = (): PropertyDecorator => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
 const SHORTCUT_DOC = {

@@ -13,11 +13,10 @@ import {
   type ContactAttributes,
 } from './contact-attributes';
 import type { ContactRow } from './contact.entity';
+import { trimmed } from '../common/transforms';
 
 export const MAX_TAGS = 50;
 export const MAX_TAG_LENGTH = 50;
-
-const trimmed = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
 
 /** A parseable phone becomes E.164 here; anything else is left as sent for `IsPhone` to refuse. */
 const phoneNormalised = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? (toE164(value) ?? value) : value);

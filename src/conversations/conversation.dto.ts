@@ -1,17 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, Length, Matches, ValidateBy, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, Length, Matches, ValidateBy, ValidateIf } from 'class-validator';
 import { toPublicId } from '../common/ids';
 import { PageQuery } from '../common/pagination';
 import { MAX_LABEL_NAME_LENGTH, sortLabelNames } from '../labels/label.entity';
-import { CONVERSATION_STATUSES, type ConversationStatus, type ConversationWithCustomer } from './conversation.entity';
+import { CONVERSATION_STATUSES, UNREAD_COUNT_LIMIT, type ConversationStatus, type ConversationWithCustomer } from './conversation.entity';
 import { CUSTOMER_WINDOW_MS } from './customer-window';
 import { MESSAGE_DIRECTIONS, MESSAGE_STATUSES, type MessageDirection, type MessageStatus } from './message.entity';
+import { trimmed, booleanWord } from '../common/transforms';
 
 /** How many labels one conversation may carry. */
 export const MAX_LABELS_PER_CONVERSATION = 50;
-
-const trimmed = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
 
 /** Names trimmed and repeats (case-insensitively) dropped, the first kept; other values left for the validators. */
 const labelNamesNormalised = ({ value }: { value: unknown }): unknown => {
@@ -101,6 +100,13 @@ export class ConversationResponse {
   @ApiProperty({ type: LastMessageResponse, nullable: true, description: 'The newest message of the thread, for a preview' })
   last_message!: LastMessageResponse | null;
 
+  @ApiPropertyOptional({
+    minimum: 0,
+    maximum: UNREAD_COUNT_LIMIT,
+    description: `The caller's unread messages: inbound messages after their read marker (\`POST …/read\`), counted up to ${UNREAD_COUNT_LIMIT}. Absent from events and webhooks, which are read by many.`,
+  })
+  unread_count?: number;
+
   @ApiProperty({
     type: String,
     format: 'date-time',
@@ -136,6 +142,7 @@ export class ConversationResponse {
               status: row.last_message_status!,
               created_at: row.last_message_created_at!.toISOString(),
             },
+      ...(row.unread_count === undefined ? {} : { unread_count: row.unread_count }),
       window_expires_at: row.last_inbound_at ? new Date(row.last_inbound_at.getTime() + CUSTOMER_WINDOW_MS).toISOString() : null,
       created_at: row.created_at.toISOString(),
       updated_at: row.updated_at.toISOString(),
@@ -167,6 +174,35 @@ export class ListConversationsQuery extends PageQuery {
   @IsString()
   @Length(1, MAX_LABEL_NAME_LENGTH)
   label?: string;
+
+  @ApiPropertyOptional({
+    type: Boolean,
+    description: '`true`: only the conversations with messages the caller has not read; `false` (or absent): all of them',
+  })
+  @IsOptional()
+  @Transform(booleanWord)
+  @IsBoolean({ message: 'unread must be true or false' })
+  unread?: boolean;
+}
+
+export class ConversationCountsResponse {
+  @ApiProperty({ description: 'Open conversations (not snoozed, not closed)' })
+  open!: number;
+
+  @ApiProperty({ description: 'Open conversations assigned to the caller' })
+  mine!: number;
+
+  @ApiProperty({ description: 'Open conversations assigned to nobody' })
+  unassigned!: number;
+
+  @ApiProperty()
+  snoozed!: number;
+
+  @ApiProperty()
+  closed!: number;
+
+  @ApiProperty({ description: 'Open conversations with messages the caller has not read' })
+  unread!: number;
 }
 
 /** Every field optional, at least one present; `assigned_to: null` unassigns. */

@@ -15,12 +15,18 @@ export interface ConversationRow {
   last_inbound_at: Date | null;
   /** When a snoozed conversation opens again by itself; set exactly while the status is `snoozed`. */
   snoozed_until: Date | null;
+  /**
+   * The newest inbound message's place in the thread's order (its created_at and id), the key of
+   * a read marker: unread for a user when it is after theirs. Null while the customer never wrote.
+   */
+  last_received_at: Date | null;
+  last_received_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
 /** A conversation with its customer, its labels and its newest message, as every answer and event shows it. */
-export interface ConversationWithCustomer extends Omit<ConversationRow, 'contact_id'> {
+export interface ConversationWithCustomer extends Omit<ConversationRow, 'contact_id' | 'last_received_at' | 'last_received_id'> {
   customer_name: string | null;
   customer_phone: string;
   /** The names of its labels (from `conversation_labels` and `labels`), in no particular order. */
@@ -32,4 +38,9 @@ export interface ConversationWithCustomer extends Omit<ConversationRow, 'contact
   last_message_text: string | null;
   last_message_status: MessageStatus | null;
   last_message_created_at: Date | null;
+  /** The reader's unread inbound messages (up to UNREAD_COUNT_LIMIT); absent when read for nobody in particular (events). */
+  unread_count?: number;
 }
+
+/** Where counting a reader's unread messages stops: a client shows "999+", and a flooded thread costs no more than this. */
+export const UNREAD_COUNT_LIMIT = 1000;

@@ -4,27 +4,51 @@ import { containsPattern } from '../common/search';
 import { contactSearchText } from '../contacts/contact.entity';
 import { Keyset } from '../database/keyset';
 import { Db, execute, query, queryOne, Sql, sql } from '../database/sql';
-import type { ConversationRow, ConversationStatus, ConversationWithCustomer } from './conversation.entity';
+import { UNREAD_COUNT_LIMIT, type ConversationRow, type ConversationStatus, type ConversationWithCustomer } from './conversation.entity';
 
 /**
  * Conversations `c` (the table, or a page of it selected first) as every answer shows them: with
  * the customer, the label names (one subquery on conversation_labels_pkey) and the newest message
  * of the exchange with the customer (one probe of messages_conversation_created_idx; notes are
- * the team's, not the exchange). A list selects its page first, so these run for the page's rows
- * only, and the planner chooses the page's index as if they were not there.
+ * the team's, not the exchange). For a reader (a user's uuid), also their unread count: their
+ * marker (one probe of conversation_reads_pkey), and only when the newest inbound message is after
+ * it, a count of the inbound messages after it on messages_conversation_created_idx, stopped at
+ * UNREAD_COUNT_LIMIT. A list selects its page first, so these run for the page's rows only, and
+ * the planner chooses the page's index as if they were not there.
  */
-function shown(conversations: Sql): Sql {
+function shown(conversations: Sql, readerId: string | null): Sql {
+  const unread =
+    readerId === null
+      ? sql``
+      : sql`, CASE WHEN c.last_received_id IS NULL OR (r.last_read_at, r.last_read_message_id) >= (c.last_received_at, c.last_received_id) THEN 0
+               ELSE (SELECT count(*)::int FROM (SELECT 1 FROM messages u WHERE u.conversation_id = c.id AND u.direction = 'inbound'
+                                                  AND (r.last_read_at IS NULL OR (u.created_at, u.id) > (r.last_read_at, r.last_read_message_id))
+                                                ORDER BY u.created_at DESC, u.id DESC LIMIT ${UNREAD_COUNT_LIMIT}) unread)
+             END AS unread_count`;
+  const marker = readerId === null ? sql`` : sql`LEFT JOIN conversation_reads r ON r.conversation_id = c.id AND r.user_id = ${readerId}`;
   return sql`SELECT c.id, c.status, c.assigned_to, c.last_message_at, c.last_inbound_at, c.snoozed_until, c.created_at, c.updated_at,
     ct.name AS customer_name, ct.phone AS customer_phone,
     ARRAY(SELECT l.name FROM conversation_labels cl JOIN labels l ON l.id = cl.label_id WHERE cl.conversation_id = c.id) AS labels,
     lm.id AS last_message_id, lm.direction AS last_message_direction, lm.type AS last_message_type, lm.text AS last_message_text,
-    lm.status AS last_message_status, lm.created_at AS last_message_created_at
-  FROM ${conversations} c JOIN contacts ct ON ct.id = c.contact_id
+    lm.status AS last_message_status, lm.created_at AS last_message_created_at${unread}
+  FROM ${conversations} c JOIN contacts ct ON ct.id = c.contact_id ${marker}
   LEFT JOIN LATERAL (SELECT m.id, m.direction, m.type, m.text, m.status, m.created_at FROM messages m
                       WHERE m.conversation_id = c.id AND m.direction <> 'internal' ORDER BY m.created_at DESC, m.id DESC LIMIT 1) lm ON true`;
 }
-const WITH_CUSTOMER = shown(sql.raw('conversations'));
-const COLUMNS = sql.raw('id, contact_id, status, assigned_to, last_message_at, last_inbound_at, snoozed_until, created_at, updated_at');
+
+/**
+ * For a conversation `c`: whether the user has not read its newest inbound message (no marker, or
+ * a marker before it). One probe of conversation_reads_pkey per conversation.
+ */
+function hasUnread(readerId: string): Sql {
+  return sql`c.last_received_id IS NOT NULL AND NOT EXISTS (
+    SELECT 1 FROM conversation_reads r WHERE r.conversation_id = c.id AND r.user_id = ${readerId}
+       AND (r.last_read_at, r.last_read_message_id) >= (c.last_received_at, c.last_received_id))`;
+}
+
+const COLUMNS = sql.raw(
+  'id, contact_id, status, assigned_to, last_message_at, last_inbound_at, snoozed_until, last_received_at, last_received_id, created_at, updated_at',
+);
 const RECENT_FIRST = new Keyset<ConversationWithCustomer>({ time: 'c.last_message_at', id: 'c.id' }, 'DESC', (row) => [
   row.last_message_at,
   row.id,
@@ -38,6 +62,18 @@ export interface ConversationFilter {
   q?: string;
   /** A label's name, case-insensitive. */
   label?: string;
+  /** Only those with messages the reader has not read. */
+  unread?: boolean;
+}
+
+/** The counts of the inbox's tabs, for one user. */
+export interface ConversationCounts {
+  open: number;
+  mine: number;
+  unassigned: number;
+  snoozed: number;
+  closed: number;
+  unread: number;
 }
 
 /** What an agent changes on a conversation: its status (with the snooze time exactly while snoozed) and its assignee. */
@@ -55,7 +91,7 @@ export class ConversationRepository {
    * reference run exactly the same SQL. Newest activity first; every filter combination is served
    * by an index in this order.
    */
-  listStatement(filter: ConversationFilter, page: PageQuery): Sql {
+  listStatement(filter: ConversationFilter, page: PageQuery, readerId: string): Sql {
     const where: Sql[] = [];
     if (filter.status) where.push(sql`c.status = ${filter.status}`);
     if (filter.assignedTo === null) where.push(sql`c.assigned_to IS NULL`);
@@ -68,14 +104,36 @@ export class ConversationRepository {
       where.push(
         sql`c.id IN (SELECT fl.conversation_id FROM conversation_labels fl JOIN labels l ON l.id = fl.label_id WHERE lower(l.name) = lower(${filter.label}))`,
       );
+    if (filter.unread) where.push(hasUnread(readerId));
     const after = RECENT_FIRST.after(page.cursor);
     if (after) where.push(after);
     const pageRows = sql`(SELECT * FROM conversations c ${sql.where(where)} ${RECENT_FIRST.orderAndLimit(page)})`;
-    return sql`${shown(pageRows)} ${RECENT_FIRST.orderAndLimit(page)}`;
+    return sql`${shown(pageRows, readerId)} ${RECENT_FIRST.orderAndLimit(page)}`;
   }
 
-  async list(db: Db, filter: ConversationFilter, page: PageQuery): Promise<Page<ConversationWithCustomer>> {
-    return this.pageOf(await query<ConversationWithCustomer>(db, this.listStatement(filter, page)), page);
+  /** The list as `readerId` sees it (their unread counts, and their unread ones with `unread`). */
+  async list(db: Db, filter: ConversationFilter, page: PageQuery, readerId: string): Promise<Page<ConversationWithCustomer>> {
+    return this.pageOf(await query<ConversationWithCustomer>(db, this.listStatement(filter, page, readerId)), page);
+  }
+
+  /**
+   * The counts statement (public for the EXPLAIN test and the bench): one pass over the
+   * conversations, joined with the user's markers (conversation_reads_user_idx). `mine`,
+   * `unassigned` and `unread` count open conversations, as the tabs beside `open` show them.
+   */
+  countsStatement(userId: string): Sql {
+    return sql`SELECT count(*) FILTER (WHERE c.status = 'open')::int AS open,
+        count(*) FILTER (WHERE c.status = 'open' AND c.assigned_to = ${userId})::int AS mine,
+        count(*) FILTER (WHERE c.status = 'open' AND c.assigned_to IS NULL)::int AS unassigned,
+        count(*) FILTER (WHERE c.status = 'snoozed')::int AS snoozed,
+        count(*) FILTER (WHERE c.status = 'closed')::int AS closed,
+        count(*) FILTER (WHERE c.status = 'open' AND c.last_received_id IS NOT NULL
+                           AND (r.last_read_at IS NULL OR (r.last_read_at, r.last_read_message_id) < (c.last_received_at, c.last_received_id)))::int AS unread
+      FROM conversations c LEFT JOIN conversation_reads r ON r.conversation_id = c.id AND r.user_id = ${userId}`;
+  }
+
+  async counts(db: Db, userId: string): Promise<ConversationCounts> {
+    return (await queryOne<ConversationCounts>(db, this.countsStatement(userId)))!;
   }
 
   /** The page of the rows `listStatement` selected (public for the bench's reference, which runs the statement itself). */
@@ -83,8 +141,9 @@ export class ConversationRepository {
     return RECENT_FIRST.page(rows, page);
   }
 
-  findWithCustomer(db: Db, id: string): Promise<ConversationWithCustomer | null> {
-    return queryOne(db, sql`${WITH_CUSTOMER} WHERE c.id = ${id}`);
+  /** The conversation as every answer shows it; with the reader's unread count when one is given. */
+  findWithCustomer(db: Db, id: string, readerId: string | null = null): Promise<ConversationWithCustomer | null> {
+    return queryOne(db, sql`${shown(sql.raw('conversations'), readerId)} WHERE c.id = ${id}`);
   }
 
   /** The row, locked until the caller's transaction ends. */
@@ -103,7 +162,8 @@ export class ConversationRepository {
       db,
       sql`INSERT INTO conversations (${COLUMNS})
           VALUES (${conversation.id}, ${conversation.contact_id}, ${conversation.status}, ${conversation.assigned_to}, ${conversation.last_message_at},
-                  ${conversation.last_inbound_at}, ${conversation.snoozed_until}, ${conversation.created_at}, ${conversation.updated_at})
+                  ${conversation.last_inbound_at}, ${conversation.snoozed_until}, ${conversation.last_received_at}, ${conversation.last_received_id},
+                  ${conversation.created_at}, ${conversation.updated_at})
           ON CONFLICT (contact_id) DO NOTHING RETURNING id`,
     );
     return inserted.length > 0;
@@ -173,6 +233,14 @@ export class ConversationRepository {
       sql`INSERT INTO conversation_labels (conversation_id, label_id) SELECT ${id}, label_id FROM conversation_labels WHERE conversation_id = ${fromId}
           ON CONFLICT DO NOTHING`,
     );
+    // The messages moved first: the newest inbound one of both threads is found in this one's.
+    await execute(
+      db,
+      sql`UPDATE conversations c SET (last_received_at, last_received_id) = (
+            SELECT m.created_at, m.id FROM messages m WHERE m.conversation_id = c.id AND m.direction = 'inbound'
+             ORDER BY m.created_at DESC, m.id DESC LIMIT 1)
+           WHERE c.id = ${id}`,
+    );
   }
 
   /** Deletes a conversation (its messages must have moved: they would go with it). */
@@ -185,19 +253,21 @@ export class ConversationRepository {
     await execute(db, sql`UPDATE conversations SET last_message_at = ${at}, updated_at = ${at} WHERE id = ${id}`);
   }
 
-  /** A message that is not the customer's own (a system message): the list order moves forward, the 24-hour window does not. */
-  async recordActivity(db: Db, id: string, at: Date): Promise<void> {
+  /**
+   * An inbound message, `received` (its created_at and id): the list order moves forward, and the
+   * newest inbound message, unread until each reader's marker passes it. A customer's own message
+   * (`windowFrom`, the channel's timestamp) also moves the 24-hour window forward; a system
+   * message does not. Never back: the channel redelivers out of order.
+   */
+  async recordInbound(db: Db, id: string, received: { id: string; at: Date }, windowFrom: Date | null): Promise<void> {
+    const newer = sql`(last_received_id IS NULL OR (last_received_at, last_received_id) < (${received.at}::timestamptz, ${received.id}::uuid))`;
     await execute(
       db,
-      sql`UPDATE conversations SET last_message_at = GREATEST(last_message_at, ${at}), updated_at = ${at} WHERE id = ${id}`,
-    );
-  }
-
-  /** A customer's message: the list order and the 24-hour window move forward, never back (the channel redelivers out of order). */
-  async recordInbound(db: Db, id: string, at: Date, channelTimestamp: Date): Promise<void> {
-    await execute(
-      db,
-      sql`UPDATE conversations SET last_message_at = GREATEST(last_message_at, ${at}), last_inbound_at = GREATEST(last_inbound_at, ${channelTimestamp}), updated_at = ${at}
+      sql`UPDATE conversations SET last_message_at = GREATEST(last_message_at, ${received.at}),
+                 last_inbound_at = GREATEST(last_inbound_at, ${windowFrom}::timestamptz),
+                 last_received_at = CASE WHEN ${newer} THEN ${received.at}::timestamptz ELSE last_received_at END,
+                 last_received_id = CASE WHEN ${newer} THEN ${received.id}::uuid ELSE last_received_id END,
+                 updated_at = ${received.at}
            WHERE id = ${id}`,
     );
   }

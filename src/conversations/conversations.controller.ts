@@ -6,7 +6,7 @@ import { ApiErrors } from '../common/api-errors';
 import { PageOf, PageQuery, type Page } from '../common/pagination';
 import { PublicIdPipe } from '../common/public-id.pipe';
 import type { UserRow } from '../users/user.entity';
-import { ConversationResponse, ListConversationsQuery, UpdateConversationDto } from './conversation.dto';
+import { ConversationCountsResponse, ConversationResponse, ListConversationsQuery, UpdateConversationDto } from './conversation.dto';
 import { ConversationsService } from './conversations.service';
 import { AddNoteDto, MessageResponse, SendMessageDto } from './message.dto';
 import { MessagesService } from './messages.service';
@@ -32,7 +32,7 @@ export class ConversationsController {
   @ApiOperation({
     summary: 'List conversations, most recent activity first',
     description:
-      'Filters: status (`open` leaves out the snoozed ones), assigned_to (me, none or a user id), q (part of the customer name or phone), label (a label name, case-insensitive). Each conversation carries its labels and snoozed_until.',
+      "Filters: status (`open` leaves out the snoozed ones), assigned_to (me, none or a user id), q (part of the customer name or phone), label (a label name, case-insensitive), unread (`true`: with messages the caller has not read). Each conversation carries its customer, labels, snoozed_until, last_message (the preview, notes left out), window_expires_at and the caller's unread_count.",
   })
   @ApiOkResponse({ type: PageOf(ConversationResponse, 'ConversationPage') })
   @ApiErrors(400)
@@ -40,12 +40,23 @@ export class ConversationsController {
     return this.conversations.list(query, caller);
   }
 
+  @Get('counts')
+  @ApiOperation({
+    summary: "The counts of the inbox's tabs, as the caller sees them",
+    description:
+      '`open`, `snoozed` and `closed` by status; `mine` (assigned to the caller), `unassigned` and `unread` (with messages the caller has not read) among the open ones.',
+  })
+  @ApiOkResponse({ type: ConversationCountsResponse })
+  counts(@CurrentUser() caller: UserRow): Promise<ConversationCountsResponse> {
+    return this.conversations.counts(caller);
+  }
+
   @Get(':id')
   @ApiOperation({ summary: 'Get one conversation' })
   @ApiOkResponse({ type: ConversationResponse })
   @ApiErrors(404)
-  get(@Param('id', ConversationId) id: string): Promise<ConversationResponse> {
-    return this.conversations.get(id);
+  get(@Param('id', ConversationId) id: string, @CurrentUser() caller: UserRow): Promise<ConversationResponse> {
+    return this.conversations.get(id, caller);
   }
 
   @Patch(':id')
@@ -76,7 +87,7 @@ export class ConversationsController {
   @ApiOperation({
     summary: 'Mark the conversation read by the caller',
     description:
-      "Moves the caller's read marker to the newest message (never back) and answers the conversation. Also tells the customer's phone " +
+      "Moves the caller's read marker to the newest message (never back) and answers the conversation (`unread_count: 0`). Also tells the customer's phone " +
       'that their newest message was read (blue ticks): once per message, whoever reads it, sent after the answer with retries; ' +
       'MESSAGING_READ_RECEIPTS=false turns that off.',
   })

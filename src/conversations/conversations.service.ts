@@ -11,7 +11,7 @@ import type { UserRow } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { ConversationResponse, ListConversationsQuery, UpdateConversationDto } from './conversation.dto';
 import type { ConversationRow, ConversationStatus, ConversationWithCustomer } from './conversation.entity';
-import { ConversationFilter, ConversationRepository } from './conversation.repository';
+import { ConversationCounts, ConversationFilter, ConversationRepository } from './conversation.repository';
 import { MessageRepository } from './message.repository';
 
 const publicUserId = (id: string | null) => (id ? toPublicId('user', id) : null);
@@ -41,7 +41,7 @@ export function conversationFilterOf(query: ListConversationsQuery, callerId: st
         : query.assigned_to === 'me'
           ? callerId
           : parsePublicId('user', query.assigned_to)!;
-  return { status: query.status, assignedTo, q: query.q, label: query.label };
+  return { status: query.status, assignedTo, q: query.q, label: query.label, unread: query.unread };
 }
 
 /**
@@ -86,11 +86,20 @@ export class ConversationsService {
 
   /** Newest activity first. */
   async list(query: ListConversationsQuery, caller: UserRow): Promise<Page<ConversationResponse>> {
-    return mapPage(await this.conversations.list(this.database.db, conversationFilterOf(query, caller.id), query), ConversationResponse.of);
+    return mapPage(
+      await this.conversations.list(this.database.db, conversationFilterOf(query, caller.id), query, caller.id),
+      ConversationResponse.of,
+    );
   }
 
-  async get(id: string): Promise<ConversationResponse> {
-    return ConversationResponse.of(await this.findWithCustomer(this.database.db, id));
+  /** The counts of the inbox's tabs, as the caller sees them. */
+  counts(caller: UserRow): Promise<ConversationCounts> {
+    return this.conversations.counts(this.database.db, caller.id);
+  }
+
+  /** The conversation as `reader` sees it (their unread count). */
+  async get(id: string, reader: UserRow): Promise<ConversationResponse> {
+    return ConversationResponse.of(await this.findWithCustomer(this.database.db, id, reader.id));
   }
 
   /**
@@ -159,7 +168,7 @@ export class ConversationsService {
           });
         }
       }
-      return updated;
+      return ConversationResponse.of(await this.findWithCustomer(db, id, actor.id));
     });
   }
 
@@ -179,6 +188,8 @@ export class ConversationsService {
       last_message_at: at,
       last_inbound_at: null,
       snoozed_until: null,
+      last_received_at: null,
+      last_received_id: null,
       created_at: at,
       updated_at: at,
     };
@@ -277,9 +288,9 @@ export class ConversationsService {
     }
   }
 
-  /** The conversation with its customer, or a 404. */
-  async findWithCustomer(db: Db, id: string): Promise<ConversationWithCustomer> {
-    const conversation = await this.conversations.findWithCustomer(db, id);
+  /** The conversation with its customer (and the reader's unread count, when one is given), or a 404. */
+  async findWithCustomer(db: Db, id: string, readerId: string | null = null): Promise<ConversationWithCustomer> {
+    const conversation = await this.conversations.findWithCustomer(db, id, readerId);
     if (!conversation) throw new NotFoundException('Conversation not found');
     return conversation;
   }

@@ -251,8 +251,7 @@ export class MessagesService {
       message.media_id = await this.media.recordInbound(db, { ...inbound.media, sentAt: inbound.sentAt });
       await this.messages.attachMedia(db, message.id, message.media_id);
     }
-    if (opensWindow) await this.conversationRows.recordInbound(db, conversation.id, now, inbound.sentAt);
-    else await this.conversationRows.recordActivity(db, conversation.id, now);
+    await this.conversationRows.recordInbound(db, conversation.id, { id: message.id, at: now }, opensWindow ? inbound.sentAt : null);
     return message;
   }
 

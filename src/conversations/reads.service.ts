@@ -39,7 +39,7 @@ export class ReadsService {
   async markRead(conversationId: string, caller: UserRow): Promise<ConversationResponse> {
     let receiptRecorded = false;
     const answer = await this.database.transaction(async (db) => {
-      const conversation = await this.conversations.findWithCustomer(db, conversationId);
+      await this.conversations.findWithCustomer(db, conversationId); // a 404 before anything is written
       const now = new Date();
       const newest = await this.messages.newest(db, conversationId);
       if (newest) {
@@ -63,7 +63,7 @@ export class ReadsService {
           });
         }
       }
-      return ConversationResponse.of(conversation);
+      return ConversationResponse.of(await this.conversations.findWithCustomer(db, conversationId, caller.id));
     });
     if (receiptRecorded) this.relay.wake();
     return answer;

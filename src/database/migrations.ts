@@ -13,6 +13,7 @@ import { TeamEmail1763930000000 } from './migrations/1763930000000-team-email';
 import { ContactsAtScale1763940000000 } from './migrations/1763940000000-contacts-at-scale';
 import { LabelsSnoozeNotes1763950000000 } from './migrations/1763950000000-labels-snooze-notes';
 import { MessageSearch1763960000000 } from './migrations/1763960000000-message-search';
+import { ReadState1763970000000 } from './migrations/1763970000000-read-state';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   ContactsAtScale1763940000000,
   LabelsSnoozeNotes1763950000000,
   MessageSearch1763960000000,
+  ReadState1763970000000,
 ];

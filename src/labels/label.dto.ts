@@ -3,8 +3,8 @@ import { Transform } from 'class-transformer';
 import { IsString, Length, Matches, ValidateIf } from 'class-validator';
 import { toPublicId } from '../common/ids';
 import { DEFAULT_LABEL_COLOR, MAX_LABEL_NAME_LENGTH, type LabelRow } from './label.entity';
+import { trimmed } from '../common/transforms';
 
-const trimmed = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
 const lowercase = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.toLowerCase() : value);
 
 /** Applies the validators only when the field is present: `null` is then refused like any other wrong type. */

@@ -4,9 +4,7 @@ import { IsBoolean, IsOptional } from 'class-validator';
 import { toPublicId } from '../common/ids';
 import { PageQuery } from '../common/pagination';
 import { NOTIFICATION_TYPES, type NotificationRow, type NotificationType } from './notification.entity';
-
-/** `true` and `false` as booleans; anything else stays as given, so validation refuses it. */
-const booleanWord = ({ value }: { value: unknown }): unknown => (value === 'true' ? true : value === 'false' ? false : value);
+import { booleanWord } from '../common/transforms';
 
 export class ListNotificationsQuery extends PageQuery {
   @ApiPropertyOptional({ type: Boolean, description: '`true`: only the unread ones; `false` (or absent): all of them' })

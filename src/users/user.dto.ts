@@ -11,9 +11,9 @@ import {
   type UserRow,
   type UserStatus,
 } from './user.entity';
+import { trimmed } from '../common/transforms';
 
 const lowerCase = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim().toLowerCase() : value);
-const trimmed = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
 
 export class CreateUserDto {
   @ApiProperty({ example: 'ana@example.com' })

@@ -39,6 +39,8 @@ export async function createConversation(t: TestApp, fields: Partial<Conversatio
     last_message_at: now,
     last_inbound_at: null,
     snoozed_until: null,
+    last_received_at: null,
+    last_received_id: null,
     created_at: now,
     updated_at: now,
     ...fields,

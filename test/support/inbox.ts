@@ -29,3 +29,9 @@ export async function customerWrites(
   const list = await t.request('GET', `/api/v1/conversations?q=${encodeURIComponent(`+${from}`)}`, { token: await t.adminToken() });
   return { id: list.body.data[0].id as string, phone: `+${from}` };
 }
+
+/** A conversation as an API answer shows it, as events show it: without the caller's unread_count, which events leave out. */
+export function asInEvents<T extends { unread_count?: number }>(conversation: T): Omit<T, 'unread_count'> {
+  const { unread_count: _readerState, ...shared } = conversation;
+  return shared;
+}

@@ -1,0 +1,168 @@
+import { parsePublicId } from '../src/common/ids';
+import { UNREAD_COUNT_LIMIT } from '../src/conversations/conversation.entity';
+import { customerWrites } from './support/inbox';
+import { startTestApp, TestApp } from './support/test-app';
+
+describe('unread state per agent and the counts of the inbox', () => {
+  let t: TestApp;
+  let admin: string;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    admin = await t.adminToken();
+  });
+  afterAll(() => t.close());
+
+  const conversation = async (id: string, token = admin) => (await t.request('GET', `/api/v1/conversations/${id}`, { token })).body;
+  const read = (id: string, token = admin) => t.request('POST', `/api/v1/conversations/${id}/read`, { token });
+  const counts = async (token = admin) => (await t.request('GET', '/api/v1/conversations/counts', { token })).body;
+  const listIds = async (query: string, token = admin): Promise<string[]> => {
+    const answer = await t.request('GET', `/api/v1/conversations?limit=100${query}`, { token });
+    expect(answer.status).toBe(200);
+    return answer.body.data.map((c: { id: string }) => c.id);
+  };
+  /** Three messages from one customer: their conversation. */
+  const threeMessages = async (): Promise<{ id: string; phone: string }> => {
+    const customer = await customerWrites(t, { text: 'one' });
+    await customerWrites(t, { phone: customer.phone.slice(1), text: 'two' });
+    await customerWrites(t, { phone: customer.phone.slice(1), text: 'three' });
+    return customer;
+  };
+
+  it('shows two agents different unread counts for the same conversation', async () => {
+    const agent = await t.createUser();
+    const { id, phone } = await threeMessages();
+    expect((await conversation(id)).unread_count).toBe(3);
+    expect((await conversation(id, agent.token)).unread_count).toBe(3);
+
+    const answer = await read(id);
+    expect(answer.status).toBe(200);
+    expect(answer.body.unread_count).toBe(0);
+    expect((await conversation(id)).unread_count).toBe(0);
+    expect((await conversation(id, agent.token)).unread_count).toBe(3);
+
+    await customerWrites(t, { phone: phone.slice(1), text: 'four' });
+    expect((await conversation(id)).unread_count).toBe(1);
+    expect((await conversation(id, agent.token)).unread_count).toBe(4);
+  });
+
+  it('carries each caller’s unread count in the list', async () => {
+    const agent = await t.createUser();
+    const { id } = await threeMessages();
+    await read(id, agent.token);
+    const inList = async (token: string) =>
+      (await t.request('GET', '/api/v1/conversations?limit=100', { token })).body.data.find((c: { id: string }) => c.id === id);
+    expect((await inList(admin)).unread_count).toBe(3);
+    expect((await inList(agent.token)).unread_count).toBe(0);
+  });
+
+  it('does not count the team’s notes as unread', async () => {
+    const { id } = await customerWrites(t);
+    await read(id);
+    const note = await t.request('POST', `/api/v1/conversations/${id}/notes`, { token: admin, body: { text: 'Called her back' } });
+    expect(note.status).toBe(201);
+    expect((await conversation(id)).unread_count).toBe(0);
+    // A customer's message after the note is counted: the marker is not the note's place in the thread.
+    const { phone } = (await conversation(id)).customer;
+    await customerWrites(t, { phone: phone.slice(1), text: 'Thanks' });
+    expect((await conversation(id)).unread_count).toBe(1);
+  });
+
+  it('answers unread_count 0 for a thread with no message yet', async () => {
+    const agent = await t.createUser();
+    const { id } = await customerWrites(t);
+    await t.sql('DELETE FROM messages WHERE conversation_id::text = $1', [parsePublicId('conv', id)!]);
+    await t.sql('UPDATE conversations SET last_received_at = NULL, last_received_id = NULL WHERE id::text = $1', [
+      parsePublicId('conv', id)!,
+    ]);
+    expect((await read(id, agent.token)).body.unread_count).toBe(0);
+  });
+
+  it('counts up to the limit in a flooded thread', async () => {
+    const { id } = await customerWrites(t);
+    const uuid = parsePublicId('conv', id)!;
+    await t.sql(
+      `INSERT INTO messages (id, conversation_id, direction, type, text, content, status, created_at, updated_at)
+       SELECT gen_random_uuid(), $1, 'inbound', 'text', 'flood ' || i, '{}', 'received', now() + i * interval '1 ms', now() FROM generate_series(1, $2::int) i`,
+      [uuid, UNREAD_COUNT_LIMIT + 5],
+    );
+    await t.sql(
+      `UPDATE conversations c SET (last_received_at, last_received_id) = (SELECT m.created_at, m.id FROM messages m WHERE m.conversation_id = c.id ORDER BY m.created_at DESC, m.id DESC LIMIT 1) WHERE c.id = $1`,
+      [uuid],
+    );
+    expect((await conversation(id)).unread_count).toBe(UNREAD_COUNT_LIMIT);
+  });
+
+  it('filters unread=true to the conversations with messages the caller has not read', async () => {
+    const agent = await t.createUser();
+    const readByAdmin = await customerWrites(t);
+    const unreadByBoth = await customerWrites(t);
+    await read(readByAdmin.id);
+    const adminUnread = await listIds('&unread=true');
+    expect(adminUnread).toContain(unreadByBoth.id);
+    expect(adminUnread).not.toContain(readByAdmin.id);
+    const agentUnread = await listIds('&unread=true', agent.token);
+    expect(agentUnread).toEqual(expect.arrayContaining([unreadByBoth.id, readByAdmin.id]));
+    // unread=false is the whole list.
+    expect(await listIds('&unread=false')).toEqual(expect.arrayContaining([unreadByBoth.id, readByAdmin.id]));
+  });
+
+  it('refuses an unread filter that is not true or false with 400 naming it', async () => {
+    const answer = await t.request('GET', '/api/v1/conversations?unread=yes', { token: admin });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toContain('unread must be true or false');
+  });
+
+  it('moves the counts of the tabs as conversations are written, assigned, read, snoozed and closed', async () => {
+    const agent = await t.createUser();
+    const before = await counts(agent.token);
+    expect(Object.keys(before).sort()).toEqual(['closed', 'mine', 'open', 'snoozed', 'unassigned', 'unread']);
+    const { id } = await customerWrites(t);
+    const delta = async (expected: Partial<Record<keyof typeof before, number>>) => {
+      const now = await counts(agent.token);
+      expect(now).toEqual({
+        open: before.open + (expected.open ?? 0),
+        mine: before.mine + (expected.mine ?? 0),
+        unassigned: before.unassigned + (expected.unassigned ?? 0),
+        snoozed: before.snoozed + (expected.snoozed ?? 0),
+        closed: before.closed + (expected.closed ?? 0),
+        unread: before.unread + (expected.unread ?? 0),
+      });
+    };
+    await delta({ open: 1, unassigned: 1, unread: 1 });
+
+    const patch = (body: object) => t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body });
+    expect((await patch({ assigned_to: agent.id })).status).toBe(200);
+    await delta({ open: 1, mine: 1, unread: 1 });
+    // The admin reading it changes nothing for the agent.
+    await read(id);
+    await delta({ open: 1, mine: 1, unread: 1 });
+    await read(id, agent.token);
+    await delta({ open: 1, mine: 1 });
+    expect((await patch({ status: 'snoozed', snoozed_until: new Date(Date.now() + 3_600_000).toISOString() })).status).toBe(200);
+    await delta({ snoozed: 1 });
+    expect((await patch({ status: 'closed' })).status).toBe(200);
+    await delta({ closed: 1 });
+  });
+
+  it('counts for each caller: mine and unread are their own', async () => {
+    const agent = await t.createUser();
+    const { id } = await customerWrites(t);
+    await t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body: { assigned_to: agent.id } });
+    const agentsBefore = await counts(agent.token);
+    const adminsBefore = await counts();
+    await read(id, agent.token);
+    expect((await counts(agent.token)).unread).toBe(agentsBefore.unread - 1);
+    expect((await counts()).unread).toBe(adminsBefore.unread);
+    expect(agentsBefore.mine).toBe(1);
+    expect(adminsBefore.mine).toBe((await counts()).mine);
+  });
+
+  it('leaves the caller’s unread_count out of events, which many read', async () => {
+    const { id } = await customerWrites(t);
+    const events = (await t.events('message.received')).filter((e) => (e.data as { conversation: { id: string } }).conversation.id === id);
+    expect(events).toHaveLength(1);
+    expect(events[0].data).toHaveProperty('conversation.last_message');
+    expect(events[0].data).not.toHaveProperty('conversation.unread_count');
+  });
+});
