@@ -47,23 +47,6 @@ describe('contact merge', () => {
     return customerWrites(t, { phone, text, name });
   };
 
-  it("counts the other customer's messages after the reader's marker as unread in the merged conversation", async () => {
-    const [phoneA, phoneB] = [freshPhone(), freshPhone()];
-    const a = await writes(phoneA, 'read before the merge');
-    expect((await t.request('POST', `/api/v1/conversations/${a.id}/read`, { token })).body.unread_count).toBe(0);
-    await writes(phoneB, 'newer, from the other phone');
-    const unreadBefore = (await t.request('GET', '/api/v1/conversations/counts', { token })).body.unread;
-    expect((await merge((await contactOf(`+${phoneA}`)).id, { from: (await contactOf(`+${phoneB}`)).id })).status).toBe(200);
-    expect((await t.request('GET', `/api/v1/conversations/${a.id}`, { token })).body.unread_count).toBe(1);
-    // Two unread conversations became one unread conversation.
-    expect((await t.request('GET', '/api/v1/conversations/counts', { token })).body.unread).toBe(unreadBefore);
-    expect(
-      await t
-        .request('GET', '/api/v1/conversations?unread=true&limit=100', { token })
-        .then((l) => l.body.data.map((c: { id: string }) => c.id)),
-    ).toContain(a.id);
-  });
-
   it("leaves one conversation whose thread holds both customers' messages in order, deletes the other contact, and delivers contact.merged", async () => {
     const [phoneA, phoneB] = [freshPhone(), freshPhone()];
     const a = await writes(phoneA, 'a1 hello from my work phone', 'Maria');
@@ -314,5 +297,22 @@ describe('contact merge', () => {
     expect((await merge(intoContact.id, { from: fromContact.id })).status).toBe(200);
     const [row] = await t.sql<{ contact_id: string }>('SELECT contact_id FROM conversations WHERE id = $1', [conversation.id]);
     expect(row.contact_id).toBe(parsePublicId('ct', intoContact.id));
+  });
+
+  it("counts the other customer's messages after the reader's marker as unread in the merged conversation", async () => {
+    const [phoneA, phoneB] = [freshPhone(), freshPhone()];
+    const a = await writes(phoneA, 'read before the merge');
+    expect((await t.request('POST', `/api/v1/conversations/${a.id}/read`, { token })).body.unread_count).toBe(0);
+    await writes(phoneB, 'newer, from the other phone');
+    const unreadBefore = (await t.request('GET', '/api/v1/conversations/counts', { token })).body.unread;
+    expect((await merge((await contactOf(`+${phoneA}`)).id, { from: (await contactOf(`+${phoneB}`)).id })).status).toBe(200);
+    expect((await t.request('GET', `/api/v1/conversations/${a.id}`, { token })).body.unread_count).toBe(1);
+    // Two unread conversations became one unread conversation.
+    expect((await t.request('GET', '/api/v1/conversations/counts', { token })).body.unread).toBe(unreadBefore);
+    expect(
+      await t
+        .request('GET', '/api/v1/conversations?unread=true&limit=100', { token })
+        .then((l) => l.body.data.map((c: { id: string }) => c.id)),
+    ).toContain(a.id);
   });
 });

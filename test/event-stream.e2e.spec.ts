@@ -13,7 +13,7 @@ import { Database } from '../src/database/database';
 import { UsersService } from '../src/users/users.service';
 import { eventually } from './support/channel';
 import { describeWithPostgresAndRedis, TEST_REDIS_URL } from './support/environment';
-import { customerWrites } from './support/inbox';
+import { asInEvents, customerWrites } from './support/inbox';
 import { createTestDatabase, TestDatabase } from './support/test-database';
 import { freshRedisPrefix, startTestApp, TestApp } from './support/test-app';
 import { WebhookReceiver } from './support/webhook-receiver';
@@ -231,7 +231,7 @@ describe('event stream (GET /api/v1/events/stream)', () => {
     await client.until((c) => c.events.some((e) => e.event === 'note.created'));
     const frames = client.events.filter((e) => e.event === 'conversation.updated' || e.event === 'note.created');
     expect(frames.map((e) => [e.event, JSON.parse(e.data).data])).toEqual([
-      ['conversation.updated', { conversation: labelled.body, changes: { labels: { from: [], to: ['streamed'] } } }],
+      ['conversation.updated', { conversation: asInEvents(labelled.body), changes: { labels: { from: [], to: ['streamed'] } } }],
       ['note.created', { message: note.body, conversation: expect.objectContaining({ id, labels: ['streamed'] }) }],
     ]);
   });

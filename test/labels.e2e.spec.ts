@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { customerWrites } from './support/inbox';
+import { asInEvents, customerWrites } from './support/inbox';
 import { startTestApp, TestApp } from './support/test-app';
 
 /** A label name no other test of this file uses. */
@@ -196,8 +196,8 @@ describe('labels', () => {
       const first = await setLabels(id, [b.name, a.name]);
       const second = await setLabels(id, [b.name]);
       expect(await updatedEvents(id)).toEqual([
-        { conversation: first.body, changes: { labels: { from: [], to: [a.name, b.name] } } },
-        { conversation: second.body, changes: { labels: { from: [a.name, b.name], to: [b.name] } } },
+        { conversation: asInEvents(first.body), changes: { labels: { from: [], to: [a.name, b.name] } } },
+        { conversation: asInEvents(second.body), changes: { labels: { from: [a.name, b.name], to: [b.name] } } },
       ]);
       const events = (await t.events()).length;
       expect((await setLabels(id, [b.name.toUpperCase()])).status).toBe(200);
@@ -215,7 +215,7 @@ describe('labels', () => {
       expect(answer.body).toMatchObject({ labels: [some.name], status: 'snoozed', snoozed_until: until });
       expect(await updatedEvents(id)).toEqual([
         {
-          conversation: answer.body,
+          conversation: asInEvents(answer.body),
           changes: {
             labels: { from: [], to: [some.name] },
             status: { from: 'open', to: 'snoozed' },

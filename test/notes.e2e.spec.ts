@@ -1,7 +1,7 @@
 import { eventually } from './support/channel';
 import { createConversation } from './support/factories';
 import { FakeGraphApi } from './support/fake-graph-api';
-import { customerWrites } from './support/inbox';
+import { asInEvents, customerWrites } from './support/inbox';
 import { startTestApp, TestApp } from './support/test-app';
 import { WebhookReceiver } from './support/webhook-receiver';
 import { toPublicId } from '../src/common/ids';
@@ -149,7 +149,7 @@ describe('private notes', () => {
     expect(registered.status).toBe(201);
     const { id } = await customerWrites(t);
     const note = await addNote(id, { text: 'For the record' });
-    const conversation = (await t.request('GET', `/api/v1/conversations/${id}`, { token: admin })).body;
+    const conversation = asInEvents((await t.request('GET', `/api/v1/conversations/${id}`, { token: admin })).body);
     const events = (await t.events('note.created')).filter((event) => event.data.message.id === note.body.id);
     expect(events.map((event) => event.data)).toEqual([{ message: note.body, conversation }]);
     const delivered = await eventually(async () => {

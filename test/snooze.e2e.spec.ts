@@ -1,7 +1,7 @@
 import { parsePublicId } from '../src/common/ids';
 import { eventually } from './support/channel';
 import { describeWithPostgresAndRedis } from './support/environment';
-import { customerWrites } from './support/inbox';
+import { asInEvents, customerWrites } from './support/inbox';
 import { startTestApp, startTwoInstances, TestApp } from './support/test-app';
 
 /** A time `ms` from now, as the API takes it. */
@@ -53,8 +53,11 @@ describe('snoozing a conversation', () => {
     const moved = await snooze(t, id, second);
     expect(moved.body.snoozed_until).toBe(second);
     expect((await eventsOf(t, 'conversation.updated', id)).map((event) => event.data)).toEqual([
-      { conversation: snoozed.body, changes: { status: { from: 'open', to: 'snoozed' }, snoozed_until: { from: null, to: first } } },
-      { conversation: moved.body, changes: { snoozed_until: { from: first, to: second } } },
+      {
+        conversation: asInEvents(snoozed.body),
+        changes: { status: { from: 'open', to: 'snoozed' }, snoozed_until: { from: null, to: first } },
+      },
+      { conversation: asInEvents(moved.body), changes: { snoozed_until: { from: first, to: second } } },
     ]);
     const before = (await t.events()).length;
     expect((await snooze(t, id, second)).status).toBe(200);
@@ -95,7 +98,7 @@ describe('snoozing a conversation', () => {
     await snooze(t, id, fromNow(3600_000));
     const closed = await t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body: { status: 'closed' } });
     expect(closed.body).toMatchObject({ status: 'closed', snoozed_until: null });
-    expect((await eventsOf(t, 'conversation.closed', id)).map((event) => event.data)).toEqual([{ conversation: closed.body }]);
+    expect((await eventsOf(t, 'conversation.closed', id)).map((event) => event.data)).toEqual([{ conversation: asInEvents(closed.body) }]);
   });
 
   it('clears snoozed_until when a snoozed conversation is reopened by hand, recording conversation.reopened', async () => {
@@ -103,7 +106,9 @@ describe('snoozing a conversation', () => {
     await snooze(t, id, fromNow(3600_000));
     const opened = await t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body: { status: 'open' } });
     expect(opened.body).toMatchObject({ status: 'open', snoozed_until: null });
-    expect((await eventsOf(t, 'conversation.reopened', id)).map((event) => event.data)).toEqual([{ conversation: opened.body }]);
+    expect((await eventsOf(t, 'conversation.reopened', id)).map((event) => event.data)).toEqual([
+      { conversation: asInEvents(opened.body) },
+    ]);
   });
 
   it('keeps the snooze when only the assignee changes', async () => {

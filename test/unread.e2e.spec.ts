@@ -1,5 +1,6 @@
 import { parsePublicId } from '../src/common/ids';
 import { UNREAD_COUNT_LIMIT } from '../src/conversations/conversation.entity';
+import { ConversationsService } from '../src/conversations/conversations.service';
 import { customerWrites } from './support/inbox';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -156,6 +157,74 @@ describe('unread state per agent and the counts of the inbox', () => {
     expect((await counts()).unread).toBe(adminsBefore.unread);
     expect(agentsBefore.mine).toBe(1);
     expect(adminsBefore.mine).toBe((await counts()).mine);
+  });
+
+  /** The counts as a pass over every conversation and the user's markers finds them: what the ledger must always equal. */
+  const recount = async (userPublicId: string) => {
+    const [row] = await t.sql<Record<string, number>>(
+      `SELECT count(*) FILTER (WHERE c.status = 'open')::int AS open,
+              count(*) FILTER (WHERE c.status = 'open' AND c.assigned_to = $1)::int AS mine,
+              count(*) FILTER (WHERE c.status = 'open' AND c.assigned_to IS NULL)::int AS unassigned,
+              count(*) FILTER (WHERE c.status = 'snoozed')::int AS snoozed,
+              count(*) FILTER (WHERE c.status = 'closed')::int AS closed,
+              count(*) FILTER (WHERE c.status = 'open' AND c.last_received_id IS NOT NULL
+                                 AND (r.last_read_at IS NULL OR (r.last_read_at, r.last_read_message_id) < (c.last_received_at, c.last_received_id)))::int AS unread
+         FROM conversations c LEFT JOIN conversation_reads r ON r.conversation_id = c.id AND r.user_id = $1`,
+      [parsePublicId('user', userPublicId)!],
+    );
+    return row;
+  };
+
+  it('keeps the counts equal to a recount after every kind of change, before and after folding', async () => {
+    const [agent, leaving] = [await t.createUser(), await t.createUser()];
+    const a = await threeMessages();
+    const b = await customerWrites(t);
+    const c = await customerWrites(t);
+    await read(a.id, agent.token);
+    await read(b.id, leaving.token);
+    const patch = (id: string, body: object) => t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body });
+    await patch(a.id, { assigned_to: agent.id });
+    await patch(b.id, { assigned_to: leaving.id });
+    await patch(c.id, { status: 'snoozed', snoozed_until: new Date(Date.now() + 3_600_000).toISOString() });
+    await customerWrites(t, { phone: a.phone.slice(1), text: 'after the read' });
+    await customerWrites(t, { phone: c.phone.slice(1), text: 'wakes the snooze' });
+    await patch(b.id, { status: 'closed' });
+    // A merge deletes one conversation, its markers with it.
+    const contactOf = async (phone: string) =>
+      (await t.request('GET', `/api/v1/contacts?q=${encodeURIComponent(phone)}`, { token: admin })).body.data[0].id;
+    expect(
+      (
+        await t.request('POST', `/api/v1/contacts/${await contactOf(a.phone)}/merge`, {
+          token: admin,
+          body: { from: await contactOf(c.phone) },
+        })
+      ).status,
+    ).toBe(200);
+    // A user deleted takes their markers and assignments with them.
+    expect((await t.request('DELETE', `/api/v1/users/${leaving.id}`, { token: admin })).status).toBe(204);
+    for (const user of [agent.id, (await t.request('GET', '/api/v1/me', { token: admin })).body.id]) {
+      const token = user === agent.id ? agent.token : admin;
+      expect(await counts(token)).toEqual(await recount(user));
+    }
+    await t.app.get(ConversationsService).foldCounters();
+    expect(await counts(agent.token)).toEqual(await recount(agent.id));
+    expect((await t.sql<{ rows: number }>('SELECT count(*)::int AS rows FROM conversation_counters'))[0].rows).toBeLessThan(20);
+  });
+
+  it('keeps the counts equal to a recount when agents read while customers write', async () => {
+    const agents = [await t.createUser(), await t.createUser(), await t.createUser()];
+    const customers = await Promise.all([1, 2, 3, 4].map(() => customerWrites(t)));
+    await Promise.all(
+      Array.from({ length: 6 }, async (_, round) => {
+        for (const [i, customer] of customers.entries()) {
+          await Promise.all([
+            customerWrites(t, { phone: customer.phone.slice(1), text: `round ${round}` }),
+            read(customer.id, agents[(i + round) % agents.length].token),
+          ]);
+        }
+      }),
+    );
+    for (const agent of agents) expect(await counts(agent.token)).toEqual(await recount(agent.id));
   });
 
   it('leaves the caller’s unread_count out of events, which many read', async () => {

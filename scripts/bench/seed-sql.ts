@@ -170,4 +170,4 @@ export const SEED_STATEMENTS: { label: string; sql: string }[] = [
 ];
 
 /** The tables the seed fills, for VACUUM (ANALYZE) afterwards. */
-export const SEEDED_TABLES = ['users', 'contacts', 'conversations', 'messages', 'conversation_reads'];
+export const SEEDED_TABLES = ['users', 'contacts', 'conversations', 'messages', 'conversation_reads', 'conversation_counters'];

@@ -15,7 +15,7 @@ import { ReactionsService } from './reactions.service';
 import { ReadRepository } from './read.repository';
 import { ReadsService } from './reads.service';
 import { NotesService } from './notes.service';
-import { SnoozeWakeUp } from './snooze-wake-up';
+import { ConversationUpkeep } from './conversation-upkeep';
 
 @Module({
   imports: [MediaModule, NotificationsModule, UsersModule, TemplatesModule, LabelsModule],
@@ -30,7 +30,7 @@ import { SnoozeWakeUp } from './snooze-wake-up';
     ReactionsService,
     ReadsService,
     NotesService,
-    SnoozeWakeUp,
+    ConversationUpkeep,
   ],
   exports: [ConversationsService, MessagesService, ReactionsService, ReadsService],
 })

@@ -288,6 +288,19 @@ export class ConversationsService {
     }
   }
 
+  /**
+   * Holds the conversation against changes until the caller's transaction ends (others may hold it
+   * too), or a 404. A read marker written after this counts against the conversation as it stays.
+   */
+  async holdForReading(db: Db, id: string): Promise<void> {
+    if (!(await this.conversations.holdShared(db, id))) throw new NotFoundException('Conversation not found');
+  }
+
+  /** Folds the ledger of the counts of the tabs (see ConversationRepository.foldCounters). */
+  async foldCounters(): Promise<void> {
+    await this.conversations.foldCounters(this.database.db);
+  }
+
   /** The conversation with its customer (and the reader's unread count, when one is given), or a 404. */
   async findWithCustomer(db: Db, id: string, readerId: string | null = null): Promise<ConversationWithCustomer> {
     const conversation = await this.conversations.findWithCustomer(db, id, readerId);

@@ -39,7 +39,9 @@ export class ReadsService {
   async markRead(conversationId: string, caller: UserRow): Promise<ConversationResponse> {
     let receiptRecorded = false;
     const answer = await this.database.transaction(async (db) => {
-      await this.conversations.findWithCustomer(db, conversationId); // a 404 before anything is written
+      // Held first: the marker's trigger reads the conversation FOR SHARE too, and taking it before
+      // the marker row keeps the lock order of a merge that deletes the conversation (row, then markers).
+      await this.conversations.holdForReading(db, conversationId);
       const now = new Date();
       const newest = await this.messages.newest(db, conversationId);
       if (newest) {

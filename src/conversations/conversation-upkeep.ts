@@ -7,8 +7,12 @@ import { ConversationsService } from './conversations.service';
  * its time. The look is one probe of a partial index that holds only the snoozed conversations.
  */
 const CHECK_EVERY_MS = 1_000;
+/** How often the ledger of the tabs' counts is folded: what a count sums grows for this long. */
+const FOLD_EVERY_CHECKS = 5;
 
 /**
+ * The conversations' own upkeep, on every instance.
+ *
  * Ends snoozes by itself: every second, in one transaction, the snoozed conversations whose time
  * has come are opened again and their conversation.reopened events recorded. The UPDATE that
  * opens them is its own guard against doing it twice: it skips rows another transaction holds and
@@ -16,10 +20,14 @@ const CHECK_EVERY_MS = 1_000;
  * message reopening the conversation meanwhile, leave one reopening per snooze. Nothing is
  * claimed, so nothing is left behind by a crash: a snooze due while every instance is down ends
  * at the next start.
+ *
+ * Folds the ledger of the counts of the inbox's tabs every few seconds, so counting sums a few
+ * hundred rows (see ConversationRepository.foldCounters, safe on several replicas at once).
  */
 @Injectable()
-export class SnoozeWakeUp implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger(SnoozeWakeUp.name);
+export class ConversationUpkeep implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(ConversationUpkeep.name);
+  private checks = 0;
   private timer?: NodeJS.Timeout;
   private running: Promise<void> | null = null;
   private stopped = true;
@@ -43,18 +51,25 @@ export class SnoozeWakeUp implements OnApplicationBootstrap, BeforeApplicationSh
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.running = this.wake().finally(() => {
+      this.running = this.upkeep().finally(() => {
         this.running = null;
         this.schedule(CHECK_EVERY_MS);
       });
     }, delayMs);
   }
 
-  private async wake(): Promise<void> {
+  private async upkeep(): Promise<void> {
     try {
       if ((await this.conversations.wakeDueSnoozes()) > 0) this.relay.wake();
     } catch (error) {
       this.logger.warn(`Snoozed conversations not woken, trying again: ${(error as Error).message}`);
+    }
+    this.checks += 1;
+    if (this.checks % FOLD_EVERY_CHECKS !== 0) return;
+    try {
+      await this.conversations.foldCounters();
+    } catch (error) {
+      this.logger.warn(`Counts of the tabs not folded, trying again: ${(error as Error).message}`);
     }
   }
 }
