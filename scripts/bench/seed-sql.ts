@@ -9,6 +9,8 @@
  * service's (UUIDv7), follow creation time.
  */
 
+import { FOLD_COUNTERS } from '../../src/conversations/conversation.repository';
+
 export const SEED = {
   contacts: 100_000,
   /** One per contact, as in the service (a customer has one conversation). */
@@ -167,6 +169,8 @@ export const SEED_STATEMENTS: { label: string; sql: string }[] = [
   { label: `${SEED.messages.toLocaleString('en-US')} messages`, sql: MESSAGES },
   { label: 'newest inbound message per conversation', sql: LAST_RECEIVED },
   { label: 'read markers', sql: READ_MARKERS },
+  // The triggers wrote a ledger row per change above: folded as the service folds it.
+  { label: 'counts folded', sql: FOLD_COUNTERS.compile().text },
 ];
 
 /** The tables the seed fills, for VACUUM (ANALYZE) afterwards. */

@@ -32,6 +32,9 @@ export class ReadState1763970000000 implements MigrationInterface {
         user_id uuid,
         delta integer NOT NULL
       )`);
+    // Counting reads the rows of everyone and of one user on this index, never the pages that
+    // folded rows left empty (a seq scan of them took 16 ms after a 1,000,000-row fold).
+    await q.query('CREATE INDEX conversation_counters_user_idx ON conversation_counters (user_id)');
 
     // What one conversation, in a given state, adds to the counters of everyone (not caught_up).
     await q.query(`
