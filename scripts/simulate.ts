@@ -12,7 +12,14 @@
  * channel would; the service does not check them).
  */
 import { type CustomerContent, hubSignature, inboundMessageWebhook, newWamid, statusWebhook } from './lib/channel-webhook';
-import { type Invocation, parseInvocation, type Simulation, USAGE } from './simulate/args';
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { SandboxMediaInfo } from '../src/messaging/sandbox-media';
+import { type Invocation, parseInvocation, type SandboxFile, type Simulation, USAGE } from './simulate/args';
 import { UsageError } from './simulate/target';
 
 /** A local service answers in milliseconds; a hung one should not hang the terminal. */
@@ -56,6 +63,11 @@ async function main(): Promise<number> {
       : 'unsigned (no --secret, no MESSAGING_APP_SECRET): only a service running without MESSAGING_APP_SECRET accepts it',
   );
 
+  if (simulation.kind === 'message' && simulation.file) {
+    if (invocation.dryRun) console.log(`would put ${simulation.file.path} in ${simulation.file.directory} as ${simulation.file.mediaId}`);
+    else console.log(`put ${await putInSandbox(simulation.file)} for the sandbox channel to serve`);
+  }
+
   if (invocation.dryRun) {
     console.log(`\nPOST ${url.href}`);
     for (const [name, value] of Object.entries(headers)) console.log(`${name}: ${value}`);
@@ -94,6 +106,25 @@ async function main(): Promise<number> {
   }
   if (simulation.kind === 'message') explainMessage(text, simulation.content);
   return 0;
+}
+
+/**
+ * Puts the file where the sandbox channel keeps "the channel's" media, as WhatsApp holds a
+ * customer's media until the service downloads it: the bytes as `<id>` and what the channel
+ * reports of them (type, size, sha256) as `<id>.json`. Answers where.
+ */
+async function putInSandbox(file: SandboxFile): Promise<string> {
+  await mkdir(file.directory, { recursive: true });
+  const target = join(file.directory, file.mediaId);
+  const hash = createHash('sha256');
+  await pipeline(
+    createReadStream(file.path),
+    new PassThrough().on('data', (chunk: Buffer) => hash.update(chunk)),
+    createWriteStream(target),
+  );
+  const info: SandboxMediaInfo = { mime_type: file.mimeType, sha256: hash.digest('hex'), file_size: (await stat(target)).size };
+  await writeFile(`${target}.json`, JSON.stringify(info));
+  return target;
 }
 
 /** One line saying what is sent. */

@@ -1,4 +1,8 @@
+import { randomBytes } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { basename, extname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { SANDBOX_MEDIA_DIRECTORY } from '../../src/messaging/sandbox-media';
 import { toE164 } from '../../src/common/phone';
 import { type CustomerContent, MEDIA_KINDS, type MediaKind, STATUS_VALUES, type StatusValue } from '../lib/channel-webhook';
 import { isLoopbackHost, UsageError, webhookUrl } from './target';
@@ -17,6 +21,7 @@ kind, or a delivery status of a message the inbox sent.
   npm run simulate -- --from +15551234567 --location 37.4833,-122.1490 [--location-name "Head office"] [--location-address "1 Main St"]
   npm run simulate -- --from +15551234567 --contact "Ana Souza=+5511999999999" [--contact "…=…"]
   npm run simulate -- --from +15551234567 --media image:1003383421387256 [--caption "My receipt"]
+  npm run simulate -- --from +15551234567 --media image --file ./receipt.jpg [--caption "My receipt"] [--data-dir ./data]
   npm run simulate -- --status <wamid> --to +15551234567 --value delivered|read|played|failed|sent
 
 A message is one of --text, --react, --button-reply, --list-reply, --location, --contact or --media.
@@ -36,6 +41,13 @@ Options:
   --media <kind>:<media-id>
                      ${MEDIA_KINDS.join(', ')} by the channel's media id (downloading it is the service's business);
                      with --caption, --filename (document), --mime-type, --voice (audio: a voice note)
+  --media <kind> --file <path>
+                     a file as the customer's media, for a service on the sandbox channel (no
+                     MESSAGING_ACCESS_TOKEN): the file is put where the sandbox keeps the channel's
+                     media, <data-dir>/sandbox-media/, under a new media id, so the service downloads,
+                     checks and stores it as it would from WhatsApp. The type is read from the file's
+                     extension unless --mime-type says it; a document is named after the file
+  --data-dir <dir>   the service's DATA_DIR (default: $DATA_DIR, else ./data)
   --reply-to <wamid> the message quoted (the channel's context), with any kind but --react
   --name <name>      the customer's WhatsApp profile name (default: none, the inbox shows the phone)
   --status <wamid>   the channel id of an outbound message (the service logs "... as wamid.…" when it sends)
@@ -72,10 +84,45 @@ const QUALIFIERS: Record<string, (typeof KIND_OPTIONS)[number][]> = {
   filename: ['media'],
   'mime-type': ['media'],
   voice: ['media'],
+  file: ['media'],
+  'data-dir': ['media'],
 };
 
+/** The type WhatsApp would report for a file, by its extension. */
+const MIME_TYPES_BY_EXTENSION: Record<string, string> = {
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.png': 'image/png',
+  '.webp': 'image/webp',
+  '.mp4': 'video/mp4',
+  '.3gp': 'video/3gpp',
+  '.ogg': 'audio/ogg',
+  '.opus': 'audio/ogg',
+  '.mp3': 'audio/mpeg',
+  '.m4a': 'audio/mp4',
+  '.aac': 'audio/aac',
+  '.amr': 'audio/amr',
+  '.pdf': 'application/pdf',
+  '.txt': 'text/plain',
+  '.doc': 'application/msword',
+  '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  '.xls': 'application/vnd.ms-excel',
+  '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  '.ppt': 'application/vnd.ms-powerpoint',
+  '.pptx': 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+};
+
+/** A file to put where the sandbox channel keeps media, as `mediaId`, before the message is sent. */
+export interface SandboxFile {
+  path: string;
+  mediaId: string;
+  mimeType: string;
+  /** `<data-dir>/sandbox-media`. */
+  directory: string;
+}
+
 export type Simulation =
-  | { kind: 'message'; from: string; content: CustomerContent; replyTo: string | null; name: string | null }
+  | { kind: 'message'; from: string; content: CustomerContent; replyTo: string | null; name: string | null; file: SandboxFile | null }
   | { kind: 'status'; wamid: string; to: string; value: StatusValue };
 
 export interface Invocation {
@@ -112,6 +159,8 @@ export function parseInvocation(argv: string[], env: NodeJS.ProcessEnv): Invocat
         filename: { type: 'string' },
         'mime-type': { type: 'string' },
         voice: { type: 'boolean' },
+        file: { type: 'string' },
+        'data-dir': { type: 'string' },
         'reply-to': { type: 'string' },
         name: { type: 'string' },
         status: { type: 'string' },
@@ -133,7 +182,9 @@ export function parseInvocation(argv: string[], env: NodeJS.ProcessEnv): Invocat
   const given = (name: string) => values[name] !== undefined;
 
   const simulation =
-    option('status') !== undefined ? statusSimulation(option, given) : messageSimulation(option, given, (values.contact as string[]) ?? []);
+    option('status') !== undefined
+      ? statusSimulation(option, given)
+      : messageSimulation(option, given, (values.contact as string[]) ?? [], env.DATA_DIR?.trim() || './data');
 
   const url = webhookUrl(option('url') ?? `http://127.0.0.1:${env.PORT?.trim() || 3000}`);
   // The messages this forges look real to the inbox: agents are notified and registered webhooks
@@ -158,7 +209,12 @@ export function parseInvocation(argv: string[], env: NodeJS.ProcessEnv): Invocat
   };
 }
 
-function messageSimulation(option: (name: string) => string | undefined, given: (name: string) => boolean, contacts: string[]): Simulation {
+function messageSimulation(
+  option: (name: string) => string | undefined,
+  given: (name: string) => boolean,
+  contacts: string[],
+  defaultDataDir: string,
+): Simulation {
   for (const name of ['to', 'value']) {
     if (given(name)) throw new UsageError(`--${name} goes with --status; a message takes --from and one of --${KIND_OPTIONS.join(', --')}`);
   }
@@ -180,12 +236,33 @@ function messageSimulation(option: (name: string) => string | undefined, given: 
     throw new UsageError('--reply-to: a reaction names its message with --react, and quotes nothing');
   const name = option('name');
   if (name !== undefined && name.trim() === '') throw new UsageError('--name: empty; omit it for a customer without a profile name');
+  const file = kind === 'media' && given('file') ? sandboxFileOf(option, defaultDataDir) : null;
+  if (given('data-dir') && !file) throw new UsageError('--data-dir goes with --media <kind> --file <path>');
   return {
     kind: 'message',
     from: channelPhone('--from', from),
-    content: contentOf(kind, option, given, contacts),
+    content: contentOf(kind, option, given, contacts, file),
     replyTo: replyTo === undefined ? null : channelMessageId('--reply-to', replyTo),
     name: name?.trim() ?? null,
+    file,
+  };
+}
+
+/** The file of `--media <kind> --file <path>`, under a new sandbox media id. */
+function sandboxFileOf(option: (name: string) => string | undefined, defaultDataDir: string): SandboxFile {
+  const path = resolve(option('file')!);
+  let isFile = false;
+  try {
+    isFile = statSync(path).isFile();
+  } catch {
+    // Said below, as for a directory.
+  }
+  if (!isFile) throw new UsageError(`--file: cannot read a file at ${path}`);
+  return {
+    path,
+    mediaId: `sim-${randomBytes(12).toString('hex')}`,
+    mimeType: option('mime-type')?.trim() || MIME_TYPES_BY_EXTENSION[extname(path).toLowerCase()] || 'application/octet-stream',
+    directory: resolve(option('data-dir') ?? defaultDataDir, SANDBOX_MEDIA_DIRECTORY),
   };
 }
 
@@ -195,6 +272,7 @@ function contentOf(
   option: (name: string) => string | undefined,
   given: (name: string) => boolean,
   contacts: string[],
+  file: SandboxFile | null,
 ): CustomerContent {
   switch (kind) {
     case 'text': {
@@ -243,9 +321,13 @@ function contentOf(
         }),
       };
     case 'media': {
-      const [mediaKind, mediaId] = option('media')!.split(/:(.*)/s, 2);
+      const [mediaKind, idGiven] = option('media')!.split(/:(.*)/s, 2);
+      if (file && idGiven !== undefined) throw new UsageError('--media: with --file, give the kind only (--media image --file photo.jpg)');
+      const mediaId = file ? file.mediaId : idGiven;
       if (!MEDIA_KINDS.includes(mediaKind as MediaKind) || !mediaId?.trim()) {
-        throw new UsageError(`--media: "${option('media')}" is not <kind>:<media-id> with a kind of ${MEDIA_KINDS.join(', ')}`);
+        throw new UsageError(
+          `--media: "${option('media')}" is not <kind>:<media-id>, or <kind> with --file, with a kind of ${MEDIA_KINDS.join(', ')}`,
+        );
       }
       const kindOf = mediaKind as MediaKind;
       if (given('voice') && kindOf !== 'audio') throw new UsageError('--voice goes with --media audio:<media-id>');
@@ -256,9 +338,13 @@ function contentOf(
         type: 'media',
         kind: kindOf,
         mediaId: mediaId.trim(),
-        mimeType: option('mime-type')?.trim() || MEDIA_MIME_TYPES[kindOf],
+        mimeType: file?.mimeType ?? (option('mime-type')?.trim() || MEDIA_MIME_TYPES[kindOf]),
         ...(option('caption') !== undefined ? { caption: option('caption') } : {}),
-        ...(option('filename') !== undefined ? { filename: option('filename') } : {}),
+        ...(option('filename') !== undefined
+          ? { filename: option('filename') }
+          : file && kindOf === 'document'
+            ? { filename: basename(file.path) }
+            : {}),
         ...(given('voice') ? { voice: true } : {}),
       };
     }

@@ -16,18 +16,10 @@ import {
 } from './messaging-channel';
 
 import { SANDBOX_TEMPLATES } from './sandbox-templates';
+import { SANDBOX_MEDIA_DIRECTORY, type SandboxMediaInfo } from './sandbox-media';
 
-/** Where the sandbox keeps "the channel's" media, under DATA_DIR: a customer's is a file put there, named by `npm run simulate -- --media <kind>:<id>`. */
-export const SANDBOX_MEDIA_DIRECTORY = 'sandbox-media';
 /** A sandbox media id names a file in that directory: nothing else may. */
 const SANDBOX_MEDIA_ID = /^[A-Za-z0-9_-]{1,128}$/;
-
-/** What the sandbox knows of a media beside its bytes (`<id>.json`). */
-export interface SandboxMediaInfo {
-  mime_type: string;
-  sha256?: string;
-  file_size: number;
-}
 
 /**
  * The channel when MESSAGING_ACCESS_TOKEN is unset: every send is accepted here and logged, and

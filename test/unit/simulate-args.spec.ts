@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
 import { parseInvocation } from '../../scripts/simulate/args';
 import { UsageError } from '../../scripts/simulate/target';
 
@@ -31,6 +34,31 @@ describe('npm run simulate: the command line', () => {
       content,
       replyTo: null,
       name: null,
+      file: null,
+    });
+  });
+
+  it('takes a file as the customer media, under a new sandbox media id in the data directory', () => {
+    const simulation = simulationOf('--from', '+15551234567', '--media', 'document', '--file', __filename, '--data-dir', '/srv/inbox');
+    expect(simulation).toMatchObject({
+      kind: 'message',
+      content: { type: 'media', kind: 'document', mimeType: 'application/octet-stream', filename: basename(__filename) },
+      file: { path: __filename, directory: '/srv/inbox/sandbox-media' },
+    });
+    if (simulation.kind !== 'message' || simulation.content.type !== 'media') throw new Error('not media');
+    expect(simulation.content.mediaId).toMatch(/^sim-[0-9a-f]{24}$/);
+    expect(simulation.file?.mediaId).toBe(simulation.content.mediaId);
+  });
+
+  it('reads the type of a file from its extension, and takes --mime-type over it', () => {
+    const photo = join(mkdtempSync(join(tmpdir(), 'simulate-')), 'receipt.JPG');
+    writeFileSync(photo, 'not really a jpeg');
+    expect(simulationOf('--from', '+15551234567', '--media', 'image', '--file', photo)).toMatchObject({
+      content: { mimeType: 'image/jpeg' },
+      file: { mimeType: 'image/jpeg', directory: resolve('./data/sandbox-media') },
+    });
+    expect(simulationOf('--from', '+15551234567', '--media', 'image', '--file', photo, '--mime-type', 'image/png')).toMatchObject({
+      content: { mimeType: 'image/png' },
     });
   });
 
@@ -48,6 +76,11 @@ describe('npm run simulate: the command line', () => {
     [['--contact', 'nobody'], /is not <name>=<phone>/],
     [['--media', 'gif:1'], /is not <kind>:<media-id>/],
     [['--media', 'image:1', '--voice'], /--voice goes with --media audio/],
+    [['--media', 'image'], /or <kind> with --file/],
+    [['--media', 'image:1', '--file', __filename], /with --file, give the kind only/],
+    [['--media', 'image', '--file', '/no/such/file.jpg'], /cannot read a file/],
+    [['--text', 'a', '--file', __filename], /--file goes with --media/],
+    [['--media', 'image:1', '--data-dir', '/tmp'], /--data-dir goes with --media <kind> --file/],
     [[], /missing one of --text/],
   ])('refuses %j', (argv, message) => {
     expect(() => simulationOf('--from', '+15551234567', ...argv)).toThrow(UsageError);
