@@ -22,6 +22,7 @@ import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { TemplatesModule } from './templates/templates.module';
 import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { MetricsModule } from './metrics/metrics.module';
 
 @Module({})
 export class AppModule {
@@ -33,6 +34,7 @@ export class AppModule {
         DatabaseModule.forRoot(config),
         EventsModule,
         QueueModule.forRoot(config),
+        MetricsModule,
         EventStreamModule.forRoot(config),
         AuthModule,
         UsersModule,

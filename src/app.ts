@@ -18,6 +18,7 @@ import { NestPinoLogger, requestContext } from './common/logger';
 import { RequestValidationPipe } from './common/validation.pipe';
 import { AppConfig } from './config/app-config';
 import { isDatabaseUnavailable } from './database/errors';
+import { Metrics } from './metrics/metrics';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 
 const API_BODY_LIMIT = 1024 * 1024;
@@ -105,8 +106,14 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
     if (closing) void reply.header('connection', 'close');
     done(null, payload);
   });
+  const metrics = app.get(Metrics);
   fastify.addHook('onResponse', (request, reply, done) => {
     request.log.info({ req: request, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request completed');
+    // The route's pattern, never the URL, so the series stay as many as the routes.
+    metrics.httpRequestDuration.observe(
+      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: reply.statusCode },
+      reply.elapsedTime / 1000,
+    );
     done();
   });
 
@@ -127,7 +134,8 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
     });
   }
 
-  app.setGlobalPrefix('api');
+  // Prometheus scrapes /metrics, the one path outside the API's prefix.
+  app.setGlobalPrefix('api', { exclude: ['metrics'] });
   app.useGlobalFilters(new ErrorFilter([{ name: 'Database', isUnavailable: isDatabaseUnavailable }]));
   app.useGlobalPipes(new RequestValidationPipe());
   // Order matters: the rate limit counts every request, including those the auth guard refuses.

@@ -139,6 +139,7 @@ describe('OpenAPI document', () => {
         'GET /api/health/messaging',
         'GET /api/health/ready',
         'GET /api/health/redis',
+        'GET /metrics',
         'GET /api/v1/contacts',
         'POST /api/v1/contacts',
         'GET /api/v1/contacts/{id}',

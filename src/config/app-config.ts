@@ -116,6 +116,10 @@ export class AppConfig {
   readonly emailNotificationDelayMs!: number;
   /** At most one digest e-mail per user per this long. */
   readonly emailDigestIntervalMs!: number;
+  /** A port of its own for GET /metrics (on HOST), or null: then metrics are on the main port when metricsToken is set. */
+  readonly metricsPort!: number | null;
+  /** The bearer token of GET /metrics on the main port; with neither this nor metricsPort, metrics are off. */
+  readonly metricsToken!: string | null;
 
   get isProduction(): boolean {
     return this.nodeEnv === 'production';
@@ -222,6 +226,12 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
     );
   }
   const emailApiBaseUrl = read.url('EMAIL_API_BASE_URL', ['http:', 'https:']);
+  const metricsPort = read.string('METRICS_PORT') === null ? null : read.integer('METRICS_PORT', 0, 1, 65535);
+  const metricsToken = read.string('METRICS_TOKEN');
+  if (metricsToken !== null && metricsToken.length < 16) {
+    problems.push('METRICS_TOKEN: must have at least 16 characters (it guards the metrics on the public port)');
+  }
+  if (metricsPort !== null && metricsPort === port) problems.push('METRICS_PORT: must differ from PORT');
 
   const config: Omit<AppConfig, 'isProduction'> = {
     nodeEnv,
@@ -287,6 +297,8 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
     emailRetryScheduleMs: read.durations('EMAIL_RETRY_SCHEDULE', '10s,1m,5m,15m,30m,1h,2h'),
     emailNotificationDelayMs: read.duration('EMAIL_NOTIFICATION_DELAY', '5m'),
     emailDigestIntervalMs: read.duration('EMAIL_DIGEST_INTERVAL', '1h'),
+    metricsPort,
+    metricsToken,
   };
 
   if (problems.length > 0) throw new ConfigError(problems);

@@ -55,4 +55,6 @@ export interface MessageToSend {
   customer_phone: string;
   /** The channel id of the message it replies to, when it has one by now. */
   reply_to_channel_message_id: string | null;
+  /** When it was queued: the start of its delivery time. */
+  created_at: Date;
 }

@@ -148,7 +148,7 @@ export class MessageRepository {
       sql`UPDATE messages m SET attempts = m.attempts + 1, next_attempt_at = ${msFromNow(leaseMs)}, claimed_by = ${instanceId}, updated_at = now()
             FROM conversations c, contacts ct
            WHERE m.id = ${work.id} AND m.status = 'queued' AND m.attempts = ${work.attempt - 1} AND c.id = m.conversation_id AND ct.id = c.contact_id
-          RETURNING m.id, m.attempts, m.type, m.text, m.content, m.media_id, ct.phone AS customer_phone,
+          RETURNING m.id, m.attempts, m.type, m.text, m.content, m.media_id, m.created_at, ct.phone AS customer_phone,
                     (SELECT q.channel_message_id FROM messages q WHERE q.id = m.reply_to_id) AS reply_to_channel_message_id`,
     );
   }

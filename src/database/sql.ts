@@ -65,14 +65,24 @@ export async function execute(db: Db, statement: Sql): Promise<number> {
   return (await run(db, statement)).affected;
 }
 
+/** Told the duration of every statement run here, in seconds (the metrics' database query time). */
+let statementObserver: ((seconds: number) => void) | null = null;
+
+/** Sets the one observer of statement durations (Metrics sets it; null removes it). */
+export function observeStatements(observer: ((seconds: number) => void) | null): void {
+  statementObserver = observer;
+}
+
 async function run<Row>(db: Db, statement: Sql): Promise<{ rows: Row[]; affected: number }> {
   const { text, values } = statement.compile();
   // A transaction's manager has its runner; the root manager borrows one from the pool, as its `query` does.
   const runner = db.queryRunner ?? db.connection.createQueryRunner();
+  const started = performance.now();
   try {
     const result = await runner.query(text, values, true);
     return { rows: (result.records ?? []) as Row[], affected: result.affected ?? 0 };
   } finally {
+    statementObserver?.((performance.now() - started) / 1000);
     if (!db.queryRunner) await runner.release();
   }
 }

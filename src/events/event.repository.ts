@@ -37,6 +37,11 @@ export class EventRepository {
     );
   }
 
+  /** When the oldest event not yet relayed was recorded, or null when all are relayed (the outbox's lag). */
+  async oldestUnrelayedAt(db: Db): Promise<Date | null> {
+    return (await queryOne<{ at: Date | null }>(db, sql`SELECT min(created_at) AS at FROM events WHERE relayed_at IS NULL`))?.at ?? null;
+  }
+
   /** The oldest events not yet relayed, locked for the caller's transaction; others' locked rows are skipped, so replicas share the outbox. */
   claimUnrelayed(db: Db, limit: number): Promise<EventRow[]> {
     return query(

@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { Database } from '../database/database';
 import { InstanceRegistry } from '../database/instance-registry';
 import type { Db } from '../database/sql';
+import { Metrics } from '../metrics/metrics';
 import { JobName, JobQueue, WorkItem } from '../queue/job-queue';
 import type { EventRow } from './event.entity';
 import { EventRepository } from './event.repository';
@@ -57,6 +58,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
     private readonly events: EventRepository,
     private readonly queue: JobQueue,
     private readonly instances: InstanceRegistry,
+    private readonly metrics: Metrics,
   ) {}
 
   /** For modules that follow events; called while the application starts. */
@@ -70,6 +72,10 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   onApplicationBootstrap(): void {
+    this.metrics.onScrape(async () => {
+      const oldest = await this.events.oldestUnrelayedAt(this.database.db);
+      this.metrics.outboxLag.set(oldest === null ? 0 : Math.max(0, Date.now() - oldest.getTime()) / 1000);
+    });
     this.stopped = false;
     this.schedule(0);
   }

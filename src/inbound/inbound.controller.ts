@@ -1,9 +1,10 @@
-import { Controller, Get, Headers, HttpCode, Post, Query, type RawBodyRequest, Req, Res } from '@nestjs/common';
+import { Controller, Get, Headers, HttpCode, HttpException, Post, Query, type RawBodyRequest, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiProperty, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/api-errors';
 import { NoRateLimit } from '../common/rate-limit.decorators';
+import { Metrics } from '../metrics/metrics';
 import { InboundService } from './inbound.service';
 
 class WebhookAccepted {
@@ -20,7 +21,10 @@ class WebhookAccepted {
 @NoRateLimit()
 @Controller('webhooks/messaging')
 export class InboundController {
-  constructor(private readonly inbound: InboundService) {}
+  constructor(
+    private readonly inbound: InboundService,
+    private readonly metrics: Metrics,
+  ) {}
 
   @Get()
   @ApiOperation({
@@ -55,13 +59,23 @@ export class InboundController {
   @ApiBody({ description: 'The WhatsApp Cloud API webhook payload (`object`, `entry[].changes[].value`)', schema: { type: 'object' } })
   @ApiOkResponse({ type: WebhookAccepted })
   @ApiErrors(400, 401, 413, 415, 503)
-  receive(
+  async receive(
     @Req() request: RawBodyRequest<FastifyRequest>,
     @Headers('x-hub-signature-256') signature: string | undefined,
   ): Promise<WebhookAccepted> {
-    this.inbound.verifySignature(request.rawBody, signature);
-    // Read from the request, not through @Body(): the validation pipe refuses characters PostgreSQL
-    // cannot store, and a refused channel body is redelivered for days; ingest replaces them instead.
-    return this.inbound.ingest(request.rawBody, signature, request.body);
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
+    try {
+      this.inbound.verifySignature(request.rawBody, signature);
+      // Read from the request, not through @Body(): the validation pipe refuses characters PostgreSQL
+      // cannot store, and a refused channel body is redelivered for days; ingest replaces them instead.
+      const accepted = await this.inbound.ingest(request.rawBody, signature, request.body);
+      this.metrics.channelWebhookDuration.observe({ outcome: 'processed' }, seconds());
+      return accepted;
+    } catch (error) {
+      const refused = error instanceof HttpException && error.getStatus() < 500;
+      this.metrics.channelWebhookDuration.observe({ outcome: refused ? 'refused' : 'failed' }, seconds());
+      throw error;
+    }
   }
 }

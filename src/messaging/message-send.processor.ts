@@ -9,6 +9,7 @@ import { MEDIA_TRANSFER_TIMEOUT_MS } from './graph-api.channel';
 import { ChannelError, MessagingChannel } from './messaging-channel';
 import { toOutboundMessage } from './outbound-message';
 import { AnsweredSend, SendJournal } from './send-journal';
+import { Metrics } from '../metrics/metrics';
 
 /**
  * Longer than a send can take (the channel client's 10 s timeout, after uploading its media for up
@@ -35,6 +36,7 @@ export class MessageSendProcessor implements OnModuleInit {
     private readonly config: AppConfig,
     private readonly journal: SendJournal,
     private readonly media: MediaService,
+    private readonly metrics: Metrics,
   ) {}
 
   /** Before the relay hands on any send (it starts at bootstrap): the answers a killed process had not recorded. */
@@ -54,7 +56,7 @@ export class MessageSendProcessor implements OnModuleInit {
     const message = await this.messages.claimSend(work, SEND_LEASE_MS);
     if (!message) return;
     const earlier = this.journal.answerFor(message.id);
-    if (earlier) return this.recordSent(earlier);
+    if (earlier) return this.recordSent(earlier, message);
     let channelMessageId: string;
     try {
       channelMessageId = await this.channel.send(toOutboundMessage(message, await this.channelMediaIdOf(message)));
@@ -66,10 +68,15 @@ export class MessageSendProcessor implements OnModuleInit {
         return;
       }
       await this.messages.markFailed(message.id, error instanceof ChannelError ? error.message : 'The channel could not be reached');
+      this.observeDelivery(message, 'failed');
       return;
     }
     this.journal.answered({ messageId: message.id, channelMessageId });
-    await this.recordSent({ messageId: message.id, channelMessageId });
+    await this.recordSent({ messageId: message.id, channelMessageId }, message);
+  }
+
+  private observeDelivery(message: MessageToSend, outcome: 'sent' | 'failed'): void {
+    this.metrics.messageDelivery.observe({ outcome }, (Date.now() - message.created_at.getTime()) / 1000);
   }
 
   /** The channel's id of the message's media, uploaded now unless a fresh earlier upload has one; null without media. */
@@ -89,8 +96,9 @@ export class MessageSendProcessor implements OnModuleInit {
     return channelMediaId;
   }
 
-  private async recordSent(answer: AnsweredSend): Promise<void> {
+  private async recordSent(answer: AnsweredSend, message: MessageToSend): Promise<void> {
     await this.messages.markSent(answer.messageId, answer.channelMessageId);
     this.journal.settle(answer.messageId);
+    this.observeDelivery(message, 'sent');
   }
 }

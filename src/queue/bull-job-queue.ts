@@ -30,6 +30,13 @@ export class BullJobQueue extends JobQueue implements BeforeApplicationShutdown 
     await queue.add(work, { jobId: jobIdOf(work), attempts: 1, removeOnComplete: true, removeOnFail: 1000 });
   }
 
+  /** Read from Redis: the jobs of every replica. Bull adds at the head of its wait list, so the oldest is the last. */
+  async waiting(name: JobName): Promise<{ count: number; oldestAddedAt: number | null }> {
+    const queue = this.queue(name);
+    const [count, oldest] = await Promise.all([queue.getWaitingCount(), queue.getWaiting(-1, -1)]);
+    return { count, oldestAddedAt: oldest[0]?.timestamp ?? null };
+  }
+
   /**
    * Waits for the jobs running here to finish before the database closes. Without Redis there is
    * nothing to wait for, and Bull's close() would wait for Redis: its connections are dropped.

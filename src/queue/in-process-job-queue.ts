@@ -11,7 +11,7 @@ export class InProcessJobQueue extends JobQueue implements BeforeApplicationShut
   private readonly logger = new Logger(InProcessJobQueue.name);
   /** Job ids waiting or running, so the same attempt added twice runs once. */
   private readonly pending = new Set<string>();
-  private readonly waiting = new Map<JobName, WorkItem[]>();
+  private readonly waitingJobs = new Map<JobName, { work: WorkItem; addedAt: number }[]>();
   private readonly runningCount = new Map<JobName, number>();
   private readonly running = new Set<Promise<void>>();
   private closed = false;
@@ -27,7 +27,7 @@ export class InProcessJobQueue extends JobQueue implements BeforeApplicationShut
     const key = `${name}:${jobIdOf(work)}`;
     if (this.closed || this.pending.has(key)) return Promise.resolve();
     this.pending.add(key);
-    this.waitingOf(name).push(work);
+    this.waitingOf(name).push({ work, addedAt: Date.now() });
     this.startWaiting(name);
     return Promise.resolve();
   }
@@ -35,7 +35,7 @@ export class InProcessJobQueue extends JobQueue implements BeforeApplicationShut
   /** Stops starting jobs and waits for those running, before the database closes. */
   async beforeApplicationShutdown(): Promise<void> {
     this.closed = true;
-    this.waiting.clear();
+    this.waitingJobs.clear();
     await Promise.allSettled([...this.running]);
   }
 
@@ -48,7 +48,7 @@ export class InProcessJobQueue extends JobQueue implements BeforeApplicationShut
     const limit = definition.concurrency ?? DEFAULT_CONCURRENCY;
     const queue = this.waitingOf(name);
     while (!this.closed && queue.length > 0 && (this.runningCount.get(name) ?? 0) < limit) {
-      const work = queue.shift()!;
+      const { work } = queue.shift()!;
       const key = `${name}:${jobIdOf(work)}`;
       this.runningCount.set(name, (this.runningCount.get(name) ?? 0) + 1);
       const run = definition
@@ -66,9 +66,14 @@ export class InProcessJobQueue extends JobQueue implements BeforeApplicationShut
     }
   }
 
-  private waitingOf(name: JobName): WorkItem[] {
-    let queue = this.waiting.get(name);
-    if (!queue) this.waiting.set(name, (queue = []));
+  waiting(name: JobName): Promise<{ count: number; oldestAddedAt: number | null }> {
+    const queue = this.waitingOf(name);
+    return Promise.resolve({ count: queue.length, oldestAddedAt: queue[0]?.addedAt ?? null });
+  }
+
+  private waitingOf(name: JobName): { work: WorkItem; addedAt: number }[] {
+    let queue = this.waitingJobs.get(name);
+    if (!queue) this.waitingJobs.set(name, (queue = []));
     return queue;
   }
 }

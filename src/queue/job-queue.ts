@@ -69,6 +69,14 @@ export abstract class JobQueue implements OnApplicationBootstrap {
 
   abstract add(name: JobName, work: WorkItem): Promise<void>;
 
+  /** The jobs of this kind waiting to start, and when the oldest of them was added (null when none waits). */
+  abstract waiting(name: JobName): Promise<{ count: number; oldestAddedAt: number | null }>;
+
+  /** The kinds of job registered here. */
+  get names(): JobName[] {
+    return [...this.definitions.keys()];
+  }
+
   /** Whether `add` can take jobs now (Redis reachable): the relay claims no work while it cannot. */
   abstract get accepting(): boolean;
 

@@ -9,6 +9,7 @@ import { JobQueue, retryDelay, WorkItem } from '../queue/job-queue';
 import { assertDeliverableUrl, lookupFor, UnsafeUrlError } from './url-guard';
 import { signDelivery } from './webhook-signature';
 import { AttemptOutcome, ClaimedDelivery, WebhooksService } from './webhooks.service';
+import { Metrics } from '../metrics/metrics';
 
 /** Deliveries one instance attempts at once: they wait on receivers, not on CPU. */
 const CONCURRENCY = 200;
@@ -37,6 +38,7 @@ export class WebhookDeliveryProcessor implements OnModuleInit, BeforeApplication
     private readonly relay: OutboxRelay,
     private readonly webhooks: WebhooksService,
     private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {}
 
   onModuleInit(): void {
@@ -56,7 +58,16 @@ export class WebhookDeliveryProcessor implements OnModuleInit, BeforeApplication
   async attempt(work: WorkItem): Promise<void> {
     const delivery = await this.webhooks.claimAttempt(work, this.config.webhookTimeoutMs + 5_000);
     if (!delivery) return;
-    await this.webhooks.recordAttempt(delivery, await this.deliver(delivery));
+    const outcome = await this.deliver(delivery);
+    await this.webhooks.recordAttempt(delivery, outcome);
+    this.observe(delivery, outcome);
+  }
+
+  /** Each attempt by outcome; for a delivery that ended, the time since its event was recorded. */
+  private observe(delivery: ClaimedDelivery, outcome: AttemptOutcome): void {
+    const ended = outcome.result === 'succeeded' ? 'delivered' : outcome.result === 'retry' ? null : 'failed';
+    this.metrics.webhookDeliveryAttempts.inc({ outcome: ended ?? 'retry' });
+    if (ended) this.metrics.webhookDelivery.observe({ outcome: ended }, (Date.now() - delivery.event_created_at.getTime()) / 1000);
   }
 
   private async deliver(delivery: ClaimedDelivery): Promise<AttemptOutcome> {
