@@ -1,7 +1,9 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { createApp } from './app';
-import { createLogger } from './common/logger';
+import { Logger } from '@nestjs/common';
+import { createLogger, NestPinoLogger } from './common/logger';
+import { migrateOnly } from './database/database.module';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 
 async function main(): Promise<void> {
@@ -14,6 +16,18 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const logger = createLogger(config.logLevel);
+  if (process.argv[2] === 'migrate') {
+    // Nest's Logger (used by the migrations' log line) writes through the same pino logger.
+    Logger.overrideLogger(new NestPinoLogger(logger));
+    try {
+      const applied = await migrateOnly(config);
+      logger.info({ applied }, applied.length > 0 ? `Applied ${applied.length} migrations` : 'The database is up to date');
+      process.exit(0);
+    } catch (error) {
+      logger.fatal({ err: error }, 'migration failed');
+      process.exit(1);
+    }
+  }
   if (config.sessionSecretGenerated) {
     logger.warn('SESSION_SECRET is not set: a random one was generated, so tokens stop working when the process restarts');
   }

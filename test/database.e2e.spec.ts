@@ -1,3 +1,5 @@
+import { loadConfig } from '../src/config/app-config';
+import { migrateOnly } from '../src/database/database.module';
 import { MIGRATIONS } from '../src/database/migrations';
 import { describeWithPglite, describeWithPostgres } from './support/environment';
 import { ADMIN, startTestApp } from './support/test-app';
@@ -13,6 +15,23 @@ describeWithPostgres('migrations on PostgreSQL (needs TEST_DATABASE_URL)', () =>
       const admins = await database.query<{ count: string }>("SELECT count(*) FROM users WHERE role = 'admin'");
       expect(admins[0].count).toBe('1');
       await Promise.all(apps.map((app) => app.close()));
+    } finally {
+      await database.drop();
+    }
+  });
+});
+
+describeWithPostgres('migrating once before the replicas start (npm run migrate, the Kubernetes Job)', () => {
+  it('applies every migration to an empty database, then finds nothing to do, and a replica starts on it', async () => {
+    const database = await createTestDatabase();
+    try {
+      const config = loadConfig({ NODE_ENV: 'test', ...database.env }, () => 'a-generated-secret-for-this-test-only');
+      expect(await migrateOnly(config)).toEqual(MIGRATIONS.map((migration) => new migration().name));
+      expect(await migrateOnly(config)).toEqual([]);
+      expect(await database.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'conversation_counters'")).toHaveLength(1);
+      const app = await startTestApp({ database });
+      expect((await app.request('GET', '/api/health/ready')).status).toBe(200);
+      await app.close();
     } finally {
       await database.drop();
     }

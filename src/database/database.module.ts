@@ -41,15 +41,7 @@ export class DatabaseModule {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRootAsync({
-          useFactory: () => ({
-            type: 'postgres' as const,
-            url: config.databaseUrl ?? undefined,
-            extra: { max: config.databasePoolMax },
-            migrations: MIGRATIONS,
-            migrationsRun: false,
-            synchronize: false,
-            logging: false,
-          }),
+          useFactory: () => dataSourceOptions(config),
           dataSourceFactory: (options) => openDataSource(config, options as DataSourceOptions),
         }),
       ],
@@ -59,7 +51,35 @@ export class DatabaseModule {
   }
 }
 
-async function openDataSource(config: AppConfig, options: DataSourceOptions): Promise<DataSource> {
+function dataSourceOptions(config: AppConfig): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: config.databaseUrl ?? undefined,
+    extra: { max: config.databasePoolMax },
+    migrations: MIGRATIONS,
+    migrationsRun: false,
+    synchronize: false,
+    logging: false,
+  };
+}
+
+/**
+ * `node dist/src/main.js migrate`: applies the pending migrations and ends, for a deployment that
+ * migrates once before its replicas start (the Kubernetes Job). Replicas still migrate at start,
+ * under the same advisory lock, and then find nothing to do. Answers the migrations applied.
+ */
+export async function migrateOnly(config: AppConfig): Promise<string[]> {
+  let applied: string[] = [];
+  const dataSource = await openDataSource(config, dataSourceOptions(config), (names) => (applied = names));
+  await dataSource.destroy();
+  return applied;
+}
+
+async function openDataSource(
+  config: AppConfig,
+  options: DataSourceOptions,
+  onApplied: (migrations: string[]) => void = () => undefined,
+): Promise<DataSource> {
   const logger = new Logger('Database');
   let dataSource: DataSource;
   if (config.databaseUrl) {
@@ -80,6 +100,7 @@ async function openDataSource(config: AppConfig, options: DataSourceOptions): Pr
     await dataSource.initialize();
     const applied = await runMigrationsLocked(dataSource);
     if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
+    onApplied(applied);
     return dataSource;
   } catch (error) {
     if (dataSource.isInitialized) await dataSource.destroy();
