@@ -22,8 +22,10 @@ COPY package.json package-lock.json ./
 RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
 # dist/scripts (the bench) needs devDependencies and is not part of the service.
 COPY --from=build /app/dist/src ./dist/src
-# The files stay root-owned and read-only to the process: it writes nothing under /app
-# (production requires DATABASE_URL, so there is no embedded data directory).
+# The files stay root-owned and read-only to the process. It writes only under DATA_DIR
+# (production requires DATABASE_URL, so no embedded database there; the send journal, the
+# channel's answers not yet recorded, is kept there across a restart of the process).
+RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 3000
 # The slim image has no curl or wget; Node 20 has fetch. Liveness only: readiness of the
