@@ -15,6 +15,9 @@
  *   POST /api/webhooks/messaging: signed inbound messages per second, and a check that every
  *     acknowledged one was stored (PostgreSQL only)
  *
+ * Options: `--only <section>[,<section>…]` runs only those sections: me, fanout, list, search,
+ * ingest (e.g. `npm run bench -- --only me` for the framework floor alone).
+ *
  * Settings (environment, read only here):
  *   BENCH_DURATION      seconds of each measured run (default 10), after a 3 s warm-up
  *   BENCH_CONNECTIONS   concurrent connections (default 50)
@@ -86,8 +89,23 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
   return Number(value);
 }
 
+const SECTIONS = ['me', 'fanout', 'list', 'search', 'ingest'] as const;
+type Section = (typeof SECTIONS)[number];
+
+/** The sections `--only` names, or all of them. */
+function sectionsToRun(argv: string[]): Set<Section> {
+  const at = argv.indexOf('--only');
+  if (at === -1) return new Set(SECTIONS);
+  const names = (argv[at + 1] ?? '').split(',').filter(Boolean);
+  const unknown = names.filter((name) => !(SECTIONS as readonly string[]).includes(name));
+  if (names.length === 0 || unknown.length > 0)
+    throw new Error(`--only: expected sections among ${SECTIONS.join(', ')}, got "${argv[at + 1] ?? ''}"`);
+  return new Set(names as Section[]);
+}
+
 async function main(cleanup: Cleanup): Promise<void> {
   const settings = readSettings(process.env);
+  const sections = sectionsToRun(process.argv.slice(2));
   const { load } = settings;
   const serviceOptions: ServiceOptions = {
     ...settings,
@@ -119,31 +137,33 @@ async function main(cleanup: Cleanup): Promise<void> {
   const bareBody = await getJson(`${bare.baseUrl}/me`, {});
   if (JSON.stringify(bareBody) !== JSON.stringify(meBody)) throw new Error('the bare server does not answer the same body as the service');
 
-  await warnIfMachineBusy('before the first measurement');
-  // One case at a time: both servers share the CPUs with the load generator. The service's own
-  // health endpoint (same framework, headers and logging, no token, no rate limit, no lookup)
-  // splits the gap: bare -> health is what the framework costs, health -> me what auth costs.
-  console.log('\nmeasuring GET /api/v1/me (service) ...');
-  const serviceMe = await measure({ url: `${service.baseUrl}/api/v1/me`, headers: auth }, load);
-  console.log('measuring GET /api/health (service, no auth or rate limit) ...');
-  const serviceHealth = await measure({ url: `${service.baseUrl}/api/health` }, load);
-  console.log('measuring the same JSON as /api/v1/me (bare Fastify) ...');
-  const bareMe = await measure({ url: `${bare.baseUrl}/me` }, load);
+  if (sections.has('me')) {
+    await warnIfMachineBusy('before the first measurement');
+    // One case at a time: both servers share the CPUs with the load generator. The service's own
+    // health endpoint (same framework, headers and logging, no token, no rate limit, no lookup)
+    // splits the gap: bare -> health is what the framework costs, health -> me what auth costs.
+    console.log('\nmeasuring GET /api/v1/me (service) ...');
+    const serviceMe = await measure({ url: `${service.baseUrl}/api/v1/me`, headers: auth }, load);
+    console.log('measuring GET /api/health (service, no auth or rate limit) ...');
+    const serviceHealth = await measure({ url: `${service.baseUrl}/api/health` }, load);
+    console.log('measuring the same JSON as /api/v1/me (bare Fastify) ...');
+    const bareMe = await measure({ url: `${bare.baseUrl}/me` }, load);
 
-  printTable('GET /api/v1/me (auth guard, per-user rate limit, user lookup)', [
-    { name: 'service /api/v1/me', figures: serviceMe },
-    { name: 'service /api/health', figures: serviceHealth },
-    { name: 'bare Fastify', figures: bareMe },
-  ]);
-  printRatio('service /api/v1/me / bare (req/s)', serviceMe, bareMe, GOAL_PERCENT);
-  printRatio('service /api/health / bare (req/s), the framework floor', serviceHealth, bareMe, GOAL_PERCENT);
-  if (serviceMe.non2xx > 0 || serviceMe.errors > 0) {
-    console.log(
-      `warning: the service answered ${serviceMe.non2xx} non-2xx and ${serviceMe.errors} errors; its figures are not of successful requests only`,
-    );
+    printTable('GET /api/v1/me (auth guard, per-user rate limit, user lookup)', [
+      { name: 'service /api/v1/me', figures: serviceMe },
+      { name: 'service /api/health', figures: serviceHealth },
+      { name: 'bare Fastify', figures: bareMe },
+    ]);
+    printRatio('service /api/v1/me / bare (req/s)', serviceMe, bareMe, GOAL_PERCENT);
+    printRatio('service /api/health / bare (req/s), the framework floor', serviceHealth, bareMe, GOAL_PERCENT);
+    if (serviceMe.non2xx > 0 || serviceMe.errors > 0) {
+      console.log(
+        `warning: the service answered ${serviceMe.non2xx} non-2xx and ${serviceMe.errors} errors; its figures are not of successful requests only`,
+      );
+    }
   }
 
-  await benchWebhookFanOut({ serviceUrl: service.baseUrl, token, events: settings.webhookEvents, cleanup });
+  if (sections.has('fanout')) await benchWebhookFanOut({ serviceUrl: service.baseUrl, token, events: settings.webhookEvents, cleanup });
 
   if (!settings.databaseUrl) {
     console.log(
@@ -153,17 +173,20 @@ async function main(cleanup: Cleanup): Promise<void> {
   }
   const adminId = (meBody as { id?: unknown }).id;
   if (typeof adminId !== 'string') throw new Error('GET /api/v1/me answered no id');
-  await benchConversationList({
-    serviceUrl: service.baseUrl,
-    auth,
-    adminId,
-    databaseUrl: settings.databaseUrl,
-    poolMax: POOL_MAX,
-    load,
-    cleanup,
-  });
-  await benchMessageSearch({ serviceUrl: service.baseUrl, auth, databaseUrl: settings.databaseUrl, poolMax: POOL_MAX, load, cleanup });
-  await benchIngest({ serviceUrl: service.baseUrl, appSecret: MESSAGING_APP_SECRET, databaseUrl: settings.databaseUrl, load });
+  if (sections.has('list'))
+    await benchConversationList({
+      serviceUrl: service.baseUrl,
+      auth,
+      adminId,
+      databaseUrl: settings.databaseUrl,
+      poolMax: POOL_MAX,
+      load,
+      cleanup,
+    });
+  if (sections.has('search'))
+    await benchMessageSearch({ serviceUrl: service.baseUrl, auth, databaseUrl: settings.databaseUrl, poolMax: POOL_MAX, load, cleanup });
+  if (sections.has('ingest'))
+    await benchIngest({ serviceUrl: service.baseUrl, appSecret: MESSAGING_APP_SECRET, databaseUrl: settings.databaseUrl, load });
 }
 
 /**

@@ -1,4 +1,3 @@
-import helmet from '@fastify/helmet';
 import multipart from '@fastify/multipart';
 import { type FastifyError, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { BadRequestException, type RawBodyRequest, UnsupportedMediaTypeException } from '@nestjs/common';
@@ -12,6 +11,7 @@ import { AppModule } from './app.module';
 import { AuthGuard } from './auth/auth.guard';
 import { ErrorFilter } from './common/error.filter';
 import { registerCsvBodyParser } from './common/csv-body';
+import { securityHeaders } from './common/security-headers';
 import { answerClientError, fastifyRefusal, MAX_PATH_SEGMENT_LENGTH } from './common/framework-refusals';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './common/json-depth';
 import { NestPinoLogger, requestContext } from './common/logger';
@@ -91,8 +91,18 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
     }
     done();
   });
+  const headers = securityHeaders({
+    contentSecurityPolicy: {
+      directives: {
+        'default-src': ["'self'"],
+        'img-src': ["'self'", 'data:'],
+        'style-src': ["'self'", "'unsafe-inline'"],
+        'script-src': ["'self'"],
+      },
+    },
+  });
   fastify.addHook('onRequest', (request, reply, done) => {
-    void reply.header('x-request-id', request.id);
+    void reply.headers(headers).header('x-request-id', request.id);
     requestContext.run({ reqId: request.id }, done);
   });
   // Answers finished while closing end their keep-alive connection: the server only closes
@@ -107,8 +117,12 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
     done(null, payload);
   });
   const metrics = app.get(Metrics);
+  // The completion line holds only what the req serializer keeps (method, URL with credentials
+  // redacted, id), the status and the time: nothing for the redaction paths to find, so it skips
+  // them (half the cost of the line, measured: 5.0 -> 2.4 us).
+  const accessLog = logger.child({}, { redact: { paths: [] } });
   fastify.addHook('onResponse', (request, reply, done) => {
-    request.log.info({ req: request, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request completed');
+    accessLog.info({ reqId: request.id, req: request, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request completed');
     // The route's pattern, never the URL, so the series stay as many as the routes.
     metrics.httpRequestDuration.observe(
       { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: reply.statusCode },
@@ -117,16 +131,6 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
     done();
   });
 
-  await app.register(helmet, {
-    contentSecurityPolicy: {
-      directives: {
-        'default-src': ["'self'"],
-        'img-src': ["'self'", 'data:'],
-        'style-src': ["'self'", "'unsafe-inline'"],
-        'script-src': ["'self'"],
-      },
-    },
-  });
   if (config.corsOrigins.length > 0) {
     app.enableCors({
       origin: config.corsOrigins,

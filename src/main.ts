@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { createApp } from './app';
 import { Logger } from '@nestjs/common';
-import { createLogger, NestPinoLogger } from './common/logger';
+import { createLogger, NestPinoLogger, stdoutDestination } from './common/logger';
 import { migrateOnly } from './database/database.module';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 
@@ -15,18 +15,21 @@ async function main(): Promise<void> {
     process.stderr.write(`${error.message}\n`);
     process.exit(1);
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, stdoutDestination());
+  // Log lines are written without blocking: the last ones are out before the process ends.
+  const exitAfterLogs = (code: number) => logger.flush(() => process.exit(code));
   if (process.argv[2] === 'migrate') {
     // Nest's Logger (used by the migrations' log line) writes through the same pino logger.
     Logger.overrideLogger(new NestPinoLogger(logger));
     try {
       const applied = await migrateOnly(config);
       logger.info({ applied }, applied.length > 0 ? `Applied ${applied.length} migrations` : 'The database is up to date');
-      process.exit(0);
+      exitAfterLogs(0);
     } catch (error) {
       logger.fatal({ err: error }, 'migration failed');
-      process.exit(1);
+      exitAfterLogs(1);
     }
+    return;
   }
   if (config.sessionSecretGenerated) {
     logger.warn('SESSION_SECRET is not set: a random one was generated, so tokens stop working when the process restarts');
@@ -40,7 +43,7 @@ async function main(): Promise<void> {
     );
   } catch (error) {
     logger.fatal({ err: error }, 'start-up failed');
-    process.exit(1);
+    exitAfterLogs(1);
   }
 }
 
