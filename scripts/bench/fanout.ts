@@ -34,6 +34,17 @@ interface ReceiverStats {
  */
 export async function benchWebhookFanOut(context: FanOutContext): Promise<void> {
   const receiver = await startChildServer(join(__dirname, 'fanout-receiver.js'), 'fan-out receiver', {}, context.cleanup);
+  // Deleted when the bench ends (before the service stops): on a reused bench database, a later
+  // run's events would otherwise also go to this run's receivers, long gone, and retry for hours.
+  const registrations: string[] = [];
+  context.cleanup.defer('fan-out registrations', async () => {
+    for (const id of registrations) {
+      await fetch(`${context.serviceUrl}/api/v1/webhooks/${id}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${context.token}` },
+      });
+    }
+  });
   for (let i = 0; i < REGISTRATIONS; i++) {
     const response = await fetch(`${context.serviceUrl}/api/v1/webhooks`, {
       method: 'POST',
@@ -48,6 +59,7 @@ export async function benchWebhookFanOut(context: FanOutContext): Promise<void> 
       throw new Error(
         `registering a webhook answered ${response.status}: ${await response.text()} (the service needs WEBHOOK_ALLOW_PRIVATE_URLS=true)`,
       );
+    registrations.push(((await response.json()) as { id: string }).id);
   }
 
   console.log(

@@ -163,10 +163,10 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
     }
   }
 
-  /** Claims a batch of due work and queues one job per attempt; answers how many it claimed. */
+  /** Claims a batch of due work and queues one job per attempt, the batch at once; answers how many it claimed. */
   private async handOn(source: WorkSource): Promise<number> {
     const due = await source.claimDue(this.database.db, BATCH, this.queue.handoffLeaseMs);
-    for (const work of due) await this.queue.add(source.job, work);
+    await this.queue.addAll(source.job, due);
     return due.length;
   }
 }

@@ -5,6 +5,11 @@ import type { Queue } from 'bull';
 import { closeRedis } from '../common/redis';
 import { DEFAULT_CONCURRENCY, JobDefinition, JobName, JobQueue, jobIdOf, WorkItem } from './job-queue';
 
+/** One job per attempt (its id), run once, forgotten when done; the last 1,000 failures kept for inspection. */
+function jobOptions(work: WorkItem) {
+  return { jobId: jobIdOf(work), attempts: 1, removeOnComplete: true, removeOnFail: 1000 };
+}
+
 /** Jobs in Redis through Bull: shared by every replica, kept across restarts. */
 @Injectable()
 export class BullJobQueue extends JobQueue implements BeforeApplicationShutdown {
@@ -27,7 +32,16 @@ export class BullJobQueue extends JobQueue implements BeforeApplicationShutdown 
     this.definition(name);
     const queue = this.queue(name);
     if (queue.client.status !== 'ready') throw new Error(`Redis is unreachable (${queue.client.status})`);
-    await queue.add(work, { jobId: jobIdOf(work), attempts: 1, removeOnComplete: true, removeOnFail: 1000 });
+    await queue.add(work, jobOptions(work));
+  }
+
+  /** One round trip for the batch: the relay hands on up to 200 attempts at once (fan-out to many receivers). */
+  async addAll(name: JobName, works: WorkItem[]): Promise<void> {
+    this.definition(name);
+    if (works.length === 0) return;
+    const queue = this.queue(name);
+    if (queue.client.status !== 'ready') throw new Error(`Redis is unreachable (${queue.client.status})`);
+    await queue.addBulk(works.map((work) => ({ data: work, opts: jobOptions(work) })));
   }
 
   /** Read from Redis: the jobs of every replica. Bull adds at the head of its wait list, so the oldest is the last. */

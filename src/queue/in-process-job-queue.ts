@@ -32,6 +32,10 @@ export class InProcessJobQueue extends JobQueue implements BeforeApplicationShut
     return Promise.resolve();
   }
 
+  async addAll(name: JobName, works: WorkItem[]): Promise<void> {
+    for (const work of works) await this.add(name, work);
+  }
+
   /** Stops starting jobs and waits for those running, before the database closes. */
   async beforeApplicationShutdown(): Promise<void> {
     this.closed = true;
