@@ -369,6 +369,18 @@ describe.each(['filesystem', 's3'] as const)('media on the %s store', (store) =>
       expect((await upload(Buffer.alloc(0), 'empty.png', 'image/png')).status).toBe(400);
     });
 
+    it('refuses a multipart body without parts or its closing boundary with 400, not a 5xx', async () => {
+      // Found by the fuzz: the multipart parser failed before any part, and the 500 reached the client.
+      const answer = await t.request('POST', '/api/v1/media', {
+        token: admin,
+        payload: '{"file":"not a multipart body"}',
+        headers: { 'content-type': 'multipart/form-data; boundary=x' },
+      });
+      expect(answer.status).toBe(400);
+      expect(answer.body).toEqual({ error: 'The multipart body is malformed or ended before the file did' });
+      expect((await upload(PNG, 'a.png', 'image/png')).status).toBe(201);
+    });
+
     it('answers multipart bodies on other routes with 415', async () => {
       const answer = await t.request('POST', '/api/v1/contacts', { token: admin, ...multipart('file', 'a.png', 'image/png', PNG) });
       expect(answer.status).toBe(415);

@@ -20,7 +20,7 @@ import { ApiErrors, ErrorBody } from '../common/api-errors';
 import { PublicIdPipe } from '../common/public-id.pipe';
 import type { UserRow } from '../users/user.entity';
 import { UploadedMediaResponse } from './media.dto';
-import { MediaService } from './media.service';
+import { MediaService, uploadRefusal } from './media.service';
 import { MAX_MEDIA_BYTES } from './media-types';
 
 const MediaId = new PublicIdPipe('med', 'Media');
@@ -54,10 +54,12 @@ export class MediaController {
   @ApiErrors(400, 413, 415)
   async upload(@Req() request: FastifyRequest, @CurrentUser() uploader: UserRow): Promise<UploadedMediaResponse> {
     if (!request.isMultipart()) throw new UnsupportedMediaTypeException('Send the file as multipart/form-data, in a field named file');
-    const part = await request.file({
-      limits: { fileSize: MAX_MEDIA_BYTES + 1, files: 1, fields: 10, parts: 11, fieldSize: 1024 },
-      throwFileSizeLimit: true,
-    });
+    // A body that is no multipart at all (no part, no closing boundary) fails here, before any file.
+    const part = await request
+      .file({ limits: { fileSize: MAX_MEDIA_BYTES + 1, files: 1, fields: 10, parts: 11, fieldSize: 1024 }, throwFileSizeLimit: true })
+      .catch((error: unknown) => {
+        throw uploadRefusal(error);
+      });
     if (!part) throw new BadRequestException('The multipart body has no file: send it in a field named file');
     if (part.fieldname !== 'file') {
       part.file.resume();

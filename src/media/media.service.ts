@@ -370,7 +370,7 @@ export class MediaService implements OnModuleInit {
 }
 
 /** A failed upload as the API answers it: the intake's refusal, or a multipart body that broke off. */
-function uploadRefusal(error: unknown): Error {
+export function uploadRefusal(error: unknown): Error {
   if (error instanceof MediaRefusal) {
     if (error.status === 413) return new PayloadTooLargeException(error.message);
     if (error.status === 415) return new UnsupportedMediaTypeException(error.message);
