@@ -16,7 +16,11 @@
  *     acknowledged one was stored (PostgreSQL only)
  *
  * Options: `--only <section>[,<section>…]` runs only those sections: me, fanout, list, search,
- * ingest (e.g. `npm run bench -- --only me` for the framework floor alone).
+ * ingest (e.g. `npm run bench -- --only me` for the framework floor alone). `--quick`: a short
+ * run to see that everything works, not to compare (3 s per case, 1 s warm-up, 1,000 fan-out
+ * events), unless BENCH_DURATION or BENCH_WEBHOOK_EVENTS say otherwise.
+ *
+ * At the end the service's peak resident memory (VmHWM, Linux) is printed.
  *
  * Settings (environment, read only here):
  *   BENCH_DURATION      seconds of each measured run (default 10), after a 3 s warm-up
@@ -36,6 +40,7 @@
  * A missed goal is reported, not failed: this is a measurement, not a test. Exit status 1 means
  * the bench itself could not run.
  */
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { startBareServer } from './bench/bare';
 import { Cleanup, describe } from './bench/cleanup';
@@ -67,19 +72,29 @@ interface Settings {
   keepFiles: boolean;
 }
 
-function readSettings(env: NodeJS.ProcessEnv): Settings {
+function readSettings(env: NodeJS.ProcessEnv, quick: boolean): Settings {
   return {
     load: {
-      durationSeconds: positiveInteger(env, 'BENCH_DURATION', 10),
+      durationSeconds: positiveInteger(env, 'BENCH_DURATION', quick ? 3 : 10),
       connections: positiveInteger(env, 'BENCH_CONNECTIONS', 50),
-      warmupSeconds: WARMUP_SECONDS,
+      warmupSeconds: quick ? 1 : WARMUP_SECONDS,
     },
     databaseUrl: env.BENCH_DATABASE_URL?.trim() || null,
     redisUrl: env.BENCH_REDIS_URL?.trim() || null,
-    webhookEvents: positiveInteger(env, 'BENCH_WEBHOOK_EVENTS', 10_000),
+    webhookEvents: positiveInteger(env, 'BENCH_WEBHOOK_EVENTS', quick ? 1_000 : 10_000),
     logLevel: env.BENCH_LOG_LEVEL?.trim() || 'info',
     keepFiles: env.BENCH_KEEP_TMP === '1',
   };
+}
+
+/** The process's peak resident set size (Linux's VmHWM), or null where /proc does not say. */
+function peakResidentMegabytes(pid: number): number | null {
+  try {
+    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
 }
 
 function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -104,7 +119,7 @@ function sectionsToRun(argv: string[]): Set<Section> {
 }
 
 async function main(cleanup: Cleanup): Promise<void> {
-  const settings = readSettings(process.env);
+  const settings = readSettings(process.env, process.argv.includes('--quick'));
   const sections = sectionsToRun(process.argv.slice(2));
   const { load } = settings;
   const serviceOptions: ServiceOptions = {
@@ -118,6 +133,11 @@ async function main(cleanup: Cleanup): Promise<void> {
   if (settings.databaseUrl) await prepareDatabase(settings.databaseUrl, serviceOptions, cleanup);
 
   const service = await startService(serviceOptions, cleanup);
+  // Registered after the service's stop, so it runs before it: the peak of the whole run.
+  cleanup.defer('peak memory', () => {
+    const peak = peakResidentMegabytes(service.pid);
+    if (peak !== null) console.log(`\nservice peak resident memory over the run (VmHWM): ${peak.toFixed(0)} MB`);
+  });
   console.log(
     `service: pid ${service.pid} at ${service.baseUrl}, ${settings.databaseUrl ? 'PostgreSQL (BENCH_DATABASE_URL)' : 'embedded PGlite'}, ` +
       `Redis ${settings.redisUrl ? 'on' : 'off'}, LOG_LEVEL=${settings.logLevel}`,
