@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { PageQuery } from '../src/common/pagination';
 import { DeadLetterRepository } from '../src/inbound/dead-letter.repository';
 import { channelMessage, channelWebhook, hubSignature, newWamid } from './support/channel';
+import { asInEvents } from './support/inbox';
 import { describeWithPostgres } from './support/environment';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -155,6 +156,27 @@ describe('channel webhook', () => {
     await deliver(channelWebhook({ messages: [channelMessage({ from })] }));
     expect((await conversationOf(`+${from}`))!.status).toBe('open');
     expect((await t.events('conversation.reopened')).filter((e) => e.data.conversation.id === conversation!.id)).toHaveLength(1);
+  });
+
+  it('message.received carries the conversation as a GET answers it after the message: reopened, assignee, labels, preview', async () => {
+    const from = newCustomer();
+    await deliver(channelWebhook({ contacts: [{ wa_id: from, name: 'Iris' }], messages: [channelMessage({ from })] }));
+    const conversation = await conversationOf(`+${from}`);
+    const label = `ingest-${from}`;
+    expect((await t.request('POST', '/api/v1/labels', { token: admin, body: { name: label } })).status).toBe(201);
+    const me = (await t.request('GET', '/api/v1/me', { token: admin })).body as { id: string };
+    const patched = await t.request('PATCH', `/api/v1/conversations/${conversation!.id}`, {
+      token: admin,
+      body: { labels: [label], assigned_to: me.id, status: 'closed' },
+    });
+    expect(patched.status).toBe(200);
+
+    await deliver(channelWebhook({ messages: [channelMessage({ from, payload: { body: 'back again' } })] }));
+
+    const shown = (await t.request('GET', `/api/v1/conversations/${conversation!.id}`, { token: admin })).body;
+    expect(shown).toMatchObject({ status: 'open', labels: [label], assigned_to: me.id, last_message: { text: 'back again' } });
+    const received = (await t.events('message.received')).filter((e) => e.data.conversation.id === conversation!.id);
+    expect(received.map((e) => e.data.conversation)).toEqual([expect.anything(), asInEvents(shown)]);
   });
 
   it('stores a message the channel delivers twice only once, and a redelivery does not reopen', async () => {

@@ -123,8 +123,19 @@ export class ContactsService {
     const e164 = toE164(phone);
     if (e164 === null) throw new Error(`findOrCreateByPhone: ${JSON.stringify(phone)} is not a phone number`);
     const name = profileName?.trim().slice(0, MAX_NAME_LENGTH) || null;
-    // A concurrent delete can remove the row between the insert that conflicted and the lock.
+    // Locked first: a customer who writes again (nearly every message) costs one statement. An
+    // insert that finds the phone taken lost a race with another first message, and a concurrent
+    // delete can remove the row between the two: both go round again.
     for (let attempt = 0; attempt < 3; attempt++) {
+      const contact = await this.contacts.lockByPhone(db, e164);
+      if (contact) {
+        if (contact.name === null && name !== null) {
+          Object.assign(contact, { name, updated_at: new Date() });
+          await this.contacts.update(db, contact);
+          await this.record(db, 'contact.updated', contact);
+        }
+        return { contact, created: false };
+      }
       const now = new Date();
       const fresh: ContactRow = {
         id: newUuid(now.getTime()),
@@ -140,14 +151,6 @@ export class ContactsService {
         await this.record(db, 'contact.created', fresh);
         return { contact: fresh, created: true };
       }
-      const contact = await this.contacts.lockByPhone(db, e164);
-      if (!contact) continue;
-      if (contact.name === null && name !== null) {
-        Object.assign(contact, { name, updated_at: new Date() });
-        await this.contacts.update(db, contact);
-        await this.record(db, 'contact.updated', contact);
-      }
-      return { contact, created: false };
     }
     throw new Error(`findOrCreateByPhone: the contact ${e164} kept disappearing`);
   }

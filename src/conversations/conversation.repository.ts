@@ -6,6 +6,11 @@ import { Keyset } from '../database/keyset';
 import { Db, execute, query, queryOne, Sql, sql } from '../database/sql';
 import { UNREAD_COUNT_LIMIT, type ConversationRow, type ConversationStatus, type ConversationWithCustomer } from './conversation.entity';
 
+/** The names of conversation `c`'s labels. */
+const LABEL_NAMES = sql.raw(
+  'ARRAY(SELECT l.name FROM conversation_labels cl JOIN labels l ON l.id = cl.label_id WHERE cl.conversation_id = c.id)',
+);
+
 /**
  * Conversations `c` (the table, or a page of it selected first) as every answer shows them: with
  * the customer, the label names (one subquery on conversation_labels_pkey) and the newest message
@@ -28,7 +33,7 @@ function shown(conversations: Sql, readerId: string | null): Sql {
   const marker = readerId === null ? sql`` : sql`LEFT JOIN conversation_reads r ON r.conversation_id = c.id AND r.user_id = ${readerId}`;
   return sql`SELECT c.id, c.status, c.assigned_to, c.last_message_at, c.last_inbound_at, c.snoozed_until, c.created_at, c.updated_at,
     ct.name AS customer_name, ct.phone AS customer_phone,
-    ARRAY(SELECT l.name FROM conversation_labels cl JOIN labels l ON l.id = cl.label_id WHERE cl.conversation_id = c.id) AS labels,
+    ${LABEL_NAMES} AS labels,
     lm.id AS last_message_id, lm.direction AS last_message_direction, lm.type AS last_message_type, lm.text AS last_message_text,
     lm.status AS last_message_status, lm.created_at AS last_message_created_at${unread}
   FROM ${conversations} c JOIN contacts ct ON ct.id = c.contact_id ${marker}
@@ -284,16 +289,25 @@ export class ConversationRepository {
    * (`windowFrom`, the channel's timestamp) also moves the 24-hour window forward; a system
    * message does not. Never back: the channel redelivers out of order.
    */
-  async recordInbound(db: Db, id: string, received: { id: string; at: Date }, windowFrom: Date | null): Promise<void> {
+  async recordInbound(
+    db: Db,
+    id: string,
+    received: { id: string; at: Date },
+    windowFrom: Date | null,
+  ): Promise<ConversationRow & { labels: string[] }> {
     const newer = sql`(last_received_id IS NULL OR (last_received_at, last_received_id) < (${received.at}::timestamptz, ${received.id}::uuid))`;
-    await execute(
+    // Answers the row as updated and its labels, which with the contact and the message make the
+    // event's conversation without reading it again.
+    const [updated] = await query<ConversationRow & { labels: string[] }>(
       db,
-      sql`UPDATE conversations SET last_message_at = GREATEST(last_message_at, ${received.at}),
+      sql`UPDATE conversations c SET last_message_at = GREATEST(last_message_at, ${received.at}),
                  last_inbound_at = GREATEST(last_inbound_at, ${windowFrom}::timestamptz),
                  last_received_at = CASE WHEN ${newer} THEN ${received.at}::timestamptz ELSE last_received_at END,
                  last_received_id = CASE WHEN ${newer} THEN ${received.id}::uuid ELSE last_received_id END,
                  updated_at = ${received.at}
-           WHERE id = ${id}`,
+           WHERE id = ${id}
+       RETURNING ${COLUMNS}, ${LABEL_NAMES} AS labels`,
     );
+    return updated;
   }
 }

@@ -193,8 +193,15 @@ export class ConversationsService {
       created_at: at,
       updated_at: at,
     };
-    const created = await this.conversations.insertUnlessContactHasOne(db, fresh);
-    const conversation = (await this.conversations.lockByContact(db, contactId))!;
+    // Locked first: a customer's next message (nearly every one) costs one statement. The caller
+    // holds the contact's lock, so another transaction creating it in between is rare (and
+    // then found by the second lock).
+    let conversation = await this.conversations.lockByContact(db, contactId);
+    let created = false;
+    if (conversation === null) {
+      created = await this.conversations.insertUnlessContactHasOne(db, fresh);
+      conversation = created ? fresh : (await this.conversations.lockByContact(db, contactId))!;
+    }
     if (created) {
       await this.events.record(db, 'conversation.created', {
         conversation: ConversationResponse.of(await this.findWithCustomer(db, conversation.id)),

@@ -215,11 +215,17 @@ export class MessagesService {
   }
 
   /**
-   * Stores an inbound message in the caller's transaction; null when the channel sent it before.
+   * Stores an inbound message in the caller's transaction and answers it with its conversation as
+   * updated (labels included); null when the channel sent it before.
    * A message quoting one of this conversation (`context.id`) replies to it. A customer's message
    * opens the 24-hour window; a system message (`opensWindow: false`) does not.
    */
-  async recordInbound(db: Db, conversation: ConversationRow, inbound: InboundMessage, opensWindow = true): Promise<MessageRow | null> {
+  async recordInbound(
+    db: Db,
+    conversation: ConversationRow,
+    inbound: InboundMessage,
+    opensWindow = true,
+  ): Promise<{ message: MessageRow; conversation: ConversationRow & { labels: string[] } } | null> {
     const now = new Date();
     const quoted = inbound.quotedChannelMessageId ? await this.messages.findByChannelId(db, inbound.quotedChannelMessageId) : null;
     const message: MessageRow = {
@@ -251,8 +257,13 @@ export class MessagesService {
       message.media_id = await this.media.recordInbound(db, { ...inbound.media, sentAt: inbound.sentAt });
       await this.messages.attachMedia(db, message.id, message.media_id);
     }
-    await this.conversationRows.recordInbound(db, conversation.id, { id: message.id, at: now }, opensWindow ? inbound.sentAt : null);
-    return message;
+    const updated = await this.conversationRows.recordInbound(
+      db,
+      conversation.id,
+      { id: message.id, at: now },
+      opensWindow ? inbound.sentAt : null,
+    );
+    return { message, conversation: updated };
   }
 
   /** Moves an outbound message forward along its statuses (never backwards), recording message.status. */

@@ -20,7 +20,9 @@ import type { Db } from '../database/sql';
 import { ContactsService } from '../contacts/contacts.service';
 import { ConversationResponse } from '../conversations/conversation.dto';
 import { ConversationsService } from '../conversations/conversations.service';
+import type { ConversationRow } from '../conversations/conversation.entity';
 import type { MessageRow } from '../conversations/message.entity';
+import type { ContactRow } from '../contacts/contact.entity';
 import { type InboundMessage, MessagesService } from '../conversations/messages.service';
 import { ReactionsService } from '../conversations/reactions.service';
 import { EventsService } from '../events/events.service';
@@ -205,13 +207,13 @@ export class InboundService implements OnApplicationBootstrap {
     const conversation = await this.conversations.openForContact(db, contact.id, new Date());
     const saved = await this.messages.recordInbound(db, conversation, message);
     if (!saved) return false;
-    const customerName = await this.recordReceived(db, saved, phone);
+    const shown = await this.recordReceived(db, saved, contact, phone);
     if (conversation.assigned_to) {
       await this.notifications.notify(db, {
         userId: conversation.assigned_to,
         type: 'message.received',
         conversationId: conversation.id,
-        text: `New message from ${customerName}`,
+        text: `New message from ${shown.customer.name}`,
       });
     }
     return true;
@@ -238,24 +240,44 @@ export class InboundService implements OnApplicationBootstrap {
     const conversation = await this.conversations.openForContact(db, contact.id, new Date(), { reopen: false });
     const saved = await this.messages.recordInbound(db, conversation, message, false);
     if (!saved) return false;
-    await this.recordReceived(db, saved, contact.phone);
+    await this.recordReceived(db, saved, contact, contact.phone);
     return true;
   }
 
-  /** message.received with the seed's message shape; answers the customer's name as the conversation shows it. */
-  private async recordReceived(db: Db, saved: MessageRow, phone: string): Promise<string> {
-    const row = ConversationResponse.of(await this.conversations.findWithCustomer(db, saved.conversation_id));
+  /**
+   * message.received with the seed's message shape; answers the conversation as the event shows
+   * it. That is built from the rows the ingest holds, not read again: the conversation as its
+   * update answered it, the contact, and the message as its preview (the newest of the thread:
+   * it was inserted just now, under the conversation's lock).
+   */
+  private async recordReceived(
+    db: Db,
+    { message, conversation }: { message: MessageRow; conversation: ConversationRow & { labels: string[] } },
+    contact: ContactRow,
+    from: string,
+  ): Promise<ConversationResponse> {
+    const shown = ConversationResponse.of({
+      ...conversation,
+      customer_name: contact.name,
+      customer_phone: contact.phone,
+      last_message_id: message.id,
+      last_message_direction: message.direction,
+      last_message_type: message.type,
+      last_message_text: message.text,
+      last_message_status: message.status,
+      last_message_created_at: message.created_at,
+    });
     await this.events.record(db, 'message.received', {
       message: {
-        id: toPublicId('msg', saved.id),
-        text: saved.text,
-        from: phone,
-        type: saved.type,
-        created_at: saved.created_at.toISOString(),
+        id: toPublicId('msg', message.id),
+        text: message.text,
+        from,
+        type: message.type,
+        created_at: message.created_at.toISOString(),
       },
-      conversation: row,
+      conversation: shown,
     });
-    return row.customer.name;
+    return shown;
   }
 
   /** Keeps a body that could not be stored, so the webhook can answer 200; a 503 when even that fails, so the channel retries. */
