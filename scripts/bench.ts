@@ -7,13 +7,17 @@
  * to watch; absolute numbers only compare runs on one machine.
  *
  * Sections:
- *   GET /api/v1/me against bare Fastify (always; on the embedded PGlite by default)
+ *   GET /api/v1/me and GET /api/health against bare Fastify (always; on the embedded PGlite by default)
+ *   webhook fan-out: events to 10 loopback receivers
  *   GET /api/v1/conversations?limit=50 against bare Fastify + raw pg running the same SQL, on a
  *     seeded database (PostgreSQL only)
  *   GET /api/v1/messages/search for four kinds of query against bare Fastify + raw pg running the
  *     same SQL, on the seeded database (PostgreSQL only)
  *   POST /api/webhooks/messaging: signed inbound messages per second, and a check that every
- *     acknowledged one was stored (PostgreSQL only)
+ *     acknowledged one was stored (PostgreSQL, and the embedded engine without BENCH_DATABASE_URL)
+ * On PostgreSQL the last three run twice: at the full size and at a tenth of it (10,000
+ * conversations, 100,000 messages, in a database beside BENCH_DATABASE_URL that the bench creates
+ * and drops), and a table shows what 10x more data costs each of them.
  *
  * Options: `--only <section>[,<section>…]` runs only those sections: me, fanout, list, search,
  * ingest (e.g. `npm run bench -- --only me` for the framework floor alone). `--quick`: a short
@@ -32,6 +36,10 @@
  *                       seeds 100,000 contacts and conversations and 1,000,000 messages (about 400 MB,
  *                       under a minute); later runs reuse that seed, and each run adds the messages it
  *                       ingests. A database holding anything else is refused before anything is written.
+ *                       The tenth-size database beside it (`<name>_tenth`) is made the same way and
+ *                       dropped at the end: the URL's user needs the right to create databases.
+ *                       The tenth-size database beside it (`<name>_tenth`) is made the same way and
+ *                       dropped at the end; the user of the URL needs the right to create databases.
  *   BENCH_REDIS_URL     Redis for the service (default: none, in-process)
  *   BENCH_WEBHOOK_EVENTS events of the webhook fan-out section (default 10000), each to 10 receivers
  *   BENCH_LOG_LEVEL     the service's LOG_LEVEL (default info, as in production)
@@ -40,21 +48,25 @@
  * A missed goal is reported, not failed: this is a measurement, not a test. Exit status 1 means
  * the bench itself could not run.
  */
-import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { startBareServer } from './bench/bare';
 import { Cleanup, describe } from './bench/cleanup';
+import { countStoredWamids, countStoredWamidsEmbedded, dropDatabase, siblingDatabase } from './bench/database';
 import { benchWebhookFanOut } from './bench/fanout';
 import { benchIngest } from './bench/ingest';
 import { benchConversationList } from './bench/list';
 import { warnIfMachineBusy } from './bench/machine';
 import { Load, measure } from './bench/measure';
-import { printRatio, printTable } from './bench/report';
+import { printGrowth, printRatio, printTable, type Row } from './bench/report';
 import { benchMessageSearch } from './bench/search';
 import { inspectDatabase, seedDatabase } from './bench/seed';
-import { ServiceOptions, startService } from './bench/service';
+import { describeSize, FULL_SIZE, type SeedSize, TENTH_SIZE } from './bench/seed-sql';
+import { type RunningService, ServiceOptions, startService } from './bench/service';
 
 const GOAL_PERCENT = 60;
+/** Ingest goals, messages stored per second: PostgreSQL + Redis, and the embedded default. */
+const INGEST_GOAL_POSTGRES = 2_000;
+const INGEST_GOAL_EMBEDDED = 500;
 const WARMUP_SECONDS = 3;
 const ADMIN_EMAIL = 'bench-admin@example.com';
 const ADMIN_PASSWORD = 'bench-password-0123456789';
@@ -87,16 +99,6 @@ function readSettings(env: NodeJS.ProcessEnv, quick: boolean): Settings {
   };
 }
 
-/** The process's peak resident set size (Linux's VmHWM), or null where /proc does not say. */
-function peakResidentMegabytes(pid: number): number | null {
-  try {
-    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : null;
-  } catch {
-    return null;
-  }
-}
-
 function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const value = env[name]?.trim();
   if (!value) return fallback;
@@ -106,6 +108,8 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
 
 const SECTIONS = ['me', 'fanout', 'list', 'search', 'ingest'] as const;
 type Section = (typeof SECTIONS)[number];
+/** The sections whose cost depends on how much data there is: run at both sizes on PostgreSQL. */
+const DATA_SECTIONS: Section[] = ['list', 'search', 'ingest'];
 
 /** The sections `--only` names, or all of them. */
 function sectionsToRun(argv: string[]): Set<Section> {
@@ -130,12 +134,12 @@ async function main(cleanup: Cleanup): Promise<void> {
     poolMax: POOL_MAX,
   };
 
-  if (settings.databaseUrl) await prepareDatabase(settings.databaseUrl, serviceOptions, cleanup);
+  if (settings.databaseUrl) await prepareDatabase(settings.databaseUrl, FULL_SIZE, serviceOptions, cleanup);
 
   const service = await startService(serviceOptions, cleanup);
   // Registered after the service's stop, so it runs before it: the peak of the whole run.
   cleanup.defer('peak memory', () => {
-    const peak = peakResidentMegabytes(service.pid);
+    const peak = service.peakResidentMegabytes();
     if (peak !== null) console.log(`\nservice peak resident memory over the run (VmHWM): ${peak.toFixed(0)} MB`);
   });
   console.log(
@@ -186,27 +190,88 @@ async function main(cleanup: Cleanup): Promise<void> {
   if (sections.has('fanout')) await benchWebhookFanOut({ serviceUrl: service.baseUrl, token, events: settings.webhookEvents, cleanup });
 
   if (!settings.databaseUrl) {
+    if (sections.has('ingest')) {
+      await benchIngest({
+        serviceUrl: service.baseUrl,
+        appSecret: MESSAGING_APP_SECRET,
+        goalMessagesPerSecond: INGEST_GOAL_EMBEDDED,
+        // PGlite serves one process: the service stops before the bench reads its files.
+        countStored: async (wamids) => {
+          await service.stop();
+          return countStoredWamidsEmbedded(service.dataDir!, wamids);
+        },
+        load,
+      });
+    }
     console.log(
-      '\nskipped: GET /api/v1/conversations and inbound ingest need a seeded PostgreSQL database (set BENCH_DATABASE_URL to a throwaway one)',
+      '\nskipped: GET /api/v1/conversations and message search need a seeded PostgreSQL database (set BENCH_DATABASE_URL to a throwaway one)',
     );
     return;
   }
-  const adminId = (meBody as { id?: unknown }).id;
+  if (!DATA_SECTIONS.some((section) => sections.has(section))) return;
+
+  const full = await benchData(service, token, settings.databaseUrl, FULL_SIZE, sections, settings, cleanup);
+
+  // The same at a tenth of the size, in a database beside BENCH_DATABASE_URL that the bench makes
+  // and drops: what 10x more data costs.
+  const tenthDatabase = await siblingDatabase(settings.databaseUrl, 'tenth');
+  console.log(
+    `\n--- the same at a tenth of the size (database ${tenthDatabase.name}, ${tenthDatabase.created ? 'created' : 'already there'}) ---`,
+  );
+  const fullUrl = settings.databaseUrl;
+  if (tenthDatabase.created) cleanup.defer(`drop ${tenthDatabase.name}`, () => dropDatabase(fullUrl, tenthDatabase.name));
+  const tenthOptions = { ...serviceOptions, databaseUrl: tenthDatabase.url };
+  await prepareDatabase(tenthDatabase.url, TENTH_SIZE, tenthOptions, cleanup);
+  if (!tenthDatabase.created) cleanup.defer(`drop ${tenthDatabase.name}`, () => dropDatabase(fullUrl, tenthDatabase.name));
+  const tenthService = await startService(tenthOptions, cleanup);
+  const tenth = await benchData(
+    tenthService,
+    await logIn(tenthService.baseUrl),
+    tenthDatabase.url,
+    TENTH_SIZE,
+    sections,
+    settings,
+    cleanup,
+  );
+  await tenthService.stop();
+  printGrowth(tenth, full);
+}
+
+/**
+ * The sections whose cost depends on the data (list, search, ingest) on one seeded PostgreSQL
+ * database; answers the service's figures for the cost-growth table.
+ */
+async function benchData(
+  service: RunningService,
+  token: string,
+  databaseUrl: string,
+  size: SeedSize,
+  sections: Set<Section>,
+  settings: Settings,
+  cleanup: Cleanup,
+): Promise<Row[]> {
+  const auth = { authorization: `Bearer ${token}` };
+  const adminId = ((await getJson(`${service.baseUrl}/api/v1/me`, auth)) as { id?: unknown }).id;
   if (typeof adminId !== 'string') throw new Error('GET /api/v1/me answered no id');
+  const { load } = settings;
+  const rows: Row[] = [];
   if (sections.has('list'))
-    await benchConversationList({
-      serviceUrl: service.baseUrl,
-      auth,
-      adminId,
-      databaseUrl: settings.databaseUrl,
-      poolMax: POOL_MAX,
-      load,
-      cleanup,
-    });
+    rows.push(
+      ...(await benchConversationList({ serviceUrl: service.baseUrl, auth, adminId, databaseUrl, size, poolMax: POOL_MAX, load, cleanup })),
+    );
   if (sections.has('search'))
-    await benchMessageSearch({ serviceUrl: service.baseUrl, auth, databaseUrl: settings.databaseUrl, poolMax: POOL_MAX, load, cleanup });
-  if (sections.has('ingest'))
-    await benchIngest({ serviceUrl: service.baseUrl, appSecret: MESSAGING_APP_SECRET, databaseUrl: settings.databaseUrl, load });
+    rows.push(...(await benchMessageSearch({ serviceUrl: service.baseUrl, auth, databaseUrl, size, poolMax: POOL_MAX, load, cleanup })));
+  if (sections.has('ingest')) {
+    const figures = await benchIngest({
+      serviceUrl: service.baseUrl,
+      appSecret: MESSAGING_APP_SECRET,
+      goalMessagesPerSecond: INGEST_GOAL_POSTGRES,
+      countStored: (wamids) => countStoredWamids(databaseUrl, wamids),
+      load,
+    });
+    rows.push({ name: 'ingest', figures });
+  }
+  return rows;
 }
 
 /**
@@ -214,14 +279,14 @@ async function main(cleanup: Cleanup): Promise<void> {
  * on the data as a long-running instance would find it, statistics included). The migrations
  * are the service's own: a first start runs them (and creates the bench admin), then it stops.
  */
-async function prepareDatabase(databaseUrl: string, serviceOptions: ServiceOptions, cleanup: Cleanup): Promise<void> {
-  let state = await inspectDatabase(databaseUrl, ADMIN_EMAIL);
+async function prepareDatabase(databaseUrl: string, size: SeedSize, serviceOptions: ServiceOptions, cleanup: Cleanup): Promise<void> {
+  let state = await inspectDatabase(databaseUrl, ADMIN_EMAIL, size);
   if (state.kind === 'new') {
     console.log('bench database: new; starting the service once to run its migrations and create the bench admin ...');
     const first = await startService(serviceOptions, cleanup);
     await getJson(`${first.baseUrl}/api/health/db`, {});
     await first.stop();
-    state = await inspectDatabase(databaseUrl, ADMIN_EMAIL);
+    state = await inspectDatabase(databaseUrl, ADMIN_EMAIL, size);
   }
   switch (state.kind) {
     case 'seeded':
@@ -230,8 +295,8 @@ async function prepareDatabase(databaseUrl: string, serviceOptions: ServiceOptio
       );
       return;
     case 'empty': {
-      console.log('bench database: seeding (one transaction) ...');
-      const times = await seedDatabase(databaseUrl, (line) => console.log(line));
+      console.log(`bench database: seeding the ${size.name} size, ${describeSize(size)} (one transaction) ...`);
+      const times = await seedDatabase(databaseUrl, size, (line) => console.log(line));
       console.log(`bench database: seeded in ${times.insertSeconds.toFixed(1)} s, VACUUM (ANALYZE) ${times.vacuumSeconds.toFixed(1)} s`);
       return;
     }

@@ -1,3 +1,7 @@
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
+import { join } from 'node:path';
 import { Client } from 'pg';
 
 /**
@@ -23,4 +27,45 @@ export async function countStoredWamids(databaseUrl: string, wamids: string[]): 
     );
     return rows[0].stored;
   });
+}
+
+/**
+ * How many of `wamids` the embedded engine in `dataDir` stored, read with PGlite itself once the
+ * service has stopped (PGlite serves one process at a time).
+ */
+export async function countStoredWamidsEmbedded(dataDir: string, wamids: string[]): Promise<number> {
+  const db = await PGlite.create(join(dataDir, 'pgdata'), { extensions: { pg_trgm, unaccent } });
+  try {
+    const { rows } = await db.query<{ stored: number }>(
+      'SELECT count(*)::int AS stored FROM messages WHERE channel_message_id = ANY($1::text[])',
+      [wamids],
+    );
+    return rows[0].stored;
+  } finally {
+    await db.close();
+  }
+}
+
+/**
+ * The URL of a database beside `databaseUrl` on the same server, named after it with `suffix`
+ * (`ti_bench` -> `ti_bench_tenth`), created when missing. Answers whether it was created.
+ */
+export async function siblingDatabase(databaseUrl: string, suffix: string): Promise<{ url: string; name: string; created: boolean }> {
+  const url = new URL(databaseUrl);
+  const base = decodeURIComponent(url.pathname.slice(1));
+  const name = `${base}_${suffix}`;
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`cannot name a database after "${base}": use letters, digits and _`);
+  url.pathname = `/${name}`;
+  const created = await withClient(databaseUrl, async (client) => {
+    const { rows } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (rows.length > 0) return false;
+    await client.query(`CREATE DATABASE "${name}"`);
+    return true;
+  });
+  return { url: url.toString(), name, created };
+}
+
+/** Drops a database the bench made, from a connection to another one on the same server. */
+export async function dropDatabase(viaUrl: string, name: string): Promise<void> {
+  await withClient(viaUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
 }

@@ -38,3 +38,37 @@ export function printGoal(label: string, value: number, unit: string, goal: { be
   const bound = 'below' in goal ? `< ${goal.below}` : `>= ${goal.atLeast}`;
   console.log(`${label}: ${value.toFixed(value < 100 ? 1 : 0)} ${unit} (goal ${bound} ${unit}: ${met ? 'met' : 'MISSED'})`);
 }
+
+/** What 10x more data may cost: the goal on cost growth. */
+const GROWTH_GOAL = 1.5;
+
+/**
+ * The cost of each case at a tenth of the size and at the full size, side by side. Cost is time
+ * per request at saturation, so its growth is the tenth's req/s over the full size's; the p99s
+ * are shown beside it. Informative, never fatal.
+ */
+export function printGrowth(tenth: Row[], full: Row[]): void {
+  const header = ['case', 'req/s tenth', 'req/s full', 'cost growth', 'p99 tenth', 'p99 full', `goal <= ${GROWTH_GOAL}x`];
+  const cells = full.flatMap(({ name, figures }) => {
+    const small = tenth.find((row) => row.name === name)?.figures;
+    if (!small || figures.rps <= 0) return [];
+    const growth = small.rps / figures.rps;
+    return [
+      [
+        name,
+        small.rps.toFixed(0),
+        figures.rps.toFixed(0),
+        `${growth.toFixed(2)}x`,
+        `${small.p99.toFixed(1)} ms`,
+        `${figures.p99.toFixed(1)} ms`,
+        growth <= GROWTH_GOAL ? 'met' : 'MISSED',
+      ],
+    ];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i].length)));
+  const line = (row: string[]) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
+  console.log('\nCost growth: the same cases at a tenth of the size and at the full size (service only)');
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const row of cells) console.log(line(row));
+}

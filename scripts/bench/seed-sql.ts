@@ -11,11 +11,24 @@
 
 import { FOLD_COUNTERS } from '../../src/conversations/conversation.repository';
 
-export const SEED = {
-  contacts: 100_000,
+/** How much data: the full size the goals are set at, and a tenth of it (how cost grows with data). */
+export interface SeedSize {
+  name: 'full' | 'tenth';
+  contacts: number;
   /** One per contact, as in the service (a customer has one conversation). */
-  conversations: 100_000,
-  messages: 1_000_000,
+  conversations: number;
+  messages: number;
+}
+
+export const FULL_SIZE: SeedSize = { name: 'full', contacts: 100_000, conversations: 100_000, messages: 1_000_000 };
+export const TENTH_SIZE: SeedSize = { name: 'tenth', contacts: 10_000, conversations: 10_000, messages: 100_000 };
+
+/** "100,000 conversations, 1,000,000 messages", for titles. */
+export function describeSize(size: SeedSize): string {
+  return `${size.conversations.toLocaleString('en-US')} conversations, ${size.messages.toLocaleString('en-US')} messages`;
+}
+
+export const SEED = {
   agents: 5,
   /** Seeded agents' e-mails start with this: the marker of a database this bench seeded. */
   agentEmailPrefix: 'bench-agent-',
@@ -59,7 +72,7 @@ const AGENTS = `
  * (the inbox shows the phone), a third with an e-mail, some tagged. Created 90 to 180 days ago,
  * before any conversation activity.
  */
-const CONTACTS = `
+const contacts = (size: SeedSize) => `
   INSERT INTO contacts (id, phone, name, email, tags, created_at, updated_at)
   SELECT pg_temp.bench_uuid7(created_at), '${PHONE_PREFIX}' || lpad(n::text, ${PHONE_DIGITS}, '0'),
     CASE WHEN n % 10 = 0 THEN NULL ELSE first || ' ' || last END,
@@ -73,7 +86,7 @@ const CONTACTS = `
       (ARRAY['Lopez', 'Smith', 'Khan', 'Chen', 'Garcia', 'Haddad', 'Murphy', 'Rossi', 'Tanaka', 'Ivanova',
              'Santos', 'Okafor', 'Brown', 'Sharma', 'Silva', 'Aziz', 'Petrov', 'Wang', 'Farouk', 'Novak'])[1 + (n / 20) % 20] AS last,
       now() - interval '90 days' - random() * interval '90 days' AS created_at
-    FROM generate_series(1, ${SEED.contacts}) n
+    FROM generate_series(1, ${size.contacts}) n
   ) s`;
 
 /**
@@ -107,7 +120,7 @@ const NUMBERED_CONVERSATIONS = `
  * bench looks for); outbound ones mostly read, some failed with the channel's
  * error, sent by the conversation's assignee.
  */
-const MESSAGES = `
+const messages = (size: SeedSize) => `
   INSERT INTO messages (id, conversation_id, direction, type, text, content, status, error, channel_message_id, sent_by, channel_timestamp, created_at, updated_at)
   SELECT pg_temp.bench_uuid7(at), conversation_id, direction, 'text',
     CASE direction
@@ -128,15 +141,15 @@ const MESSAGES = `
     at, at
   FROM (
     SELECT g.i, c.id AS conversation_id, c.assigned_to, random() AS r,
-      CASE WHEN g.i < ${SEED.conversations} THEN c.last_message_at ELSE c.last_message_at - random() * (c.last_message_at - c.first_at) END AS at,
+      CASE WHEN g.i < ${size.conversations} THEN c.last_message_at ELSE c.last_message_at - random() * (c.last_message_at - c.first_at) END AS at,
       CASE
-        WHEN g.i < ${SEED.conversations} THEN (CASE WHEN c.last_inbound_at = c.last_message_at THEN 'inbound' ELSE 'outbound' END)
+        WHEN g.i < ${size.conversations} THEN (CASE WHEN c.last_inbound_at = c.last_message_at THEN 'inbound' ELSE 'outbound' END)
         WHEN random() < 0.55 THEN 'inbound'
         ELSE 'outbound'
       END AS direction
     FROM (
-      SELECT i, CASE WHEN i < ${SEED.conversations} THEN i ELSE floor(${SEED.conversations} * power(random(), 2))::int END AS n
-      FROM generate_series(0, ${SEED.messages - 1}) i
+      SELECT i, CASE WHEN i < ${size.conversations} THEN i ELSE floor(${size.conversations} * power(random(), 2))::int END AS n
+      FROM generate_series(0, ${size.messages - 1}) i
     ) g
     JOIN bench_conversations c ON c.n = g.n
   ) m`;
@@ -159,19 +172,21 @@ const READ_MARKERS = `
   CROSS JOIN LATERAL (SELECT m.id, m.created_at FROM messages m WHERE m.conversation_id = c.id ORDER BY m.created_at DESC, m.id DESC LIMIT 1) m
   WHERE random() < 0.7`;
 
-/** The statements that seed, with a label each for progress lines, in order. */
-export const SEED_STATEMENTS: { label: string; sql: string }[] = [
-  { label: 'helper', sql: UUID7_FUNCTION },
-  { label: `${SEED.agents} agents`, sql: AGENTS },
-  { label: `${SEED.contacts.toLocaleString('en-US')} contacts`, sql: CONTACTS },
-  { label: `${SEED.conversations.toLocaleString('en-US')} conversations`, sql: CONVERSATIONS },
-  { label: 'numbering', sql: NUMBERED_CONVERSATIONS },
-  { label: `${SEED.messages.toLocaleString('en-US')} messages`, sql: MESSAGES },
-  { label: 'newest inbound message per conversation', sql: LAST_RECEIVED },
-  { label: 'read markers', sql: READ_MARKERS },
-  // The triggers wrote a ledger row per change above: folded as the service folds it.
-  { label: 'counts folded', sql: FOLD_COUNTERS.compile().text },
-];
+/** The statements that seed `size`, with a label each for progress lines, in order. */
+export function seedStatements(size: SeedSize): { label: string; sql: string }[] {
+  return [
+    { label: 'helper', sql: UUID7_FUNCTION },
+    { label: `${SEED.agents} agents`, sql: AGENTS },
+    { label: `${size.contacts.toLocaleString('en-US')} contacts`, sql: contacts(size) },
+    { label: `${size.conversations.toLocaleString('en-US')} conversations`, sql: CONVERSATIONS },
+    { label: 'numbering', sql: NUMBERED_CONVERSATIONS },
+    { label: `${size.messages.toLocaleString('en-US')} messages`, sql: messages(size) },
+    { label: 'newest inbound message per conversation', sql: LAST_RECEIVED },
+    { label: 'read markers', sql: READ_MARKERS },
+    // The triggers wrote a ledger row per change above: folded as the service folds it.
+    { label: 'counts folded', sql: FOLD_COUNTERS.compile().text },
+  ];
+}
 
 /** The tables the seed fills, for VACUUM (ANALYZE) afterwards. */
 export const SEEDED_TABLES = ['users', 'contacts', 'conversations', 'messages', 'conversation_reads', 'conversation_counters'];

@@ -1,5 +1,5 @@
 import { withClient } from './database';
-import { SEED, SEED_STATEMENTS, SEEDED_TABLES } from './seed-sql';
+import { SEED, type SeedSize, seedStatements, SEEDED_TABLES } from './seed-sql';
 
 /**
  * What the bench database holds, decided before writing anything to it: the bench writes a
@@ -13,7 +13,7 @@ export type DatabaseState =
   | { kind: 'seeded'; contacts: number; conversations: number; messages: number }
   | { kind: 'foreign'; reason: string };
 
-export async function inspectDatabase(databaseUrl: string, adminEmail: string): Promise<DatabaseState> {
+export async function inspectDatabase(databaseUrl: string, adminEmail: string, size: SeedSize): Promise<DatabaseState> {
   return withClient(databaseUrl, async (client) => {
     const tables = await client.query<{ name: string }>(
       `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'`,
@@ -45,11 +45,12 @@ export async function inspectDatabase(databaseUrl: string, adminEmail: string): 
     // someone else's data (and a failed login later).
     if (counts.users > counts.admin + counts.agents)
       return { kind: 'foreign', reason: `it has ${counts.users - counts.admin - counts.agents} users that are not the bench's` };
+    // The ingest section adds messages (from seeded customers only), nothing else.
     if (
       counts.agents === SEED.agents &&
-      counts.contacts >= SEED.contacts &&
-      counts.conversations >= SEED.conversations &&
-      counts.messages >= SEED.messages
+      counts.contacts === size.contacts &&
+      counts.conversations === size.conversations &&
+      counts.messages >= size.messages
     ) {
       return { kind: 'seeded', contacts: counts.contacts, conversations: counts.conversations, messages: counts.messages };
     }
@@ -58,7 +59,7 @@ export async function inspectDatabase(databaseUrl: string, adminEmail: string): 
     }
     return {
       kind: 'foreign',
-      reason: `it holds ${counts.contacts} contacts, ${counts.conversations} conversations and ${counts.messages} messages, but not as this bench seeds them`,
+      reason: `it holds ${counts.contacts} contacts, ${counts.conversations} conversations and ${counts.messages} messages, but not as this bench seeds its ${size.name} size`,
     };
   });
 }
@@ -69,17 +70,17 @@ export interface SeedTimes {
 }
 
 /**
- * Seeds a migrated, empty database in one transaction: an interrupted seed leaves it empty, never
+ * Seeds a migrated, empty database with `size` in one transaction: an interrupted seed leaves it empty, never
  * half-seeded (which the next run could neither reuse nor tell apart from someone's data). Then
  * VACUUM (ANALYZE): the planner gets statistics for the new sizes, and autovacuum, which a million
  * fresh rows would otherwise wake up, does not run during the measurements and skew them.
  */
-export async function seedDatabase(databaseUrl: string, progress: (line: string) => void): Promise<SeedTimes> {
+export async function seedDatabase(databaseUrl: string, size: SeedSize, progress: (line: string) => void): Promise<SeedTimes> {
   return withClient(databaseUrl, async (client) => {
     const started = performance.now();
     await client.query('BEGIN');
     try {
-      for (const { label, sql } of SEED_STATEMENTS) {
+      for (const { label, sql } of seedStatements(size)) {
         const statementStarted = performance.now();
         await client.query(sql);
         progress(`  ${label}: ${seconds(statementStarted).toFixed(1)} s`);

@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Cleanup } from './cleanup';
@@ -31,7 +31,11 @@ export interface RunningService {
   /** Where the service's stdout (its JSON log lines) goes. */
   logFile: string;
   tempDir: string;
+  /** The embedded engine's DATA_DIR, or null on PostgreSQL. */
+  dataDir: string | null;
   pid: number;
+  /** Its peak resident memory so far in MB (Linux's VmHWM), or as it was when stopped; null where /proc does not say. */
+  peakResidentMegabytes(): number | null;
   /** Stops it before the end of the run (cleanup stops it otherwise); safe to call twice. */
   stop(): Promise<void>;
 }
@@ -50,6 +54,7 @@ export async function startService(options: ServiceOptions, cleanup: Cleanup): P
   });
 
   const port = await freePort();
+  const dataDir = join(tempDir, 'data');
   const logFile = join(tempDir, 'service.log');
   const errorFile = join(tempDir, 'service.stderr.log');
   const stdout = openSync(logFile, 'a');
@@ -59,7 +64,7 @@ export async function startService(options: ServiceOptions, cleanup: Cleanup): P
   try {
     child = spawn(process.execPath, [SERVICE_ENTRY], {
       cwd: PROJECT_ROOT,
-      env: serviceEnv(options, port, join(tempDir, 'data')),
+      env: serviceEnv(options, port, dataDir),
       stdio: ['ignore', stdout, stderr],
     });
   } finally {
@@ -78,7 +83,31 @@ export async function startService(options: ServiceOptions, cleanup: Cleanup): P
       `${error instanceof Error ? error.message : String(error)}${logs ? `\n--- service output (last lines) ---\n${logs}` : ''}`,
     );
   }
-  return { baseUrl, logFile, tempDir, pid: child.pid ?? -1, stop: () => stopChild(child) };
+  const pid = child.pid ?? -1;
+  let peakWhenStopped: number | null = null;
+  const peak = () => (child.exitCode === null && child.signalCode === null ? readPeakResident(pid) : peakWhenStopped);
+  return {
+    baseUrl,
+    logFile,
+    tempDir,
+    dataDir: options.databaseUrl ? null : dataDir,
+    pid,
+    peakResidentMegabytes: peak,
+    stop: async () => {
+      peakWhenStopped ??= peak();
+      await stopChild(child);
+    },
+  };
+}
+
+/** A process's peak resident set size (Linux's VmHWM) in MB, or null where /proc does not say. */
+function readPeakResident(pid: number): number | null {
+  try {
+    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
