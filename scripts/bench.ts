@@ -38,8 +38,6 @@
  *                       ingests. A database holding anything else is refused before anything is written.
  *                       The tenth-size database beside it (`<name>_tenth`) is made the same way and
  *                       dropped at the end: the URL's user needs the right to create databases.
- *                       The tenth-size database beside it (`<name>_tenth`) is made the same way and
- *                       dropped at the end; the user of the URL needs the right to create databases.
  *   BENCH_REDIS_URL     Redis for the service (default: none, in-process)
  *   BENCH_WEBHOOK_EVENTS events of the webhook fan-out section (default 10000), each to 10 receivers
  *   BENCH_LOG_LEVEL     the service's LOG_LEVEL (default info, as in production)
