@@ -90,16 +90,24 @@ export class DeliveryRepository {
   }
 
   /**
-   * Takes a pending delivery for attempt `attempt`, unless another worker took that attempt: counts
-   * it and pushes the due time past the attempt's longest duration, so a crash mid-attempt leaves
-   * it due again. One round trip: the claim and what the attempt needs together.
+   * Takes pending deliveries for the attempts named, skipping any that another worker took (its
+   * attempt counted already, or its row locked by another claim): counts each and pushes its due
+   * time past the attempt's longest duration, so a crash mid-attempt leaves it due again. One
+   * round trip for the batch: the claims and what the attempts need together. Rows come in no
+   * particular order; a row's `attempts` is the attempt it was claimed for.
    */
-  claimAttempt(db: Db, work: WorkItem, leaseMs: number, instanceId: string): Promise<ClaimedDeliveryRow | null> {
-    return queryOne(
+  claimAttempts(db: Db, work: WorkItem[], leaseMs: number, instanceId: string): Promise<ClaimedDeliveryRow[]> {
+    if (work.length === 0) return Promise.resolve([]);
+    return query(
       db,
       sql`UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = ${msFromNow(leaseMs)}, claimed_by = ${instanceId}, updated_at = now()
             FROM webhooks w, events e
-           WHERE d.id = ${work.id} AND d.status = 'pending' AND d.attempts = ${work.attempt - 1} AND w.id = d.webhook_id AND e.id = d.event_id
+           WHERE d.id IN (SELECT x.id FROM webhook_deliveries x
+                            JOIN unnest(${work.map((item) => item.id)}::uuid[], ${work.map((item) => item.attempt - 1)}::int[]) AS c (id, attempts)
+                              ON x.id = c.id AND x.attempts = c.attempts
+                           WHERE x.status = 'pending'
+                           FOR UPDATE OF x SKIP LOCKED)
+             AND w.id = d.webhook_id AND e.id = d.event_id
           RETURNING d.id, d.attempts, w.id AS webhook_id, w.url AS webhook_url, w.secret AS webhook_secret, w.active AS webhook_active,
                     e.id AS event_id, e.type AS event_type, e.data AS event_data, e.created_at AS event_created_at`,
     );
@@ -128,12 +136,19 @@ export class DeliveryRepository {
     return rows.map((row) => row.event_id);
   }
 
-  async recordAttempt(db: Db, id: string, record: AttemptRecord): Promise<void> {
+  /** How attempts went, one statement for the batch; each row's claim is released. */
+  async recordAttempts(db: Db, attempts: { id: string; record: AttemptRecord }[]): Promise<void> {
+    if (attempts.length === 0) return;
+    const column = <T>(read: (record: AttemptRecord) => T) => attempts.map(({ record }) => read(record));
     await execute(
       db,
-      sql`UPDATE webhook_deliveries SET status = ${record.status}, last_status_code = ${record.last_status_code}, last_response = ${record.last_response},
-                 last_error = ${record.last_error}, next_attempt_at = ${record.next_attempt_at}, claimed_by = NULL, updated_at = now()
-           WHERE id = ${id}`,
+      sql`UPDATE webhook_deliveries d SET status = r.status, last_status_code = r.last_status_code, last_response = r.last_response,
+                 last_error = r.last_error, next_attempt_at = r.next_attempt_at, claimed_by = NULL, updated_at = now()
+            FROM unnest(${attempts.map(({ id }) => id)}::uuid[], ${column((r) => r.status)}::text[], ${column((r) => r.last_status_code)}::int[],
+                        ${column((r) => r.last_response)}::text[], ${column((r) => r.last_error)}::text[],
+                        ${column((r) => r.next_attempt_at?.toISOString() ?? null)}::timestamptz[])
+                 AS r (id, status, last_status_code, last_response, last_error, next_attempt_at)
+           WHERE d.id = r.id`,
     );
   }
 }

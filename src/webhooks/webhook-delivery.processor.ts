@@ -56,7 +56,7 @@ export class WebhookDeliveryProcessor implements OnModuleInit, BeforeApplication
   }
 
   async attempt(work: WorkItem): Promise<void> {
-    const delivery = await this.webhooks.claimAttempt(work, this.config.webhookTimeoutMs + 5_000);
+    const delivery = await this.webhooks.claimAttempt(work);
     if (!delivery) return;
     const outcome = await this.deliver(delivery);
     await this.webhooks.recordAttempt(delivery, outcome);

@@ -1,4 +1,5 @@
 import { BadRequestException, Injectable, Logger, NotFoundException, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
+import { Batcher } from '../common/batcher';
 import { newUuid, toPublicId } from '../common/ids';
 import { mapPage, Page, PageQuery } from '../common/pagination';
 import { AppConfig } from '../config/app-config';
@@ -22,6 +23,14 @@ export type AttemptOutcome =
   | { result: 'retry'; statusCode: number | null; response: string | null; error: string | null; nextAttemptAt: Date }
   | { result: 'failed'; statusCode: number | null; response: string | null; error: string | null };
 
+/**
+ * Claims and records of concurrent delivery attempts share statements: up to 100 a statement, two
+ * statements of each kind at once (the processor runs 200 attempts at once).
+ */
+const DELIVERY_BATCH = { maxBatch: 100, concurrency: 2 };
+/** An attempt's claim outlives its longest duration (WEBHOOK_TIMEOUT_MS) by this much. */
+const ATTEMPT_LEASE_MARGIN_MS = 5_000;
+
 /** Registrations whose secret is re-encrypted per transaction at start-up. */
 const RESEAL_BATCH = 100;
 
@@ -32,6 +41,12 @@ export type ClaimedDelivery = Omit<ClaimedDeliveryRow, 'webhook_secret'> &
 @Injectable()
 export class WebhooksService implements OnModuleInit, OnApplicationBootstrap {
   private readonly logger = new Logger(WebhooksService.name);
+
+  private readonly claims = new Batcher<WorkItem, ClaimedDeliveryRow | null>((work) => this.claimBatch(work), DELIVERY_BATCH);
+  private readonly records = new Batcher<{ id: string; record: AttemptRecord }, void>(async (attempts) => {
+    await this.deliveries.recordAttempts(this.database.db, attempts);
+    return attempts.map(() => undefined);
+  }, DELIVERY_BATCH);
 
   constructor(
     private readonly database: Database,
@@ -184,9 +199,10 @@ export class WebhooksService implements OnModuleInit, OnApplicationBootstrap {
   /**
    * Takes a delivery for one attempt; null when it is not pending or another worker took this
    * attempt. The registration's secret comes decrypted, or as the reason it cannot be (logged).
+   * Concurrent attempts are claimed together, one statement per batch.
    */
-  async claimAttempt(work: WorkItem, leaseMs: number): Promise<ClaimedDelivery | null> {
-    const row = await this.deliveries.claimAttempt(this.database.db, work, leaseMs, this.instance.id);
+  async claimAttempt(work: WorkItem): Promise<ClaimedDelivery | null> {
+    const row = await this.claims.run(work);
     if (!row) return null;
     const { webhook_secret: stored, ...delivery } = row;
     try {
@@ -199,7 +215,7 @@ export class WebhooksService implements OnModuleInit, OnApplicationBootstrap {
     }
   }
 
-  /** Records how an attempt went; a 410 also disables the registration. */
+  /** Records how an attempt went, with concurrent ones in one statement; a 410 also disables the registration. */
   async recordAttempt(delivery: Pick<ClaimedDeliveryRow, 'id' | 'webhook_id'>, outcome: AttemptOutcome): Promise<void> {
     const record: AttemptRecord = {
       status: outcome.result === 'succeeded' ? 'succeeded' : outcome.result === 'retry' ? 'pending' : 'failed',
@@ -209,12 +225,25 @@ export class WebhooksService implements OnModuleInit, OnApplicationBootstrap {
       next_attempt_at: outcome.result === 'retry' ? outcome.nextAttemptAt : null,
     };
     if (outcome.result !== 'gone') {
-      await this.deliveries.recordAttempt(this.database.db, delivery.id, record);
+      await this.records.run({ id: delivery.id, record });
       return;
     }
     await this.database.transaction(async (db) => {
-      await this.deliveries.recordAttempt(db, delivery.id, record);
+      await this.deliveries.recordAttempts(db, [{ id: delivery.id, record }]);
       await this.webhooks.disable(db, delivery.webhook_id, 'The receiver answered 410 Gone');
+    });
+  }
+
+  /** Each work item's claimed row, given to the first item of the batch that asked for that attempt. */
+  private async claimBatch(work: WorkItem[]): Promise<(ClaimedDeliveryRow | null)[]> {
+    const leaseMs = this.config.webhookTimeoutMs + ATTEMPT_LEASE_MARGIN_MS;
+    const rows = await this.deliveries.claimAttempts(this.database.db, work, leaseMs, this.instance.id);
+    const claimed = new Map(rows.map((row) => [`${row.id}/${row.attempts}`, row]));
+    return work.map((item) => {
+      const key = `${item.id}/${item.attempt}`;
+      const row = claimed.get(key) ?? null;
+      claimed.delete(key);
+      return row;
     });
   }
 
