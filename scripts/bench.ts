@@ -8,7 +8,8 @@
  *
  * Sections:
  *   GET /api/v1/me and GET /api/health against bare Fastify (always; on the embedded PGlite by default)
- *   webhook fan-out: events to 10 loopback receivers
+ *   webhook fan-out: events to 10 loopback receivers, at once (deliveries per second), then 100 a
+ *     second for BENCH_DURATION seconds (event-to-receiver latency at 1,000 deliveries a second)
  *   GET /api/v1/conversations?limit=50 against bare Fastify + raw pg running the same SQL, on a
  *     seeded database (PostgreSQL only)
  *   GET /api/v1/messages/search for four kinds of query against bare Fastify + raw pg running the
@@ -185,7 +186,14 @@ async function main(cleanup: Cleanup): Promise<void> {
     }
   }
 
-  if (sections.has('fanout')) await benchWebhookFanOut({ serviceUrl: service.baseUrl, token, events: settings.webhookEvents, cleanup });
+  if (sections.has('fanout'))
+    await benchWebhookFanOut({
+      serviceUrl: service.baseUrl,
+      token,
+      events: settings.webhookEvents,
+      pacedSeconds: settings.load.durationSeconds,
+      cleanup,
+    });
 
   if (!settings.databaseUrl) {
     if (sections.has('ingest')) {

@@ -4,7 +4,7 @@ import { listeningPort, serveOnRequest } from './child-server';
 /**
  * A child process that plays every webhook receiver of the fan-out bench: answers 200 at once,
  * and records, per delivery, the time from the event's created_at to its arrival. GET /stats
- * answers the figures; a (path, webhook-id) seen twice counts as a duplicate.
+ * answers the figures, DELETE /stats starts them again; a (path, webhook-id) seen twice counts as a duplicate.
  */
 serveOnRequest<Record<string, never>>('fan-out receiver', async () => {
   const latencies: number[] = [];
@@ -13,6 +13,15 @@ serveOnRequest<Record<string, never>>('fan-out receiver', async () => {
   let first = 0;
   let last = 0;
   const server = createServer((request, response) => {
+    if (request.method === 'DELETE') {
+      // Between the bench's phases: the figures start again, deliveries still seen stay seen.
+      latencies.length = 0;
+      first = 0;
+      last = 0;
+      response.writeHead(204);
+      response.end();
+      return;
+    }
     if (request.method === 'GET') {
       const sorted = [...latencies].sort((a, b) => a - b);
       const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;

@@ -5,6 +5,12 @@ import { join, resolve } from 'node:path';
 import type { Cleanup } from './cleanup';
 import { exited, freePort, sleep, stopChild, tail } from './process';
 
+/**
+ * The Node flags the Dockerfile runs the service with (its NODE_OPTIONS), so the bench measures
+ * the memory and throughput of the service as deployed. Without the heap cap V8 lets garbage
+ * grow to about 350 MB of RSS under load before collecting (docs/performance.md, "Memory").
+ */
+const PRODUCTION_NODE_FLAGS = ['--max-old-space-size=256'];
 const PROJECT_ROOT = resolve(__dirname, '..', '..', '..');
 const SERVICE_ENTRY = join(PROJECT_ROOT, 'dist', 'src', 'main.js');
 
@@ -62,7 +68,7 @@ export async function startService(options: ServiceOptions, cleanup: Cleanup): P
 
   let child: ChildProcess;
   try {
-    child = spawn(process.execPath, [SERVICE_ENTRY], {
+    child = spawn(process.execPath, [...PRODUCTION_NODE_FLAGS, SERVICE_ENTRY], {
       cwd: PROJECT_ROOT,
       env: serviceEnv(options, port, dataDir),
       stdio: ['ignore', stdout, stderr],
