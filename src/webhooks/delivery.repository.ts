@@ -91,10 +91,12 @@ export class DeliveryRepository {
 
   /**
    * Takes pending deliveries for the attempts named, skipping any that another worker took (its
-   * attempt counted already, or its row locked by another claim): counts each and pushes its due
-   * time past the attempt's longest duration, so a crash mid-attempt leaves it due again. One
-   * round trip for the batch: the claims and what the attempts need together. Rows come in no
-   * particular order; a row's `attempts` is the attempt it was claimed for.
+   * attempt counted already) or that another statement holds at this moment (locked: skipped
+   * rather than waited for, so batches never deadlock; such a row is still due when the relay's
+   * hand-off lease ends, and is handed on again). Counts each and pushes its due time past the
+   * attempt's longest duration, so a crash mid-attempt leaves it due again. One round trip for
+   * the batch: the claims and what the attempts need together. Rows come in no particular order;
+   * a row's `attempts` is the attempt it was claimed for.
    */
   claimAttempts(db: Db, work: WorkItem[], leaseMs: number, instanceId: string): Promise<ClaimedDeliveryRow[]> {
     if (work.length === 0) return Promise.resolve([]);
