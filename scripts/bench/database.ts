@@ -1,15 +1,13 @@
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
-import { join } from 'node:path';
-import { Client } from 'pg';
+import { Client, type ClientConfig } from 'pg';
+import { EmbeddedPostgres } from '../../src/database/embedded-postgres';
 
 /**
  * One short-lived connection to the bench database for the bench's own queries (inspection,
  * seeding, counting), named so it is recognisable in pg_stat_activity next to the service's pool.
  */
-export async function withClient<T>(databaseUrl: string, work: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: databaseUrl, application_name: 'team-inbox-bench' });
+export async function withClient<T>(database: string | ClientConfig, work: (client: Client) => Promise<T>): Promise<T> {
+  const config = typeof database === 'string' ? { connectionString: database } : database;
+  const client = new Client({ ...config, application_name: 'team-inbox-bench' });
   await client.connect();
   try {
     return await work(client);
@@ -19,8 +17,8 @@ export async function withClient<T>(databaseUrl: string, work: (client: Client) 
 }
 
 /** How many of `wamids` are stored as a message's channel id. */
-export async function countStoredWamids(databaseUrl: string, wamids: string[]): Promise<number> {
-  return withClient(databaseUrl, async (client) => {
+export async function countStoredWamids(database: string | ClientConfig, wamids: string[]): Promise<number> {
+  return withClient(database, async (client) => {
     const { rows } = await client.query<{ stored: number }>(
       'SELECT count(*)::int AS stored FROM messages WHERE channel_message_id = ANY($1::text[])',
       [wamids],
@@ -30,19 +28,16 @@ export async function countStoredWamids(databaseUrl: string, wamids: string[]): 
 }
 
 /**
- * How many of `wamids` the embedded engine in `dataDir` stored, read with PGlite itself once the
- * service has stopped (PGlite serves one process at a time).
+ * How many of `wamids` the embedded engine in `dataDir` stored, once the service has stopped (a
+ * data directory serves one process at a time): opened as the service opens it.
  */
 export async function countStoredWamidsEmbedded(dataDir: string, wamids: string[]): Promise<number> {
-  const db = await PGlite.create(join(dataDir, 'pgdata'), { extensions: { pg_trgm, unaccent } });
+  const embedded = await EmbeddedPostgres.start(dataDir, 1);
   try {
-    const { rows } = await db.query<{ stored: number }>(
-      'SELECT count(*)::int AS stored FROM messages WHERE channel_message_id = ANY($1::text[])',
-      [wamids],
-    );
-    return rows[0].stored;
+    const { host, port, username, database } = embedded.connectionOptions;
+    return await countStoredWamids({ host, port, user: username, database }, wamids);
   } finally {
-    await db.close();
+    await embedded.stop();
   }
 }
 

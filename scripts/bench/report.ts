@@ -16,6 +16,11 @@ export function printTable(title: string, rows: Row[]): void {
     String(f.non2xx),
     String(f.errors),
   ]);
+  printAligned(title, header, cells);
+}
+
+/** Prints a title, then the header and cells aligned in columns. */
+function printAligned(title: string, header: string[], cells: string[][]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i].length)));
   // The name column reads left-aligned, the numbers right-aligned so their digits line up.
   const line = (row: string[]) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
@@ -65,10 +70,5 @@ export function printGrowth(tenth: Row[], full: Row[]): void {
       ],
     ];
   });
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i].length)));
-  const line = (row: string[]) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
-  console.log('\nCost growth: the same cases at a tenth of the size and at the full size (service only)');
-  console.log(line(header));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const row of cells) console.log(line(row));
+  printAligned('Cost growth: the same cases at a tenth of the size and at the full size (service only)', header, cells);
 }
