@@ -111,7 +111,7 @@ export async function benchWebhookFanOut(context: FanOutContext): Promise<void> 
   });
   console.log(`  ${paced['2xx']} events recorded (${refusals(paced)})`);
   const pacedStats = await drain(receiver.baseUrl, paced['2xx'] * REGISTRATIONS);
-  printGoal('  event-to-receiver latency p50', pacedStats.p50, 'ms', { below: GOAL_P99_MS });
+  console.log(`  event-to-receiver latency p50: ${pacedStats.p50} ms`);
   printGoal('  event-to-receiver latency p99', pacedStats.p99, 'ms', { below: GOAL_P99_MS });
 }
 
