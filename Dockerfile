@@ -12,6 +12,7 @@ RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY scripts ./scripts
+COPY console ./console
 RUN npm run build
 
 # Runtime stage: production dependencies and the compiled service only.
@@ -22,6 +23,8 @@ COPY package.json package-lock.json ./
 RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
 # dist/scripts (the bench) needs devDependencies and is not part of the service.
 COPY --from=build /app/dist/src ./dist/src
+# The agent console, static files the service serves at /.
+COPY --from=build /app/dist/console ./dist/console
 # The files stay root-owned and read-only to the process. It writes only under DATA_DIR
 # (production requires DATABASE_URL, so no embedded database there; the send journal, the
 # channel's answers not yet recorded, is kept there across a restart of the process).

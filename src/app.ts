@@ -12,6 +12,7 @@ import { AuthGuard } from './auth/auth.guard';
 import { ErrorFilter } from './common/error.filter';
 import { registerCsvBodyParser } from './common/csv-body';
 import { securityHeaders } from './common/security-headers';
+import { builtConsoleDirectory, serveConsole } from './console/serve-console';
 import { answerClientError, fastifyRefusal, MAX_PATH_SEGMENT_LENGTH } from './common/framework-refusals';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './common/json-depth';
 import { NestPinoLogger, requestContext } from './common/logger';
@@ -91,18 +92,17 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
     }
     done();
   });
-  const headers = securityHeaders({
-    contentSecurityPolicy: {
-      directives: {
-        'default-src': ["'self'"],
-        'img-src': ["'self'", 'data:'],
-        'style-src': ["'self'", "'unsafe-inline'"],
-        'script-src': ["'self'"],
-      },
-    },
+  // The agent console, at / (the API stays under /api).
+  await serveConsole(fastify, builtConsoleDirectory());
+  // Scripts and styles from the service's own files only: the console has no inline script or
+  // style. Swagger UI's page (/api/docs) has inline styles, so its answers allow them.
+  const directives = { 'default-src': ["'self'"], 'img-src': ["'self'", 'data:'], 'script-src': ["'self'"] };
+  const headers = securityHeaders({ contentSecurityPolicy: { directives: { ...directives, 'style-src': ["'self'"] } } });
+  const docsHeaders = securityHeaders({
+    contentSecurityPolicy: { directives: { ...directives, 'style-src': ["'self'", "'unsafe-inline'"] } },
   });
   fastify.addHook('onRequest', (request, reply, done) => {
-    void reply.headers(headers).header('x-request-id', request.id);
+    void reply.headers(request.url.startsWith('/api/docs') ? docsHeaders : headers).header('x-request-id', request.id);
     requestContext.run({ reqId: request.id }, done);
   });
   // Answers finished while closing end their keep-alive connection: the server only closes

@@ -1,8 +1,10 @@
 import { PGlite } from '@electric-sql/pglite';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { CHROMIUM_PATH, HAS_CHROMIUM } from './chromium';
 
 /**
  * Runs once per jest run. Gives the run an id (database and key names carry it) and, on the
@@ -21,6 +23,28 @@ export default async function globalSetup(): Promise<void> {
   if (!process.env.TEST_DATABASE_URL || !process.env.TEST_REDIS_URL) {
     process.stdout.write(
       'Specs that need TEST_DATABASE_URL and TEST_REDIS_URL (several instances sharing one database and Redis) are skipped.\n',
+    );
+  }
+  // The console the service serves at /, built from the current sources (Vite takes about a second).
+  const build = spawnSync(
+    process.execPath,
+    [
+      join(dirname(require.resolve('vite/package.json')), 'bin', 'vite.js'),
+      'build',
+      '--config',
+      'console/vite.config.mts',
+      '--logLevel',
+      'error',
+    ],
+    {
+      cwd: join(__dirname, '..', '..'),
+      encoding: 'utf8',
+    },
+  );
+  if (build.status !== 0) throw new Error(`Building the console failed:\n${build.stdout}${build.stderr}`);
+  if (!HAS_CHROMIUM) {
+    process.stdout.write(
+      `The browser tests of the console are skipped: there is no Chromium at ${CHROMIUM_PATH} (apt-get install chromium).\n`,
     );
   }
   if (!process.env.TEST_DATABASE_URL) {

@@ -1,0 +1,124 @@
+import { useState } from 'preact/hooks';
+import { api, type Schemas, type User } from '../api/client';
+import { ErrorNote, Field, LoadMore, PageHeader, useAction, usePages, valueOf } from '../ui';
+import { useWorkspace } from '../workspace';
+
+export function AdminUsers() {
+  const { me, reloadUsers } = useWorkspace();
+  const pages = usePages((cursor) => api.get('/api/v1/users', { query: { cursor, limit: 100 } }), []);
+  const [email, setEmail] = useState('');
+  const [name, setName] = useState('');
+  const [role, setRole] = useState<User['role']>('agent');
+  const [invited, setInvited] = useState<Schemas['InvitedUserResponse'] | null>(null);
+  const invite = useAction(async () => {
+    setInvited(await api.post('/api/v1/users', { body: { email: email.trim(), name: name.trim(), role, beta_access: true } }));
+    setEmail('');
+    setName('');
+    pages.reload();
+    reloadUsers();
+  });
+  const change = useAction(async (user: User, nextRole: User['role']) => {
+    await api.patch('/api/v1/users/{id}', { params: { id: user.id }, body: { role: nextRole } });
+    pages.reload();
+  });
+  const remove = useAction(async (user: User) => {
+    if (!confirm(`Remove ${user.name}? Their conversations become unassigned.`)) return;
+    await api.delete('/api/v1/users/{id}', { params: { id: user.id } });
+    pages.reload();
+    reloadUsers();
+  });
+  const resend = useAction(async (user: User) => {
+    setInvited(await api.post('/api/v1/users/{id}/invite', { params: { id: user.id } }));
+  });
+  return (
+    <section class="page">
+      <PageHeader title="Users" />
+      <form
+        class="inline-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void invite.run();
+        }}
+      >
+        <h2>Invite someone</h2>
+        <Field label="E-mail">
+          <input type="email" required value={email} onInput={(e) => setEmail(valueOf(e))} />
+        </Field>
+        <Field label="Name">
+          <input type="text" required value={name} onInput={(e) => setName(valueOf(e))} />
+        </Field>
+        <Field label="Role">
+          <select value={role} onChange={(e) => setRole(valueOf(e) as User['role'])}>
+            <option value="agent">Agent</option>
+            <option value="admin">Admin</option>
+          </select>
+        </Field>
+        <button type="submit" class="button" disabled={invite.pending}>
+          Invite
+        </button>
+      </form>
+      {invited && (
+        <p role="status" class="report">
+          {invited.email} is invited.{' '}
+          {invited.invite_url ? (
+            <>
+              No e-mail provider is set, so give them this link: <code class="invite-url">{invited.invite_url}</code>
+            </>
+          ) : (
+            'The invitation e-mail is on its way.'
+          )}
+        </p>
+      )}
+      <ErrorNote error={invite.error ?? change.error ?? remove.error ?? resend.error ?? pages.error} />
+      <table class="table">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">E-mail</th>
+            <th scope="col">Role</th>
+            <th scope="col">Status</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {pages.items.map((user) => (
+            <tr>
+              <td>{user.name}</td>
+              <td>{user.email}</td>
+              <td>
+                <select
+                  aria-label={`Role of ${user.name}`}
+                  value={user.role}
+                  disabled={user.id === me.id}
+                  onChange={(e) => void change.run(user, valueOf(e) as User['role'])}
+                >
+                  <option value="agent">Agent</option>
+                  <option value="admin">Admin</option>
+                </select>
+              </td>
+              <td>{user.status}</td>
+              <td class="row-actions">
+                {user.status === 'invited' && (
+                  <button type="button" class="link-button" onClick={() => void resend.run(user)}>
+                    Invite again
+                  </button>
+                )}
+                {user.id !== me.id && (
+                  <button
+                    type="button"
+                    class="link-button danger-text"
+                    onClick={() => void remove.run(user)}
+                    aria-label={`Remove ${user.name}`}
+                  >
+                    Remove
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <LoadMore hasMore={pages.hasMore} loading={pages.loading} onMore={() => void pages.more()} />
+    </section>
+  );
+}

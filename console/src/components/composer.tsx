@@ -1,0 +1,258 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, type Conversation, type Message, type Schemas } from '../api/client';
+import { ErrorNote, useAction } from '../ui';
+import { useWorkspace } from '../workspace';
+import { TemplatePicker } from './template-picker';
+
+type Canned = Schemas['CannedResponseResponse'];
+type MediaKind = 'image' | 'video' | 'audio' | 'document';
+
+function kindOf(file: File): MediaKind {
+  if (file.type.startsWith('image/')) return 'image';
+  if (file.type.startsWith('video/')) return 'video';
+  if (file.type.startsWith('audio/')) return 'audio';
+  return 'document';
+}
+
+/**
+ * Replies (text, attachments, reply-to), private notes with @mentions, canned responses by
+ * `/shortcut`; outside the 24-hour window, the template picker. Enter sends, Shift+Enter breaks
+ * the line, `r` anywhere focuses it.
+ */
+export function Composer(props: {
+  conversation: Conversation;
+  windowOpen: boolean;
+  replyTo: Message | null;
+  onCancelReply: () => void;
+  onSent: (message: Message) => void;
+}) {
+  const { conversation, windowOpen } = props;
+  const { users, me } = useWorkspace();
+  const [mode, setMode] = useState<'reply' | 'template' | 'note'>('reply');
+  const [text, setText] = useState('');
+  const [file, setFile] = useState<File | null>(null);
+  const [progress, setProgress] = useState<number | null>(null);
+  const [canned, setCanned] = useState<Canned[] | null>(null);
+  const [mentions, setMentions] = useState<string[]>([]);
+  const [suggestion, setSuggestion] = useState(0);
+  const box = useRef<HTMLTextAreaElement>(null);
+  const fileInput = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.target as HTMLElement).closest('input, textarea, select') || event.ctrlKey || event.metaKey || event.altKey) return;
+      if (event.key !== 'r') return;
+      event.preventDefault();
+      box.current?.focus();
+    };
+    addEventListener('keydown', onKey);
+    return () => removeEventListener('keydown', onKey);
+  }, []);
+  useEffect(() => {
+    if (props.replyTo) box.current?.focus();
+  }, [props.replyTo]);
+
+  // Canned responses are loaded once, when the first `/` is typed; then filtered here.
+  const slash = mode === 'reply' && /^\/[\w-]*$/.test(text) ? text.slice(1).toLowerCase() : null;
+  useEffect(() => {
+    if (slash !== null && canned === null)
+      void api.get('/api/v1/canned-responses', { query: { limit: 100 } }).then((page) => setCanned(page.data));
+  }, [slash !== null]);
+  const at = mode === 'note' ? /(?:^|\s)@([\p{L}\w.-]*)$/u.exec(text) : null;
+  const suggestions: { key: string; label: string; pick: () => void }[] =
+    slash !== null
+      ? (canned ?? [])
+          .filter((c) => c.shortcut.toLowerCase().startsWith(slash))
+          .slice(0, 8)
+          .map((c) => ({ key: c.id, label: `/${c.shortcut}: ${c.text}`, pick: () => setText(c.text) }))
+      : at
+        ? users
+            .filter((u) => u.status === 'active' && u.id !== me.id && u.name.toLowerCase().startsWith(at[1].toLowerCase()))
+            .slice(0, 8)
+            .map((u) => ({
+              key: u.id,
+              label: `@${u.name}`,
+              pick: () => {
+                setText(text.slice(0, text.length - at[1].length - 1) + `@${u.name} `);
+                setMentions((previous) => [...new Set([...previous, u.id])]);
+              },
+            }))
+        : [];
+
+  const send = useAction(async () => {
+    if (mode === 'note') {
+      const named = mentions.filter((id) => text.includes(`@${users.find((u) => u.id === id)?.name}`));
+      props.onSent(
+        await api.post('/api/v1/conversations/{id}/notes', { params: { id: conversation.id }, body: { text, mentions: named } }),
+      );
+    } else if (file) {
+      const uploaded = await api.upload('/api/v1/media', file, setProgress);
+      const kind = kindOf(file);
+      const media = {
+        media_id: uploaded.id,
+        ...(text.trim() && kind !== 'audio' ? { caption: text } : {}),
+        ...(kind === 'document' ? { filename: file.name } : {}),
+      };
+      props.onSent(
+        await api.post('/api/v1/conversations/{id}/messages', {
+          params: { id: conversation.id },
+          body: { type: kind, [kind]: media, ...(props.replyTo ? { reply_to: props.replyTo.id } : {}) },
+        }),
+      );
+    } else {
+      props.onSent(
+        await api.post('/api/v1/conversations/{id}/messages', {
+          params: { id: conversation.id },
+          body: { type: 'text', text, ...(props.replyTo ? { reply_to: props.replyTo.id } : {}) },
+        }),
+      );
+    }
+    setText('');
+    setFile(null);
+    setMentions([]);
+    setProgress(null);
+    if (fileInput.current) fileInput.current.value = '';
+  });
+  const submit = () => {
+    if (send.pending || (!text.trim() && !file)) return;
+    void send.run().then(() => setProgress(null));
+  };
+
+  const templatesOnly = mode === 'template' || (mode === 'reply' && !windowOpen);
+  return (
+    <section class={`composer composer-${mode}`} aria-label="Composer">
+      <div class="composer-modes" role="tablist" aria-label="Write">
+        <button
+          type="button"
+          role="tab"
+          aria-selected={mode === 'reply'}
+          class={mode === 'reply' ? 'tab active' : 'tab'}
+          onClick={() => setMode('reply')}
+        >
+          Reply
+        </button>
+        <button
+          type="button"
+          role="tab"
+          aria-selected={mode === 'template'}
+          class={mode === 'template' ? 'tab active' : 'tab'}
+          onClick={() => setMode('template')}
+        >
+          Template
+        </button>
+        <button
+          type="button"
+          role="tab"
+          aria-selected={mode === 'note'}
+          class={mode === 'note' ? 'tab active' : 'tab'}
+          onClick={() => setMode('note')}
+        >
+          Private note
+        </button>
+      </div>
+      {templatesOnly ? (
+        <TemplatePicker conversationId={conversation.id} windowOpen={windowOpen} onSent={props.onSent} />
+      ) : (
+        <form
+          onSubmit={(event) => {
+            event.preventDefault();
+            submit();
+          }}
+        >
+          {props.replyTo && mode === 'reply' && (
+            <p class="replying">
+              Replying to: <q>{props.replyTo.text ?? `[${props.replyTo.type}]`}</q>
+              <button type="button" class="link-button" onClick={props.onCancelReply}>
+                Cancel
+              </button>
+            </p>
+          )}
+          {suggestions.length > 0 && (
+            <ul class="suggestions" role="listbox" aria-label={slash !== null ? 'Canned responses' : 'Mention'}>
+              {suggestions.map((s, index) => (
+                <li
+                  role="option"
+                  aria-selected={index === suggestion}
+                  class={index === suggestion ? 'suggestion active' : 'suggestion'}
+                  onMouseDown={(event) => {
+                    event.preventDefault();
+                    s.pick();
+                    box.current?.focus();
+                  }}
+                >
+                  {s.label}
+                </li>
+              ))}
+            </ul>
+          )}
+          <label class="field">
+            <span class="field-label">
+              {mode === 'note' ? 'Note for the team (@ mentions someone)' : 'Message (/ for canned responses)'}
+            </span>
+            <textarea
+              ref={box}
+              rows={3}
+              value={text}
+              onInput={(event) => {
+                setText(event.currentTarget.value);
+                setSuggestion(0);
+              }}
+              onKeyDown={(event) => {
+                if (suggestions.length > 0 && (event.key === 'ArrowDown' || event.key === 'ArrowUp')) {
+                  event.preventDefault();
+                  setSuggestion((suggestion + (event.key === 'ArrowDown' ? 1 : suggestions.length - 1)) % suggestions.length);
+                } else if (suggestions.length > 0 && (event.key === 'Tab' || event.key === 'Enter')) {
+                  event.preventDefault();
+                  suggestions[Math.min(suggestion, suggestions.length - 1)].pick();
+                } else if (event.key === 'Enter' && !event.shiftKey) {
+                  event.preventDefault();
+                  submit();
+                } else if (event.key === 'Escape') {
+                  box.current?.blur();
+                }
+              }}
+            />
+          </label>
+          <div class="composer-bar">
+            {mode === 'reply' && (
+              <label class="button secondary file-button">
+                Attach
+                <input
+                  ref={fileInput}
+                  type="file"
+                  class="visually-hidden"
+                  aria-label="Attach a file"
+                  onChange={(event) => setFile(event.currentTarget.files?.[0] ?? null)}
+                />
+              </label>
+            )}
+            {file && (
+              <span class="attachment">
+                {file.name}
+                {progress !== null && (
+                  <progress max={1} value={progress} aria-label="Upload progress">
+                    {Math.round(progress * 100)}%
+                  </progress>
+                )}
+                <button
+                  type="button"
+                  class="link-button"
+                  onClick={() => {
+                    setFile(null);
+                    if (fileInput.current) fileInput.current.value = '';
+                  }}
+                >
+                  Remove
+                </button>
+              </span>
+            )}
+            <button type="submit" class="button" disabled={send.pending || (!text.trim() && !file)}>
+              {send.pending ? 'Sending…' : mode === 'note' ? 'Add note' : 'Send'}
+            </button>
+          </div>
+          <ErrorNote error={send.error} />
+        </form>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,183 @@
+import { type ComponentType, render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError, type Me, onApiError, type Schemas, setToken, type User } from './api/client';
+import { AdminCannedResponses } from './admin/canned-responses';
+import { AdminDeadLetters } from './admin/dead-letters';
+import { AdminLabels } from './admin/labels';
+import { AdminUsers } from './admin/users';
+import { AdminWebhooks } from './admin/webhooks';
+import { NotificationBell } from './components/notification-bell';
+import { ShortcutHelp } from './components/shortcut-help';
+import { AcceptInvitePage, ForgotPasswordPage, LoginPage, ResetPasswordPage } from './pages/auth';
+import { ContactsPage } from './pages/contacts';
+import { InboxPage } from './pages/inbox';
+import { ProfilePage } from './pages/profile';
+import { followLink, useLocation } from './router';
+import { forgetSession, logOut, storedToken } from './session';
+import { EventStream, type StreamState } from './stream';
+import { type Workspace, WorkspaceContext } from './workspace';
+import './styles.css';
+
+const PUBLIC_PAGES: Record<string, ComponentType> = {
+  '/login': () => <LoginPage />,
+  '/accept-invite': AcceptInvitePage,
+  '/forgot-password': ForgotPasswordPage,
+  '/reset-password': ResetPasswordPage,
+};
+
+function App() {
+  const { path } = useLocation();
+  const [me, setMe] = useState<Me | null>(null);
+  const [checking, setChecking] = useState(() => storedToken() !== null);
+
+  useEffect(() => {
+    const token = storedToken();
+    if (!token) return;
+    setToken(token);
+    api.get('/api/v1/me').then(
+      (found) => {
+        setMe(found);
+        setChecking(false);
+      },
+      () => {
+        forgetSession();
+        setChecking(false);
+      },
+    );
+  }, []);
+
+  useEffect(() => onApiError((error) => error.status === 401 && (forgetSession(), setMe(null))), []);
+
+  const Public = PUBLIC_PAGES[path];
+  if (Public) return <Public />;
+  if (checking) return <p class="splash">Loading…</p>;
+  if (!me) return <LoginPage onLoggedIn={setMe} />;
+  return <Shell me={me} setMe={setMe} path={path} />;
+}
+
+function Shell(props: { me: Me; setMe: (me: Me | null) => void; path: string }) {
+  const { me, path } = props;
+  const [users, setUsers] = useState<User[]>([]);
+  const [labels, setLabels] = useState<Schemas['LabelResponse'][]>([]);
+  const [stream] = useState(() => new EventStream(storedToken() ?? ''));
+  const [streamState, setStreamState] = useState<StreamState>('connecting');
+  const [limited, setLimited] = useState<ApiError | null>(null);
+  const [menuOpen, setMenuOpen] = useState(false);
+  const [usersVersion, setUsersVersion] = useState(0);
+  const [labelsVersion, setLabelsVersion] = useState(0);
+
+  useEffect(() => {
+    const stop = stream.onState(setStreamState);
+    stream.start();
+    return () => {
+      stop();
+      stream.stop();
+    };
+  }, [stream]);
+  useEffect(() => {
+    void api.get('/api/v1/users', { query: { limit: 100 } }).then((page) => setUsers(page.data));
+  }, [usersVersion]);
+  useEffect(() => {
+    void api.get('/api/v1/labels', { query: { limit: 100 } }).then((page) => setLabels(page.data));
+  }, [labelsVersion]);
+  useEffect(
+    () =>
+      onApiError((error) => {
+        if (error.status !== 429) return;
+        setLimited(error);
+        window.setTimeout(() => setLimited(null), Math.max(5, error.retryAfter ?? 30) * 1000);
+      }),
+    [],
+  );
+  useEffect(() => setMenuOpen(false), [path]);
+
+  const workspace: Workspace = {
+    me,
+    users,
+    labels,
+    stream,
+    setMe: props.setMe,
+    reloadLabels: () => setLabelsVersion((v) => v + 1),
+    reloadUsers: () => setUsersVersion((v) => v + 1),
+  };
+  const admin = me.role === 'admin';
+  const link = (href: string, text: string, active: boolean) => (
+    <a href={href} class={active ? 'nav-link active' : 'nav-link'} aria-current={active ? 'page' : undefined}>
+      {text}
+    </a>
+  );
+
+  return (
+    <WorkspaceContext.Provider value={workspace}>
+      <div class="shell" onClick={followLink}>
+        <a class="skip-link" href="#main">
+          Skip to content
+        </a>
+        <header class="topbar">
+          <a href="/" class="brand">
+            Team Inbox
+          </a>
+          <button
+            type="button"
+            class="icon-button menu-button"
+            aria-expanded={menuOpen}
+            aria-controls="main-nav"
+            onClick={() => setMenuOpen(!menuOpen)}
+          >
+            Menu
+          </button>
+          <nav id="main-nav" aria-label="Main" class={menuOpen ? 'nav open' : 'nav'}>
+            {link('/', 'Inbox', path === '/' || path.startsWith('/conversations'))}
+            {link('/contacts', 'Contacts', path === '/contacts')}
+            {admin && link('/admin/users', 'Users', path === '/admin/users')}
+            {admin && link('/admin/labels', 'Labels', path === '/admin/labels')}
+            {link('/admin/canned-responses', 'Canned responses', path === '/admin/canned-responses')}
+            {admin && link('/admin/webhooks', 'Webhooks', path === '/admin/webhooks')}
+            {admin && link('/admin/dead-letters', 'Dead letters', path === '/admin/dead-letters')}
+          </nav>
+          <span class={`stream-state stream-${streamState}`} role="status" title="Live updates">
+            {streamState === 'live' ? 'Live' : streamState === 'connecting' ? 'Connecting…' : 'Reconnecting…'}
+          </span>
+          <NotificationBell />
+          <a href="/profile" class="nav-link" aria-current={path === '/profile' ? 'page' : undefined}>
+            {me.name}
+          </a>
+          <button type="button" class="button secondary" onClick={() => void logOut().finally(() => props.setMe(null))}>
+            Log out
+          </button>
+        </header>
+        {limited && (
+          <p class="banner" role="alert">
+            Too many requests: {limited.message} Try again in {limited.retryAfter ?? 'a few'} seconds.
+          </p>
+        )}
+        <main id="main" class="main" tabIndex={-1}>
+          <Page path={path} admin={admin} />
+        </main>
+        <ShortcutHelp />
+      </div>
+    </WorkspaceContext.Provider>
+  );
+}
+
+function Page(props: { path: string; admin: boolean }) {
+  const { path, admin } = props;
+  if (path === '/' || path.startsWith('/conversations/')) return <InboxPage />;
+  if (path === '/contacts') return <ContactsPage />;
+  if (path === '/profile') return <ProfilePage />;
+  if (path === '/admin/canned-responses') return <AdminCannedResponses />;
+  if (admin && path === '/admin/users') return <AdminUsers />;
+  if (admin && path === '/admin/labels') return <AdminLabels />;
+  if (admin && path === '/admin/webhooks') return <AdminWebhooks />;
+  if (admin && path === '/admin/dead-letters') return <AdminDeadLetters />;
+  return (
+    <section class="page">
+      <h1>Page not found</h1>
+      <p>
+        <a href="/">Back to the inbox</a>
+      </p>
+    </section>
+  );
+}
+
+render(<App />, document.getElementById('app')!);

@@ -1,0 +1,322 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { api, type Conversation, type Schemas } from '../api/client';
+import { Thread } from '../components/thread';
+import { VirtualList } from '../components/virtual-list';
+import { shortTime } from '../format';
+import { navigate, useLocation } from '../router';
+import type { StreamEvent } from '../stream';
+import { ErrorNote, Field, valueOf } from '../ui';
+import { useWorkspace } from '../workspace';
+
+type Counts = Schemas['ConversationCountsResponse'];
+type Tab = 'mine' | 'unassigned' | 'open' | 'snoozed' | 'closed';
+const TABS: { tab: Tab; label: string }[] = [
+  { tab: 'mine', label: 'Mine' },
+  { tab: 'unassigned', label: 'Unassigned' },
+  { tab: 'open', label: 'All open' },
+  { tab: 'snoozed', label: 'Snoozed' },
+  { tab: 'closed', label: 'Closed' },
+];
+const ROW_HEIGHT = 76;
+const PAGE = 100;
+
+interface Filter {
+  tab: Tab;
+  unread: boolean;
+  label: string;
+  q: string;
+}
+
+function queryOf(filter: Filter) {
+  const status = filter.tab === 'snoozed' ? 'snoozed' : filter.tab === 'closed' ? 'closed' : 'open';
+  const assigned_to = filter.tab === 'mine' ? 'me' : filter.tab === 'unassigned' ? 'none' : undefined;
+  return { status, assigned_to, unread: filter.unread || undefined, label: filter.label || undefined, q: filter.q || undefined } as const;
+}
+
+/** Whether a conversation, as an event carries it, belongs in the list the filter shows. */
+function matches(conversation: Conversation, filter: Filter, myId: string): boolean {
+  const query = queryOf(filter);
+  if (conversation.status !== query.status) return false;
+  if (query.assigned_to === 'me' && conversation.assigned_to !== myId) return false;
+  if (query.assigned_to === 'none' && conversation.assigned_to !== null) return false;
+  if (filter.label && !conversation.labels.some((label) => label.toLowerCase() === filter.label.toLowerCase())) return false;
+  if (filter.q) {
+    const q = filter.q.toLowerCase();
+    if (!conversation.customer.name.toLowerCase().includes(q) && !conversation.customer.phone.includes(q)) return false;
+  }
+  return true;
+}
+
+/** Newest activity first, as the API orders the list. */
+function byActivity(a: Conversation, b: Conversation): number {
+  return b.last_message_at.localeCompare(a.last_message_at) || b.id.localeCompare(a.id);
+}
+
+export function InboxPage() {
+  const { me, stream, labels } = useWorkspace();
+  const { path } = useLocation();
+  const selectedId = path.startsWith('/conversations/') ? decodeURIComponent(path.slice('/conversations/'.length)) : null;
+  const [filter, setFilter] = useState<Filter>({ tab: 'mine', unread: false, label: '', q: '' });
+  const [search, setSearch] = useState('');
+  const [items, setItems] = useState<Conversation[]>([]);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [loading, setLoading] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [counts, setCounts] = useState<Counts | null>(null);
+  const [messageHits, setMessageHits] = useState<Schemas['MessageResponse'][] | null>(null);
+  const generation = useRef(0);
+  const filterRef = useRef(filter);
+  filterRef.current = filter;
+  const selectedRef = useRef(selectedId);
+  selectedRef.current = selectedId;
+
+  const load = useCallback(async (from: string | null, replace: boolean) => {
+    const mine = ++generation.current;
+    setLoading(true);
+    setError(null);
+    try {
+      const page = await api.get('/api/v1/conversations', {
+        query: { ...queryOf(filterRef.current), limit: PAGE, cursor: from ?? undefined },
+      });
+      if (mine !== generation.current) return;
+      setItems((previous) => (replace ? page.data : [...previous, ...page.data.filter((c) => !previous.some((p) => p.id === c.id))]));
+      setCursor(page.next_cursor);
+    } catch (caught) {
+      if (mine === generation.current) setError(caught);
+    } finally {
+      if (mine === generation.current) setLoading(false);
+    }
+  }, []);
+
+  useEffect(() => {
+    void load(null, true);
+  }, [filter, load]);
+
+  // The counts are asked again at most once every two seconds however many events arrive: the
+  // rate limit counts every request.
+  const countsTimer = useRef<number | undefined>(undefined);
+  const refreshCounts = useCallback((soon = true) => {
+    if (countsTimer.current !== undefined) return;
+    countsTimer.current = window.setTimeout(
+      () => {
+        countsTimer.current = undefined;
+        void api.get('/api/v1/conversations/counts').then(setCounts, () => undefined);
+      },
+      soon ? 1500 : 0,
+    );
+  }, []);
+  useEffect(() => refreshCounts(false), [refreshCounts]);
+
+  useEffect(
+    () =>
+      stream.on((event: StreamEvent) => {
+        const conversation = event.data?.conversation as Conversation | undefined;
+        if (!event.type.startsWith('conversation.') && !event.type.startsWith('message.') && event.type !== 'note.created') return;
+        if (event.type === 'message.received' || event.type.startsWith('conversation.')) refreshCounts();
+        if (!conversation || typeof conversation !== 'object' || !conversation.id) return;
+        setItems((previous) => {
+          const existing = previous.find((c) => c.id === conversation.id);
+          const open = selectedRef.current === conversation.id;
+          let unread = existing?.unread_count ?? 0;
+          if (event.type === 'message.received' && !open) unread += 1;
+          if (open) unread = 0;
+          const merged: Conversation = { ...existing, ...conversation, unread_count: conversation.unread_count ?? unread };
+          const rest = previous.filter((c) => c.id !== conversation.id);
+          if (!matches(merged, filterRef.current, me.id) || (filterRef.current.unread && !merged.unread_count && !open)) return rest;
+          return [...rest, merged].sort(byActivity);
+        });
+      }),
+    [stream, me.id, refreshCounts],
+  );
+
+  useEffect(
+    () =>
+      stream.onResync(() => {
+        void load(null, true);
+        refreshCounts(false);
+      }),
+    [stream, load, refreshCounts],
+  );
+
+  const selectedIndex = items.findIndex((c) => c.id === selectedId);
+  const open = (conversation: Conversation | undefined) => conversation && navigate(`/conversations/${conversation.id}`);
+
+  // j/k (or the arrows with Alt) move between conversations.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      const target = event.target as HTMLElement;
+      if (target.closest('input, textarea, select, [contenteditable]') || event.ctrlKey || event.metaKey) return;
+      if (event.key === 'j' || (event.altKey && event.key === 'ArrowDown')) open(items[Math.min(items.length - 1, selectedIndex + 1)]);
+      else if (event.key === 'k' || (event.altKey && event.key === 'ArrowUp')) open(items[Math.max(0, selectedIndex - 1)]);
+      else if (event.key === '/') {
+        event.preventDefault();
+        document.getElementById('inbox-search')?.focus();
+      } else return;
+      event.preventDefault();
+    };
+    addEventListener('keydown', onKey);
+    return () => removeEventListener('keydown', onKey);
+  }, [items, selectedIndex]);
+
+  const onRead = useCallback(
+    (id: string) => {
+      setItems((previous) => previous.map((c) => (c.id === id ? { ...c, unread_count: 0 } : c)));
+      refreshCounts();
+    },
+    [refreshCounts],
+  );
+  const onChanged = useCallback(
+    (conversation: Conversation) => {
+      setItems((previous) => {
+        const rest = previous.filter((c) => c.id !== conversation.id);
+        return matches(conversation, filterRef.current, me.id) ? [...rest, conversation].sort(byActivity) : rest;
+      });
+      refreshCounts();
+    },
+    [me.id, refreshCounts],
+  );
+
+  const searchMessages = async () => {
+    if (!search.trim()) return setMessageHits(null);
+    try {
+      setMessageHits((await api.get('/api/v1/messages/search', { query: { q: search.trim(), limit: 25 } })).data);
+    } catch (caught) {
+      setError(caught);
+    }
+  };
+
+  const tabCount = (tab: Tab) => (counts ? counts[tab] : null);
+  const list = (
+    <section class={selectedId ? 'inbox-list has-selection' : 'inbox-list'} aria-label="Conversations">
+      <div class="tabs" role="tablist" aria-label="Conversation lists">
+        {TABS.map(({ tab, label }) => (
+          <button
+            type="button"
+            role="tab"
+            aria-selected={filter.tab === tab}
+            class={filter.tab === tab ? 'tab active' : 'tab'}
+            onClick={() => setFilter({ ...filter, tab })}
+          >
+            {label}
+            {tabCount(tab) !== null && (
+              <span class="count" aria-label={`${tabCount(tab)} conversations`}>
+                {tabCount(tab)}
+              </span>
+            )}
+          </button>
+        ))}
+      </div>
+      <form
+        class="filters"
+        role="search"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setFilter({ ...filter, q: search.trim() });
+          void searchMessages();
+        }}
+      >
+        <Field label="Search customers and messages">
+          <input id="inbox-search" type="search" value={search} placeholder="Name, phone or words" onInput={(e) => setSearch(valueOf(e))} />
+        </Field>
+        <div class="filter-row">
+          <label class="check">
+            <input type="checkbox" checked={filter.unread} onChange={(e) => setFilter({ ...filter, unread: e.currentTarget.checked })} />
+            Unread only {counts && <span class="count">{counts.unread}</span>}
+          </label>
+          <Field label="Label">
+            <select value={filter.label} onChange={(e) => setFilter({ ...filter, label: valueOf(e) })}>
+              <option value="">Any</option>
+              {labels.map((label) => (
+                <option value={label.name}>{label.name}</option>
+              ))}
+            </select>
+          </Field>
+        </div>
+      </form>
+      {messageHits && (
+        <div class="message-hits">
+          <h2>
+            Messages with “{filter.q}”{' '}
+            <button type="button" class="link-button" onClick={() => setMessageHits(null)}>
+              Hide
+            </button>
+          </h2>
+          {messageHits.length === 0 && <p>No message has these words.</p>}
+          <ul>
+            {messageHits.map((hit) => (
+              <li>
+                <a href={`/conversations/${hit.conversation_id}`}>
+                  <span class="hit-from">{hit.from ?? 'Us'}</span> {hit.text}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      <ErrorNote error={error} />
+      {!loading && items.length === 0 && !error && <p class="empty">No conversation here.</p>}
+      <VirtualList
+        items={items}
+        rowHeight={ROW_HEIGHT}
+        label="Conversations"
+        keyOf={(c) => c.id}
+        activeIndex={selectedIndex}
+        onNearEnd={() => cursor && !loading && void load(cursor, false)}
+        renderRow={(c) => <ConversationRow conversation={c} selected={c.id === selectedId} />}
+      />
+    </section>
+  );
+
+  return (
+    <div class="inbox">
+      {list}
+      {selectedId ? (
+        <Thread key={selectedId} conversationId={selectedId} onRead={onRead} onChanged={onChanged} />
+      ) : (
+        <section class="thread-empty" aria-label="Conversation">
+          <p>Choose a conversation. Keys: j and k move, r replies, a assigns to you, e closes, ? lists them all.</p>
+        </section>
+      )}
+    </div>
+  );
+}
+
+function ConversationRow(props: { conversation: Conversation; selected: boolean }) {
+  const { conversation: c } = props;
+  const unread = c.unread_count ?? 0;
+  const last = c.last_message;
+  const preview = last
+    ? `${last.direction === 'outbound' ? 'You: ' : last.direction === 'internal' ? 'Note: ' : ''}${last.text ?? `[${last.type}]`}`
+    : '';
+  const labelsById = useMemo(() => c.labels, [c.labels]);
+  return (
+    <a
+      href={`/conversations/${c.id}`}
+      class={`conversation-row${props.selected ? ' selected' : ''}${unread > 0 ? ' unread' : ''}`}
+      aria-current={props.selected ? 'true' : undefined}
+    >
+      <span class="row-top">
+        <span class="row-name">{c.customer.name}</span>
+        <time class="row-time" dateTime={c.last_message_at}>
+          {shortTime(c.last_message_at)}
+        </time>
+      </span>
+      <span class="row-bottom">
+        <span class="row-preview">{preview}</span>
+        {unread > 0 && (
+          <span class="unread-badge">
+            {unread}
+            <span class="visually-hidden"> unread</span>
+          </span>
+        )}
+      </span>
+      {labelsById.length > 0 && (
+        <span class="row-labels">
+          {labelsById.map((label) => (
+            <span class="label-chip">{label}</span>
+          ))}
+        </span>
+      )}
+    </a>
+  );
+}
