@@ -1,0 +1,301 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import {
+  DESKTOP,
+  describeWithBrowser,
+  launchBrowser,
+  listen,
+  logIn,
+  newPage,
+  PHONE,
+  seriousAccessibilityViolations,
+} from './support/browser';
+import { eventually } from './support/channel';
+import { FakeGraphApi } from './support/fake-graph-api';
+import { customerWrites } from './support/inbox';
+import { TcpProxy } from './support/tcp-proxy';
+import { ADMIN, startTestApp, TestApp } from './support/test-app';
+
+/** A PNG of one pixel: the smallest image the upload's type check takes. */
+const ONE_PIXEL_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+/** A template with one body parameter, as the Graph API lists it. */
+const ORDER_UPDATE = {
+  name: 'order_update',
+  parameter_format: 'POSITIONAL',
+  components: [{ type: 'BODY', text: 'Your order {{1}} is on its way.' }],
+  language: 'en_US',
+  status: 'APPROVED',
+  category: 'UTILITY',
+  id: '1192339204654488',
+};
+
+describeWithBrowser('the agent console in Chromium', () => {
+  let graph: FakeGraphApi;
+  let t: TestApp;
+  let baseUrl: string;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+  const problems: string[][] = [];
+
+  beforeAll(async () => {
+    graph = await FakeGraphApi.start();
+    graph.templates = [...graph.templates, ORDER_UPDATE];
+    t = await startTestApp({
+      env: {
+        MESSAGING_ACCESS_TOKEN: 'graph-token',
+        MESSAGING_PHONE_NUMBER_ID: '106540352242922',
+        MESSAGING_BUSINESS_ACCOUNT_ID: '102290129340398',
+        MESSAGING_API_BASE_URL: graph.baseUrl,
+        MESSAGING_RETRY_SCHEDULE: '50ms,50ms,50ms',
+      },
+    });
+    baseUrl = await listen(t);
+    browser = await launchBrowser();
+  });
+
+  afterEach(async () => {
+    for (const context of contexts.splice(0)) await context.close();
+    // Every page of the test ran without an exception, a refused resource or a CSP violation.
+    expect(problems.splice(0).flat()).toEqual([]);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await graph?.close();
+  });
+
+  async function open(viewport = DESKTOP): Promise<Page> {
+    const context = await browser.newContext({ viewport });
+    contexts.push(context);
+    const { page, problems: found } = await newPage(context);
+    problems.push(found);
+    return page;
+  }
+
+  async function openAs(email: string, password: string): Promise<Page> {
+    const page = await open();
+    await logIn(page, baseUrl, email, password);
+    return page;
+  }
+
+  const row = (page: Page, name: string) => page.getByRole('link', { name: new RegExp(`^${name}`) });
+
+  it('shows a customer message posted to the channel webhook in an open console, without a reload', async () => {
+    const page = await openAs(ADMIN.email, ADMIN.password);
+    await page.getByRole('tab', { name: /All open/ }).click();
+    await page.getByText('No conversation here.').or(page.locator('.conversation-row').first()).waitFor();
+
+    await customerWrites(t, { name: 'Maria Live', text: 'Is my order shipped?' });
+
+    const conversation = row(page, 'Maria Live');
+    await conversation.waitFor();
+    expect(await conversation.locator('.unread-badge').textContent()).toBe('1 unread');
+    expect(await conversation.locator('.row-preview').textContent()).toBe('Is my order shipped?');
+    // It came first: the list is ordered by the latest message.
+    expect(await page.locator('.conversation-row .row-name').first().textContent()).toBe('Maria Live');
+  });
+
+  it('sends a text, a template and an image that the Graph API receives', async () => {
+    const { phone } = await customerWrites(t, { name: 'Reply Customer', text: 'Hello, anyone there?' });
+    const page = await openAs(ADMIN.email, ADMIN.password);
+    await page.getByRole('tab', { name: /All open/ }).click();
+    await row(page, 'Reply Customer').click();
+    await page.getByRole('log', { name: 'Messages' }).getByText('Hello, anyone there?').waitFor();
+
+    await page.getByLabel('Message (/ for canned responses)').fill('We are here: your order left today.');
+    await page.keyboard.press('Enter');
+    await eventually(async () => expect(graph.sendsTo(phone).map((r) => r.body?.type)).toContain('text'));
+    expect(graph.sendsTo(phone).find((r) => r.body?.type === 'text')?.body?.text).toMatchObject({
+      body: 'We are here: your order left today.',
+    });
+
+    await page.getByRole('tab', { name: 'Template' }).click();
+    await page.getByLabel('Template', { exact: true }).selectOption({ label: 'order_update (en_US)' });
+    await page.getByLabel('Body {{1}}').fill('#1042');
+    await page.getByRole('button', { name: 'Send template' }).click();
+    await eventually(async () => expect(graph.sendsTo(phone).map((r) => r.body?.type)).toContain('template'));
+    expect(graph.sendsTo(phone).find((r) => r.body?.type === 'template')?.body?.template).toMatchObject({
+      name: 'order_update',
+      language: { code: 'en_US' },
+      components: [{ type: 'body', parameters: [{ type: 'text', text: '#1042' }] }],
+    });
+
+    await page.getByRole('tab', { name: 'Reply' }).click();
+    await page.getByLabel('Attach a file').setInputFiles({ name: 'receipt.png', mimeType: 'image/png', buffer: ONE_PIXEL_PNG });
+    await page.getByLabel('Message (/ for canned responses)').fill('Your receipt');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await eventually(async () => expect(graph.sendsTo(phone).map((r) => r.body?.type)).toContain('image'));
+    expect(graph.sendsTo(phone).find((r) => r.body?.type === 'image')?.body?.image).toMatchObject({ caption: 'Your receipt' });
+    // The thread shows each reply, with its tick.
+    await page.getByRole('log', { name: 'Messages' }).getByText('We are here: your order left today.').waitFor();
+    await page.locator('.bubble-outbound .tick').first().waitFor();
+  });
+
+  it('lets an invited agent accept through the link and see the inbox', async () => {
+    const admin = await openAs(ADMIN.email, ADMIN.password);
+    await admin.getByRole('link', { name: 'Users' }).click();
+    await admin.getByLabel('E-mail').fill('new.agent@example.com');
+    await admin.getByLabel('Name').fill('New Agent');
+    await admin.getByRole('button', { name: 'Invite' }).click();
+    const link = await admin.locator('.invite-url').textContent();
+    expect(link).toMatch(/\/accept-invite\?token=/);
+
+    const invited = await open();
+    const { pathname, search } = new URL(link!);
+    await invited.goto(`${baseUrl}${pathname}${search}`);
+    await invited.getByLabel('Password').fill('a-new-agent-password');
+    await invited.getByRole('button', { name: 'Accept the invitation' }).click();
+    await invited.getByRole('navigation', { name: 'Main' }).waitFor();
+    await invited.getByRole('link', { name: 'New Agent' }).waitFor();
+    await invited.getByRole('tab', { name: /Mine/ }).waitFor();
+    // Agents do not see the admin pages.
+    expect(await invited.getByRole('link', { name: 'Users' }).count()).toBe(0);
+  });
+
+  it('updates unread markers and counts as two agents work the same conversation', async () => {
+    const agent = await t.createUser({ name: 'Second Agent' });
+    const first = await openAs(ADMIN.email, ADMIN.password);
+    const second = await openAs(agent.email, agent.password);
+    for (const page of [first, second]) await page.getByRole('tab', { name: /All open/ }).click();
+    const unassignedBefore = await tabCount(second, 'Unassigned');
+
+    await customerWrites(t, { name: 'Two Agents', text: 'Who will help me?' });
+    for (const page of [first, second]) await row(page, 'Two Agents').locator('.unread-badge', { hasText: '1 unread' }).waitFor();
+    await eventually(async () => expect(await tabCount(second, 'Unassigned')).toBe(unassignedBefore + 1));
+
+    // The first agent opens it: read for them, still unread for the other.
+    await row(first, 'Two Agents').click();
+    await first.getByRole('log', { name: 'Messages' }).getByText('Who will help me?').waitFor();
+    await row(first, 'Two Agents').locator('.unread-badge').waitFor({ state: 'detached' });
+    expect(await row(second, 'Two Agents').locator('.unread-badge').textContent()).toBe('1 unread');
+
+    // Assigned to the first agent: their Mine count grows, the other's Unassigned shrinks.
+    const mineBefore = await tabCount(first, 'Mine');
+    await first.getByRole('button', { name: 'Assign to me' }).click();
+    await eventually(async () => expect(await tabCount(first, 'Mine')).toBe(mineBefore + 1));
+    await eventually(async () => expect(await tabCount(second, 'Unassigned')).toBe(unassignedBefore));
+  });
+
+  it('switches the composer to templates when the 24-hour window closes', async () => {
+    // The customer wrote 24 hours less 8 seconds ago: the window closes while the page is open.
+    const timestamp = Math.floor(Date.now() / 1000) - 24 * 3600 + 8;
+    await customerWrites(t, { name: 'Closing Window', text: 'Are you still there?', timestamp });
+    const page = await openAs(ADMIN.email, ADMIN.password);
+    await page.getByRole('tab', { name: /All open/ }).click();
+    await row(page, 'Closing Window').click();
+    await page.getByText(/24-hour window open/).waitFor();
+    await page.getByLabel('Message (/ for canned responses)').waitFor();
+
+    await page.getByText(/The 24-hour window closed/).waitFor({ timeout: 20_000 });
+    await page.getByLabel('Template', { exact: true }).waitFor();
+    expect(await page.getByLabel('Message (/ for canned responses)').count()).toBe(0);
+  });
+
+  /** Opens the console through a proxy the test cuts, as a network would drop; `during` runs while it is cut. */
+  async function throughDroppedConnection(
+    before: (page: Page) => Promise<void>,
+    during: () => Promise<void>,
+    after: (page: Page) => Promise<void>,
+  ) {
+    const { port } = new URL(baseUrl);
+    const proxy = await TcpProxy.start('127.0.0.1', Number(port));
+    const page = await open();
+    try {
+      await logIn(page, `http://127.0.0.1:${proxy.port}`, ADMIN.email, ADMIN.password);
+      await page.getByRole('tab', { name: /All open/ }).click();
+      const streamState = page.locator('.stream-state');
+      await streamState.filter({ hasText: 'Live' }).waitFor();
+      await before(page);
+      proxy.cut();
+      await streamState.filter({ hasText: 'Reconnecting…' }).waitFor();
+      await during();
+      proxy.restore();
+      await streamState.filter({ hasText: 'Live' }).waitFor({ timeout: 45_000 });
+      await after(page);
+    } finally {
+      await contexts.pop()?.close();
+      await proxy.close();
+    }
+    // The cuts ended the page's open requests: those errors are the test's doing.
+    const found = problems[problems.length - 1];
+    found.splice(
+      0,
+      found.length,
+      ...found.filter((problem) => !/ERR_INCOMPLETE_CHUNKED_ENCODING|ERR_CONNECTION_(RESET|CLOSED)|ERR_EMPTY_RESPONSE/.test(problem)),
+    );
+  }
+
+  it('resumes the event stream after the connection drops, from the last event it had, with the events sent meanwhile', async () => {
+    await throughDroppedConnection(
+      async (page) => {
+        await customerWrites(t, { name: 'Before Drop', text: 'First' });
+        await row(page, 'Before Drop').waitFor();
+      },
+      () => customerWrites(t, { name: 'During Drop', text: 'Written while the connection was down' }).then(() => undefined),
+      (page) => row(page, 'During Drop').waitFor(),
+    );
+  });
+
+  it('asks for the list again when the stream comes back after a drop before any event arrived', async () => {
+    await throughDroppedConnection(
+      async () => undefined,
+      () => customerWrites(t, { name: 'Unseen Drop', text: 'Written before the page had any event' }).then(() => undefined),
+      (page) => row(page, 'Unseen Drop').waitFor(),
+    );
+  });
+
+  const pages: { name: string; path: string; ready: (page: Page) => Promise<void> }[] = [
+    { name: 'inbox', path: '/', ready: (page) => page.getByRole('tab', { name: /Mine/ }).waitFor() },
+    { name: 'contacts', path: '/contacts', ready: (page) => page.getByRole('heading', { name: 'Contacts' }).waitFor() },
+    { name: 'profile', path: '/profile', ready: (page) => page.getByRole('heading', { name: 'Your profile' }).waitFor() },
+    { name: 'users', path: '/admin/users', ready: (page) => page.getByRole('heading', { name: 'Users' }).waitFor() },
+    { name: 'labels', path: '/admin/labels', ready: (page) => page.getByRole('heading', { name: 'Labels' }).waitFor() },
+    {
+      name: 'canned-responses',
+      path: '/admin/canned-responses',
+      ready: (page) => page.getByRole('heading', { name: 'Canned responses' }).waitFor(),
+    },
+    { name: 'webhooks', path: '/admin/webhooks', ready: (page) => page.getByRole('heading', { name: 'Webhooks' }).waitFor() },
+    { name: 'dead-letters', path: '/admin/dead-letters', ready: (page) => page.getByRole('heading', { name: 'Dead letters' }).waitFor() },
+  ];
+
+  it.each([
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ])('has no serious or critical accessibility violation on any page at %s width', async (_name, viewport) => {
+    const { id } = await customerWrites(t, { name: 'Accessible Customer', text: 'Checking every page' });
+    const page = await open(viewport);
+    const found: string[] = [];
+    for (const path of ['/login', '/forgot-password', '/accept-invite?token=x', '/reset-password?token=x']) {
+      await page.goto(`${baseUrl}${path}`);
+      await page.locator('h1').waitFor();
+      found.push(...(await seriousAccessibilityViolations(page)).map((v) => `${path}: ${v}`));
+    }
+    await logIn(page, baseUrl, ADMIN.email, ADMIN.password);
+    for (const { path, ready } of [
+      ...pages,
+      {
+        path: `/conversations/${id}`,
+        ready: (p: Page) => p.getByRole('log', { name: 'Messages' }).getByText('Checking every page').waitFor(),
+      },
+    ]) {
+      await page.goto(`${baseUrl}${path}`);
+      await ready(page);
+      found.push(...(await seriousAccessibilityViolations(page)).map((v) => `${path}: ${v}`));
+    }
+    expect(found).toEqual([]);
+  });
+});
+
+/** The count a tab of the inbox shows. */
+async function tabCount(page: Page, tab: string): Promise<number> {
+  const text = await page
+    .getByRole('tab', { name: new RegExp(`^${tab}`) })
+    .locator('.count')
+    .textContent();
+  return Number(text);
+}
