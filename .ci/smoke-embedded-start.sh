@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm start` on the embedded default: serves, answers health and the database probe, logs in with
-# the one-time admin password it printed, then stops cleanly on SIGTERM and releases DATA_DIR.
+# the one-time admin password it printed, serves the console at /, then stops cleanly on SIGTERM and releases DATA_DIR.
 set -euo pipefail
 out=$1
 data=$(mktemp -d)
@@ -19,6 +19,8 @@ password=$(grep -o 'one-time password [^ ]*' "$log" | awk '{print $3}')
 token=$(curl -fsS -X POST "http://127.0.0.1:$port/api/v1/auth/login" -H 'content-type: application/json' \
   -d "{\"email\":\"admin@localhost\",\"password\":\"$password\"}" | node -pe 'JSON.parse(require("fs").readFileSync(0)).token')
 curl -fsS "http://127.0.0.1:$port/api/v1/me" -H "authorization: Bearer $token"; echo
+# The console, built by npm start's build, at /.
+curl -fsS "http://127.0.0.1:$port/" | grep -q '<div id="app"></div>' && echo "the console answers at /"
 
 # npm runs the script through a shell: signal the node process that owns the port, as an orchestrator would.
 node_pid=$(ss -ltnpH "sport = :$port" | grep -o 'pid=[0-9]*' | head -n1 | cut -d= -f2)
