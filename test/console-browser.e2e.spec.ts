@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
   DESKTOP,
@@ -249,7 +250,7 @@ describeWithBrowser('the agent console in Chromium', () => {
   });
 
   const pages: { name: string; path: string; ready: (page: Page) => Promise<void> }[] = [
-    { name: 'inbox', path: '/', ready: (page) => page.getByRole('tab', { name: /Mine/ }).waitFor() },
+    { name: 'inbox', path: '/', ready: (page) => page.locator('.conversation-row').first().waitFor() },
     { name: 'contacts', path: '/contacts', ready: (page) => page.getByRole('heading', { name: 'Contacts' }).waitFor() },
     { name: 'profile', path: '/profile', ready: (page) => page.getByRole('heading', { name: 'Your profile' }).waitFor() },
     { name: 'users', path: '/admin/users', ready: (page) => page.getByRole('heading', { name: 'Users' }).waitFor() },
@@ -266,14 +267,22 @@ describeWithBrowser('the agent console in Chromium', () => {
   it.each([
     ['desktop', DESKTOP],
     ['phone', PHONE],
-  ])('has no serious or critical accessibility violation on any page at %s width', async (_name, viewport) => {
+  ])('has no serious or critical accessibility violation on any page at %s width', async (width, viewport) => {
     const { id } = await customerWrites(t, { name: 'Accessible Customer', text: 'Checking every page' });
+    // A thread with a reply and a note beside the customer's message, as agents see them.
+    const token = await t.adminToken();
+    await t.request('POST', `/api/v1/conversations/${id}/messages`, {
+      token,
+      body: { type: 'text', text: 'Every page is checked by axe-core.' },
+    });
+    await t.request('POST', `/api/v1/conversations/${id}/notes`, { token, body: { text: 'Notes stay inside the team.' } });
     const page = await open(viewport);
     const found: string[] = [];
     for (const path of ['/login', '/forgot-password', '/accept-invite?token=x', '/reset-password?token=x']) {
       await page.goto(`${baseUrl}${path}`);
       await page.locator('h1').waitFor();
       found.push(...(await seriousAccessibilityViolations(page)).map((v) => `${path}: ${v}`));
+      await screenshot(page, path, width);
     }
     await logIn(page, baseUrl, ADMIN.email, ADMIN.password);
     for (const { path, ready } of [
@@ -286,10 +295,27 @@ describeWithBrowser('the agent console in Chromium', () => {
       await page.goto(`${baseUrl}${path}`);
       await ready(page);
       found.push(...(await seriousAccessibilityViolations(page)).map((v) => `${path}: ${v}`));
+      await screenshot(page, path, width);
     }
     expect(found).toEqual([]);
   });
 });
+
+/**
+ * With CONSOLE_SCREENSHOTS_DIR set (`npm run screenshots` sets docs/screenshots), each page the
+ * accessibility check visits is also saved there, named by its path and the width.
+ */
+async function screenshot(page: Page, path: string, width: string): Promise<void> {
+  const directory = process.env.CONSOLE_SCREENSHOTS_DIR;
+  if (!directory) return;
+  const name = path
+    .split('?')[0]
+    .replace(/^\/$/, '/inbox')
+    .replace(/\/conversations\/.*/, '/conversation')
+    .slice(1)
+    .replace(/\//g, '-');
+  await page.screenshot({ path: join(directory, `${name}-${width}.png`) });
+}
 
 /** The count a tab of the inbox shows. */
 async function tabCount(page: Page, tab: string): Promise<number> {

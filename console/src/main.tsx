@@ -134,15 +134,19 @@ function Shell(props: { me: Me; setMe: (me: Me | null) => void; path: string }) 
             {link('/admin/canned-responses', 'Canned responses', path === '/admin/canned-responses')}
             {admin && link('/admin/webhooks', 'Webhooks', path === '/admin/webhooks')}
             {admin && link('/admin/dead-letters', 'Dead letters', path === '/admin/dead-letters')}
+            <span class="nav-phone">{link('/profile', 'Your profile', path === '/profile')}</span>
+            <button type="button" class="button secondary nav-phone" onClick={() => void logOut().finally(() => props.setMe(null))}>
+              Log out
+            </button>
           </nav>
           <span class={`stream-state stream-${streamState}`} role="status" title="Live updates">
             {streamState === 'live' ? 'Live' : streamState === 'connecting' ? 'Connecting…' : 'Reconnecting…'}
           </span>
           <NotificationBell />
-          <a href="/profile" class="nav-link" aria-current={path === '/profile' ? 'page' : undefined}>
+          <a href="/profile" class="nav-link user-link" aria-current={path === '/profile' ? 'page' : undefined}>
             {me.name}
           </a>
-          <button type="button" class="button secondary" onClick={() => void logOut().finally(() => props.setMe(null))}>
+          <button type="button" class="button secondary logout" onClick={() => void logOut().finally(() => props.setMe(null))}>
             Log out
           </button>
         </header>

@@ -52,7 +52,7 @@ export async function logIn(page: Page, baseUrl: string, email: string, password
   await page.getByLabel('E-mail').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('button', { name: 'Log out' }).waitFor();
+  await page.getByRole('button', { name: /^Notifications/ }).waitFor();
 }
 
 interface AxeViolation {

@@ -56,7 +56,7 @@ export function InboxPage() {
   const { me, stream, labels } = useWorkspace();
   const { path } = useLocation();
   const selectedId = path.startsWith('/conversations/') ? decodeURIComponent(path.slice('/conversations/'.length)) : null;
-  const [filter, setFilter] = useState<Filter>({ tab: 'mine', unread: false, label: '', q: '' });
+  const [filter, setFilter] = useState<Filter>({ tab: 'open', unread: false, label: '', q: '' });
   const [search, setSearch] = useState('');
   const [items, setItems] = useState<Conversation[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
