@@ -166,7 +166,7 @@ describeWithBrowser('the agent console in Chromium', () => {
 
     await customerWrites(t, { name: 'Two Agents', text: 'Who will help me?' });
     for (const page of [first, second]) await row(page, 'Two Agents').locator('.unread-badge', { hasText: '1 unread' }).waitFor();
-    await eventually(async () => expect(await tabCount(second, 'Unassigned')).toBe(unassignedBefore + 1));
+    await eventually(async () => expect(await tabCount(second, 'Unassigned')).toBe(unassignedBefore + 1), 20_000);
 
     // The first agent opens it: read for them, still unread for the other.
     await row(first, 'Two Agents').click();
@@ -178,7 +178,7 @@ describeWithBrowser('the agent console in Chromium', () => {
     const mineBefore = await tabCount(first, 'Mine');
     await first.getByRole('button', { name: 'Assign to me' }).click();
     await eventually(async () => expect(await tabCount(first, 'Mine')).toBe(mineBefore + 1));
-    await eventually(async () => expect(await tabCount(second, 'Unassigned')).toBe(unassignedBefore));
+    await eventually(async () => expect(await tabCount(second, 'Unassigned')).toBe(unassignedBefore), 20_000);
   });
 
   it('switches the composer to templates when the 24-hour window closes', async () => {
@@ -247,6 +247,31 @@ describeWithBrowser('the agent console in Chromium', () => {
       () => customerWrites(t, { name: 'Unseen Drop', text: 'Written before the page had any event' }).then(() => undefined),
       (page) => row(page, 'Unseen Drop').waitFor(),
     );
+  });
+
+  it('tells the agent when the rate limit refuses a request, and for how long', async () => {
+    const limited = await startTestApp({ env: { RATE_LIMIT_MAX_REQUESTS: '12', RATE_LIMIT_WINDOW_MS: '60000' } });
+    try {
+      const url = await listen(limited);
+      const page = await open();
+      await logIn(page, url, ADMIN.email, ADMIN.password);
+      await page.getByRole('link', { name: 'Contacts' }).click();
+      const banner = page.locator('.banner');
+      for (let attempt = 0; attempt < 20 && !(await banner.isVisible()); attempt += 1) {
+        await page.getByLabel('Search contacts').fill(`customer ${attempt}`);
+        await page.getByRole('button', { name: 'Search' }).click();
+        await page.getByRole('table').waitFor();
+      }
+      expect(await banner.textContent()).toMatch(
+        /^Too many requests: the service limits how many each user makes\. Try again in \d+ seconds\.$/,
+      );
+      // The refused requests are the test's doing.
+      const found = problems[problems.length - 1];
+      found.splice(0, found.length, ...found.filter((problem) => !/status of 429/.test(problem)));
+    } finally {
+      await contexts.pop()?.close();
+      await limited.close();
+    }
   });
 
   const pages: { name: string; path: string; ready: (page: Page) => Promise<void> }[] = [

@@ -40,11 +40,6 @@ export function tick(status: Message['status']): { mark: string; label: string; 
   }
 }
 
-export function initials(name: string): string {
-  const words = name.trim().split(/\s+/).filter(Boolean);
-  return (words.length > 1 ? words[0][0] + words[words.length - 1][0] : (words[0] ?? '?').slice(0, 2)).toUpperCase();
-}
-
 export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

@@ -152,7 +152,7 @@ function Shell(props: { me: Me; setMe: (me: Me | null) => void; path: string }) 
         </header>
         {limited && (
           <p class="banner" role="alert">
-            Too many requests: {limited.message} Try again in {limited.retryAfter ?? 'a few'} seconds.
+            Too many requests: the service limits how many each user makes. Try again in {limited.retryAfter ?? 'a few'} seconds.
           </p>
         )}
         <main id="main" class="main" tabIndex={-1}>

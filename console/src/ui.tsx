@@ -57,29 +57,6 @@ export function useAction<A extends unknown[]>(action: (...args: A) => Promise<u
   return { run, pending, error, setError };
 }
 
-/** Loads a value and reloads it when `deps` change; `reload()` asks again. */
-export function useLoad<T>(
-  load: () => Promise<T>,
-  deps: unknown[],
-): { value: T | null; error: unknown; reload: () => void; set: (value: T) => void } {
-  const [value, setValue] = useState<T | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [version, setVersion] = useState(0);
-  useEffect(() => {
-    let current = true;
-    setError(null);
-    load().then(
-      (loaded) => current && setValue(loaded),
-      (caught: unknown) => current && setError(caught),
-    );
-    return () => {
-      current = false;
-    };
-    // The caller names what the load depends on.
-  }, [...deps, version]);
-  return { value, error, reload: () => setVersion((v) => v + 1), set: setValue };
-}
-
 /** A page of a list with "Load more": the API's `{data, next_cursor}` pages. */
 export function usePages<T>(load: (cursor: string | undefined) => Promise<{ data: T[]; next_cursor: string | null }>, deps: unknown[]) {
   const [items, setItems] = useState<T[]>([]);

@@ -21,8 +21,3 @@ export function useWorkspace(): Workspace {
   if (!workspace) throw new Error('useWorkspace outside the signed-in shell');
   return workspace;
 }
-
-export function userName(users: User[], id: string | null): string {
-  if (id === null) return 'Unassigned';
-  return users.find((user) => user.id === id)?.name ?? 'Someone';
-}

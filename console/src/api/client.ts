@@ -48,6 +48,12 @@ type Options<O> = {
 
 const listeners = new Set<(error: ApiError) => void>();
 let token: string | null = null;
+let remaining: number | null = null;
+
+/** The requests left in the caller's rate-limit window, as the last answer said (RateLimit-Remaining). */
+export function rateLimitRemaining(): number | null {
+  return remaining;
+}
 
 /** The bearer token every request carries; null after logout. */
 export function setToken(value: string | null): void {
@@ -99,6 +105,8 @@ async function call<R>(method: Method, url: string, body?: unknown, headers: Rec
   } catch {
     throw new ApiError(0, 'The service cannot be reached: check your connection');
   }
+  const left = response.headers.get('ratelimit-remaining');
+  if (left !== null) remaining = Number(left);
   if (!response.ok) {
     const error = await errorOf(response);
     if (token) for (const listener of listeners) listener(error);

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api, type Conversation, type Schemas } from '../api/client';
+import { api, type Conversation, rateLimitRemaining, type Schemas } from '../api/client';
 import { Thread } from '../components/thread';
 import { VirtualList } from '../components/virtual-list';
 import { shortTime } from '../format';
@@ -19,6 +19,9 @@ const TABS: { tab: Tab; label: string }[] = [
 ];
 const ROW_HEIGHT = 76;
 const PAGE = 100;
+const COUNTS_INTERVAL_MS = 10_000;
+/** Below this many requests left in the rate-limit window, background refreshes wait. */
+const LOW_REMAINING = 20;
 
 interface Filter {
   tab: Tab;
@@ -92,20 +95,34 @@ export function InboxPage() {
     void load(null, true);
   }, [filter, load]);
 
-  // The counts are asked again at most once every two seconds however many events arrive: the
-  // rate limit counts every request.
+  // The counts (the stream does not carry them) are asked again after changes, at most once every
+  // COUNTS_INTERVAL_MS however many events arrive, and later still when the rate limit runs low:
+  // the limit counts every request, and the agent's own actions must not be the ones refused.
   const countsTimer = useRef<number | undefined>(undefined);
-  const refreshCounts = useCallback((soon = true) => {
-    if (countsTimer.current !== undefined) return;
-    countsTimer.current = window.setTimeout(
-      () => {
-        countsTimer.current = undefined;
-        void api.get('/api/v1/conversations/counts').then(setCounts, () => undefined);
-      },
-      soon ? 1500 : 0,
-    );
+  const countsAskedAt = useRef(0);
+  const refreshCounts = useCallback((cause: 'event' | 'action' | 'load' = 'event') => {
+    // The agent's own action shows in the counts at once; events wait for the interval.
+    if (countsTimer.current !== undefined) {
+      if (cause === 'event') return;
+      window.clearTimeout(countsTimer.current);
+    }
+    const remaining = rateLimitRemaining();
+    const low = remaining !== null && remaining < LOW_REMAINING;
+    const wait =
+      cause === 'load'
+        ? 0
+        : low
+          ? COUNTS_INTERVAL_MS * 6
+          : cause === 'action'
+            ? 300
+            : Math.max(1500, countsAskedAt.current + COUNTS_INTERVAL_MS - Date.now());
+    countsTimer.current = window.setTimeout(() => {
+      countsTimer.current = undefined;
+      countsAskedAt.current = Date.now();
+      void api.get('/api/v1/conversations/counts').then(setCounts, () => undefined);
+    }, wait);
   }, []);
-  useEffect(() => refreshCounts(false), [refreshCounts]);
+  useEffect(() => refreshCounts('load'), [refreshCounts]);
 
   useEffect(
     () =>
@@ -133,7 +150,7 @@ export function InboxPage() {
     () =>
       stream.onResync(() => {
         void load(null, true);
-        refreshCounts(false);
+        refreshCounts('load');
       }),
     [stream, load, refreshCounts],
   );
@@ -161,7 +178,7 @@ export function InboxPage() {
   const onRead = useCallback(
     (id: string) => {
       setItems((previous) => previous.map((c) => (c.id === id ? { ...c, unread_count: 0 } : c)));
-      refreshCounts();
+      refreshCounts('action');
     },
     [refreshCounts],
   );
@@ -171,7 +188,7 @@ export function InboxPage() {
         const rest = previous.filter((c) => c.id !== conversation.id);
         return matches(conversation, filterRef.current, me.id) ? [...rest, conversation].sort(byActivity) : rest;
       });
-      refreshCounts();
+      refreshCounts('action');
     },
     [me.id, refreshCounts],
   );
