@@ -16,12 +16,15 @@
  *     same SQL, on the seeded database (PostgreSQL only)
  *   POST /api/webhooks/messaging: signed inbound messages per second, and a check that every
  *     acknowledged one was stored (PostgreSQL, and the embedded engine without BENCH_DATABASE_URL)
- * On PostgreSQL the last three run twice: at the full size and at a tenth of it (10,000
+ *   the agent console in Chromium on the seeded database: navigation to the first row of the
+ *     inbox against its API calls made from Node, and the frames while scrolling 10,000 loaded
+ *     conversations against the first page only (PostgreSQL only; skipped without /usr/bin/chromium)
+ * On PostgreSQL the data sections run twice: at the full size and at a tenth of it (10,000
  * conversations, 100,000 messages, in a database beside BENCH_DATABASE_URL that the bench creates
  * and drops), and a table shows what 10x more data costs each of them.
  *
  * Options: `--only <section>[,<section>…]` runs only those sections: me, fanout, list, search,
- * ingest (e.g. `npm run bench -- --only me` for the framework floor alone). `--quick`: a short
+ * ingest, console (e.g. `npm run bench -- --only me` for the framework floor alone). `--quick`: a short
  * run to see that everything works, not to compare (3 s per case, 1 s warm-up, 1,000 fan-out
  * events), unless BENCH_DURATION or BENCH_WEBHOOK_EVENTS say otherwise.
  *
@@ -51,6 +54,7 @@ import { availableParallelism } from 'node:os';
 import { startBareServer } from './bench/bare';
 import { Cleanup, describe } from './bench/cleanup';
 import { countStoredWamids, countStoredWamidsEmbedded, dropDatabase, siblingDatabase } from './bench/database';
+import { benchConsole } from './bench/console';
 import { benchWebhookFanOut } from './bench/fanout';
 import { benchIngest } from './bench/ingest';
 import { benchConversationList } from './bench/list';
@@ -105,10 +109,10 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
   return Number(value);
 }
 
-const SECTIONS = ['me', 'fanout', 'list', 'search', 'ingest'] as const;
+const SECTIONS = ['me', 'fanout', 'list', 'search', 'ingest', 'console'] as const;
 type Section = (typeof SECTIONS)[number];
 /** The sections whose cost depends on how much data there is: run at both sizes on PostgreSQL. */
-const DATA_SECTIONS: Section[] = ['list', 'search', 'ingest'];
+const DATA_SECTIONS: Section[] = ['list', 'search', 'ingest', 'console'];
 
 /** The sections `--only` names, or all of them. */
 function sectionsToRun(argv: string[]): Set<Section> {
@@ -267,6 +271,8 @@ async function benchData(
     );
   if (sections.has('search'))
     rows.push(...(await benchMessageSearch({ serviceUrl: service.baseUrl, auth, databaseUrl, size, poolMax: POOL_MAX, load, cleanup })));
+  // Before ingest, which adds conversations: the console sees the seeded size.
+  if (sections.has('console')) await benchConsole({ serviceUrl: service.baseUrl, token, size, cleanup });
   if (sections.has('ingest')) {
     const figures = await benchIngest({
       serviceUrl: service.baseUrl,
