@@ -13,7 +13,7 @@ import { ContactsPage } from './pages/contacts';
 import { InboxPage } from './pages/inbox';
 import { ProfilePage } from './pages/profile';
 import { followLink, useLocation } from './router';
-import { forgetSession, logOut, storedToken } from './session';
+import { forgetSession, logOut, rememberMe, storedMe, storedToken } from './session';
 import { EventStream, type StreamState } from './stream';
 import { type Workspace, WorkspaceContext } from './workspace';
 import './styles.css';
@@ -27,20 +27,22 @@ const PUBLIC_PAGES: Record<string, ComponentType> = {
 
 function App() {
   const { path } = useLocation();
-  const [me, setMe] = useState<Me | null>(null);
-  const [checking, setChecking] = useState(() => storedToken() !== null);
+  // A stored session draws the console at once with the user as last seen (the inbox's requests go
+  // out beside /me instead of after it); /me then confirms or ends it.
+  const [me, setMe] = useState<Me | null>(() => (storedToken() ? storedMe() : null));
+  const [checking, setChecking] = useState(() => storedToken() !== null && storedMe() === null);
 
   useEffect(() => {
-    const token = storedToken();
-    if (!token) return;
-    setToken(token);
+    if (!storedToken()) return;
     api.get('/api/v1/me').then(
       (found) => {
+        rememberMe(found);
         setMe(found);
         setChecking(false);
       },
       () => {
         forgetSession();
+        setMe(null);
         setChecking(false);
       },
     );
@@ -184,4 +186,6 @@ function Page(props: { path: string; admin: boolean }) {
   );
 }
 
+// Before the first render: the pages drawn from a stored session make their requests at once.
+setToken(storedToken());
 render(<App />, document.getElementById('app')!);

@@ -5,18 +5,35 @@ const KEY = 'team-inbox.session';
 interface Stored {
   token: string;
   expires_at: string;
+  /** The user as last seen, so a reload draws the console at once while /me confirms it. */
+  me?: Me;
 }
 
-/** The token kept across reloads (this browser's local storage), until it expires or the user logs out. */
-export function storedToken(): string | null {
+function read(): Stored | null {
   try {
     const stored = JSON.parse(localStorage.getItem(KEY) ?? 'null') as Stored | null;
-    if (stored && Date.parse(stored.expires_at) > Date.now()) return stored.token;
+    if (stored && Date.parse(stored.expires_at) > Date.now()) return stored;
   } catch {
     // A damaged entry is no session.
   }
   localStorage.removeItem(KEY);
   return null;
+}
+
+/** The token kept across reloads (this browser's local storage), until it expires or the user logs out. */
+export function storedToken(): string | null {
+  return read()?.token ?? null;
+}
+
+/** The user kept with the token, as last seen. */
+export function storedMe(): Me | null {
+  return read()?.me ?? null;
+}
+
+/** Keeps the user with the session, after /me answered. */
+export function rememberMe(me: Me): void {
+  const stored = read();
+  if (stored) localStorage.setItem(KEY, JSON.stringify({ ...stored, me } satisfies Stored));
 }
 
 export function keepSession(token: string, expiresAt: string): void {
@@ -32,7 +49,9 @@ export function forgetSession(): void {
 export async function logIn(email: string, password: string): Promise<Me> {
   const answer = await api.post('/api/v1/auth/login', { body: { email, password } });
   keepSession(answer.token, answer.expires_at);
-  return api.get('/api/v1/me');
+  const me = await api.get('/api/v1/me');
+  rememberMe(me);
+  return me;
 }
 
 export async function logOut(): Promise<void> {

@@ -79,7 +79,11 @@ export async function benchConsole(context: ConsoleContext): Promise<void> {
     ],
   });
   context.cleanup.defer('Chromium', () => browser.close());
-  const session = JSON.stringify({ token: context.token, expires_at: new Date(Date.now() + 3_600_000).toISOString() });
+  // A returning user's session, as the console keeps it: the token and the user as last seen.
+  const me: unknown = await fetch(`${context.serviceUrl}/api/v1/me`, { headers: { authorization: `Bearer ${context.token}` } }).then((r) =>
+    r.json(),
+  );
+  const session = JSON.stringify({ token: context.token, expires_at: new Date(Date.now() + 3_600_000).toISOString(), me });
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.addInitScript({ content: instrument(session) });
 

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api/client';
-import { keepSession } from '../session';
+import { keepSession, rememberMe } from '../session';
 import { ErrorNote, Field, PageHeader, useAction, valueOf } from '../ui';
 import { useWorkspace } from '../workspace';
 
@@ -17,6 +17,7 @@ export function ProfilePage() {
     });
     // A new password revokes the old tokens; the answer carries the new one.
     if (answer.token && answer.expires_at) keepSession(answer.token, answer.expires_at);
+    rememberMe(answer);
     setMe(answer);
     setCurrent('');
     setPassword('');
