@@ -1,6 +1,6 @@
 import { type ComponentType, render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, type Me, onApiError, type Schemas, setToken, type User } from './api/client';
+import { api, ApiError, currentToken, type Me, onApiError, type Schemas, setToken, type User } from './api/client';
 import { AdminCannedResponses } from './admin/canned-responses';
 import { AdminDeadLetters } from './admin/dead-letters';
 import { AdminLabels } from './admin/labels';
@@ -61,7 +61,7 @@ function Shell(props: { me: Me; setMe: (me: Me | null) => void; path: string }) 
   const { me, path } = props;
   const [users, setUsers] = useState<User[]>([]);
   const [labels, setLabels] = useState<Schemas['LabelResponse'][]>([]);
-  const [stream] = useState(() => new EventStream(storedToken() ?? ''));
+  const [stream] = useState(() => new EventStream(currentToken));
   const [streamState, setStreamState] = useState<StreamState>('connecting');
   const [limited, setLimited] = useState<ApiError | null>(null);
   const [menuOpen, setMenuOpen] = useState(false);

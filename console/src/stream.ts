@@ -48,7 +48,8 @@ export class EventStream {
   private dropped = false;
   state: StreamState = 'connecting';
 
-  constructor(private readonly token: string) {}
+  /** `token` is asked at each connection: a password change replaces the session's token. */
+  constructor(private readonly token: () => string | null) {}
 
   start(): void {
     this.connect();
@@ -86,7 +87,7 @@ export class EventStream {
   }
 
   private connect(): void {
-    const query = new URLSearchParams({ access_token: this.token });
+    const query = new URLSearchParams({ access_token: this.token() ?? '' });
     if (this.lastEventId) query.set('last_event_id', this.lastEventId);
     const source = new EventSource(`/api/v1/events/stream?${query}`);
     this.source = source;

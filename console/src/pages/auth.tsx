@@ -72,13 +72,9 @@ export function AcceptInvitePage() {
     const answer = await api.post('/api/v1/auth/accept-invite', {
       body: { token, password, ...(name.trim() ? { name: name.trim() } : {}) },
     });
-    const session = answer as unknown as { token?: string; expires_at?: string };
-    if (session.token && session.expires_at) {
-      keepSession(session.token, session.expires_at);
-      location.assign('/');
-    } else {
-      navigate('/login', true);
-    }
+    // Accepting answers like login: the new agent is signed in.
+    keepSession(answer.token, answer.expires_at);
+    location.assign('/');
   });
   return (
     <AuthFrame title="Join your team">

@@ -58,7 +58,7 @@ function byActivity(a: Conversation, b: Conversation): number {
 export function InboxPage() {
   const { me, stream, labels } = useWorkspace();
   const { path } = useLocation();
-  const selectedId = path.startsWith('/conversations/') ? decodeURIComponent(path.slice('/conversations/'.length)) : null;
+  const selectedId = path.startsWith('/conversations/') ? decodeURIComponent(path.slice('/conversations/'.length)) || null : null;
   const [filter, setFilter] = useState<Filter>({ tab: 'open', unread: false, label: '', q: '' });
   const [search, setSearch] = useState('');
   const [items, setItems] = useState<Conversation[]>([]);
