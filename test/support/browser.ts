@@ -42,7 +42,7 @@ export async function newPage(context: BrowserContext): Promise<{ page: Page; pr
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('console', (message) => {
-    if (message.type() === 'error' && !/status of (401|404|409|422)/.test(message.text())) problems.push(`console: ${message.text()}`);
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
   });
   return { page, problems };
 }

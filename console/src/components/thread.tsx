@@ -30,15 +30,15 @@ export function Thread(props: { conversationId: string; onRead: (id: string) => 
   const bottom = useRef<HTMLDivElement>(null);
   const stickToBottom = useRef(true);
 
-  const markRead = useCallback(() => {
-    void api.post('/api/v1/conversations/{id}/read', { params: { id } }).then(
-      (answer) => {
+  const markRead = useCallback(
+    (onError: (error: unknown) => void = () => undefined) => {
+      api.post('/api/v1/conversations/{id}/read', { params: { id } }).then((answer) => {
         setConversation(answer);
         onRead(id);
-      },
-      () => undefined,
-    );
-  }, [id, onRead]);
+      }, onError);
+    },
+    [id, onRead],
+  );
 
   const loadNewest = useCallback(async () => {
     const page = await api.get('/api/v1/conversations/{id}/messages', { params: { id }, query: { limit: PAGE } });
@@ -49,10 +49,7 @@ export function Thread(props: { conversationId: string; onRead: (id: string) => 
   useEffect(() => {
     setError(null);
     // Marking it read answers the conversation: no separate GET (the rate limit counts each request).
-    api.post('/api/v1/conversations/{id}/read', { params: { id } }).then((answer) => {
-      setConversation(answer);
-      onRead(id);
-    }, setError);
+    markRead(setError);
     loadNewest().then((page) => setOlderCursor(page.next_cursor), setError);
   }, [id]);
 
@@ -81,7 +78,10 @@ export function Thread(props: { conversationId: string; onRead: (id: string) => 
           setConversation((c) => ({ ...c, ...eventConversation, unread_count: 0 }));
         if (event.type === 'message.received') {
           // The event carries the message in brief: the thread asks for it whole, then marks it read.
-          void loadNewest().then(markRead, () => undefined);
+          void loadNewest().then(
+            () => markRead(),
+            () => undefined,
+          );
         } else if (message && message.direction) {
           setMessages((previous) => upsert(previous, [message]));
         }

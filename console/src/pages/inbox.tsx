@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api, type Conversation, rateLimitRemaining, type Schemas } from '../api/client';
+import { api, type Conversation, rateLimitLeft, type Schemas } from '../api/client';
 import { Thread } from '../components/thread';
 import { VirtualList } from '../components/virtual-list';
 import { shortTime } from '../format';
@@ -20,8 +20,8 @@ const TABS: { tab: Tab; label: string }[] = [
 const ROW_HEIGHT = 76;
 const PAGE = 100;
 const COUNTS_INTERVAL_MS = 10_000;
-/** Below this many requests left in the rate-limit window, background refreshes wait. */
-const LOW_REMAINING = 20;
+/** Past half of the rate-limit window's requests, background refreshes slow down (COUNTS_INTERVAL_MS × 6). */
+const LOW_SHARE = 0.5;
 
 interface Filter {
   tab: Tab;
@@ -96,8 +96,9 @@ export function InboxPage() {
   }, [filter, load]);
 
   // The counts (the stream does not carry them) are asked again after changes, at most once every
-  // COUNTS_INTERVAL_MS however many events arrive, and later still when the rate limit runs low:
-  // the limit counts every request, and the agent's own actions must not be the ones refused.
+  // COUNTS_INTERVAL_MS however many events arrive, and six times less often once half of the
+  // rate-limit window is spent: the limit counts every request (the seed's 100 per 15 minutes would
+  // otherwise go to the counts of a busy inbox), and the agent's own actions must not be refused.
   const countsTimer = useRef<number | undefined>(undefined);
   const countsAskedAt = useRef(0);
   const refreshCounts = useCallback((cause: 'event' | 'action' | 'load' = 'event') => {
@@ -106,8 +107,8 @@ export function InboxPage() {
       if (cause === 'event') return;
       window.clearTimeout(countsTimer.current);
     }
-    const remaining = rateLimitRemaining();
-    const low = remaining !== null && remaining < LOW_REMAINING;
+    const left = rateLimitLeft();
+    const low = left !== null && left < LOW_SHARE;
     const wait =
       cause === 'load'
         ? 0
