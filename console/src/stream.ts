@@ -1,3 +1,6 @@
+// The service's own list, shared at build time: the two cannot drift.
+import { EVENT_TYPES } from '../../src/events/event-types';
+
 /** The event envelope every frame of the stream carries. */
 export interface StreamEvent {
   id: string;
@@ -8,26 +11,6 @@ export interface StreamEvent {
 }
 
 export type StreamState = 'connecting' | 'live' | 'reconnecting';
-
-/** The types the console reacts to (the stream sends each as a named event). */
-const TYPES = [
-  'message.received',
-  'message.sent',
-  'message.status',
-  'message.reaction',
-  'message.media',
-  'note.created',
-  'conversation.created',
-  'conversation.assigned',
-  'conversation.closed',
-  'conversation.reopened',
-  'conversation.updated',
-  'contact.created',
-  'contact.updated',
-  'contact.deleted',
-  'contact.merged',
-  'notification.created',
-];
 
 const MAX_BACKOFF_MS = 30_000;
 
@@ -106,7 +89,7 @@ export class EventStream {
         this.setState('reconnecting');
       }
     };
-    for (const type of TYPES) {
+    for (const type of EVENT_TYPES) {
       source.addEventListener(type, (frame: MessageEvent<string>) => {
         if (frame.lastEventId) this.lastEventId = frame.lastEventId;
         let event: StreamEvent;

@@ -1,27 +1,12 @@
 import { useState } from 'preact/hooks';
 import { api, type Schemas } from '../api/client';
+// The service's own list, shared at build time: the two cannot drift.
+import { WEBHOOK_EVENT_TYPES } from '../../../src/events/event-types';
 import { fullTime } from '../format';
 import { Dialog, ErrorNote, Field, LoadMore, PageHeader, useAction, usePages, valueOf } from '../ui';
 
 type Webhook = Schemas['WebhookResponse'];
 type Delivery = Schemas['DeliveryResponse'];
-const EVENT_TYPES = [
-  'message.received',
-  'message.sent',
-  'message.status',
-  'message.reaction',
-  'message.media',
-  'note.created',
-  'conversation.created',
-  'conversation.assigned',
-  'conversation.closed',
-  'conversation.reopened',
-  'conversation.updated',
-  'contact.created',
-  'contact.updated',
-  'contact.deleted',
-  'contact.merged',
-];
 
 export function AdminWebhooks() {
   const pages = usePages((cursor) => api.get('/api/v1/webhooks', { query: { cursor, limit: 100 } }), []);
@@ -140,7 +125,7 @@ function WebhookForm(props: { webhook: Webhook | null; onClose: () => void; onSa
             Every event
           </label>
           {!all &&
-            EVENT_TYPES.map((type) => (
+            WEBHOOK_EVENT_TYPES.map((type) => (
               <label class="check">
                 <input
                   type="checkbox"
