@@ -18,6 +18,7 @@ import { MediaModule } from './media/media.module';
 import { MessagingModule } from './messaging/messaging.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { QueueModule } from './queue/queue.module';
+import { RecordedWorkModule } from './recorded-work/recorded-work.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { TemplatesModule } from './templates/templates.module';
 import { UsersModule } from './users/users.module';
@@ -35,6 +36,7 @@ export class AppModule {
         EventsModule,
         QueueModule.forRoot(config),
         MetricsModule,
+        RecordedWorkModule,
         EventStreamModule.forRoot(config),
         AuthModule,
         UsersModule,

@@ -178,7 +178,6 @@ export class AccountsService implements OnModuleInit, BeforeApplicationShutdown 
       const url = await this.newLink(db, user, 'password_reset', PASSWORD_RESET_TTL_MS, '/reset-password');
       await this.mail.enqueue(db, { userId: user.id, kind: 'password_reset', to: user.email, content: passwordResetEmail(user, url) });
     });
-    this.mail.wake();
   }
 
   /** In the caller's transaction: a new invitation link for the user, e-mailed; answers the link. */
@@ -209,7 +208,6 @@ export class AccountsService implements OnModuleInit, BeforeApplicationShutdown 
 
   /** After the commit: the e-mail handed on, and the link answered only while no provider would deliver it. */
   private invitedUserResponse(user: UserRow, inviteUrl: string | null): InvitedUserResponse {
-    if (inviteUrl !== null) this.mail.wake();
     return { ...UserResponse.of(user), ...(inviteUrl !== null && !this.mail.delivers ? { invite_url: inviteUrl } : {}) };
   }
 }

@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { OutboxRelay } from '../events/outbox-relay';
+import { PeriodicTask } from '../common/periodic-task';
 import { ConversationsService } from './conversations.service';
 
 /**
@@ -28,39 +28,25 @@ const FOLD_EVERY_CHECKS = 5;
 export class ConversationUpkeep implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(ConversationUpkeep.name);
   private checks = 0;
-  private timer?: NodeJS.Timeout;
-  private running: Promise<void> | null = null;
-  private stopped = true;
+  private readonly task = new PeriodicTask({
+    run: () => this.upkeep(),
+    everyMs: () => CHECK_EVERY_MS,
+    failed: (error) => this.logger.warn(`Upkeep failed, trying again: ${error.message}`),
+  });
 
-  constructor(
-    private readonly conversations: ConversationsService,
-    private readonly relay: OutboxRelay,
-  ) {}
+  constructor(private readonly conversations: ConversationsService) {}
 
   onApplicationBootstrap(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.task.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.upkeep().finally(() => {
-        this.running = null;
-        this.schedule(CHECK_EVERY_MS);
-      });
-    }, delayMs);
+    await this.task.stop();
   }
 
   private async upkeep(): Promise<void> {
     try {
-      if ((await this.conversations.wakeDueSnoozes()) > 0) this.relay.wake();
+      await this.conversations.wakeDueSnoozes();
     } catch (error) {
       this.logger.warn(`Snoozed conversations not woken, trying again: ${(error as Error).message}`);
     }

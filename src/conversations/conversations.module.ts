@@ -16,6 +16,10 @@ import { ReadRepository } from './read.repository';
 import { ReadsService } from './reads.service';
 import { NotesService } from './notes.service';
 import { ConversationUpkeep } from './conversation-upkeep';
+import { MessageSendProcessor } from './message-send.processor';
+import { ReactionSendProcessor } from './reaction-send.processor';
+import { ReadReceiptProcessor } from './read-receipt.processor';
+import { SendJournal } from './send-journal';
 
 @Module({
   imports: [MediaModule, NotificationsModule, UsersModule, TemplatesModule, LabelsModule],
@@ -31,6 +35,10 @@ import { ConversationUpkeep } from './conversation-upkeep';
     ReadsService,
     NotesService,
     ConversationUpkeep,
+    SendJournal,
+    MessageSendProcessor,
+    ReactionSendProcessor,
+    ReadReceiptProcessor,
   ],
   exports: [ConversationsService, MessagesService, ReactionsService, ReadsService],
 })

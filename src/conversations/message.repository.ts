@@ -2,16 +2,27 @@ import { Injectable } from '@nestjs/common';
 import type { Page, PageQuery } from '../common/pagination';
 import { containsPattern } from '../common/search';
 import { Keyset } from '../database/keyset';
-import { claimDueWork, msFromNow, releaseAbandonedWork } from '../database/recorded-work';
 import { Db, execute, query, queryOne, Sql, sql } from '../database/sql';
-import type { WorkItem } from '../queue/job-queue';
-import type { FoundMessage, MessageRow, MessageStatus, MessageToSend } from './message.entity';
+import type { WorkKind } from '../recorded-work/work-kind';
+import type { FoundMessage, MessageRow, MessageStatus } from './message.entity';
 
 const COLUMNS = sql.raw(
   'id, conversation_id, direction, type, text, content, status, error, channel_message_id, sent_by, idempotency_key, request_hash, channel_timestamp, media_id, attempts, next_attempt_at, reply_to_id, referral, pricing_category, created_at, updated_at',
 );
-/** A message whose sending is not finished, as recorded work (alias `w`). */
-const SEND_WAITING = sql`w.status = 'queued'`;
+/**
+ * Queued messages as recorded work (alias `w`): a message whose sending is not finished, and what
+ * its send needs, taken with its claim.
+ */
+export const SEND_WORK = {
+  table: 'messages',
+  waiting: sql`w.status = 'queued'`,
+  needs: {
+    from: sql`conversations c, contacts ct`,
+    where: sql`c.id = w.conversation_id AND ct.id = c.contact_id`,
+    columns: sql`w.type, w.text, w.content, w.media_id, w.created_at, ct.phone AS customer_phone,
+                 (SELECT q.channel_message_id FROM messages q WHERE q.id = w.reply_to_id) AS reply_to_channel_message_id`,
+  },
+} satisfies Pick<WorkKind, 'table' | 'waiting' | 'needs'>;
 const NEWEST_FIRST = new Keyset<MessageRow>({ time: 'created_at', id: 'id' }, 'DESC', (row) => [row.created_at, row.id]);
 
 /** The SQL of the `messages` table. */
@@ -127,32 +138,6 @@ export class MessageRepository {
     );
   }
 
-  /** The relay's hand-off: queued messages whose attempt is due, their due time pushed past `leaseMs`, as the attempts to start. */
-  claimDue(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]> {
-    return claimDueWork(db, 'messages', SEND_WAITING, limit, leaseMs);
-  }
-
-  /** Queued messages whose send attempt died with its instance: due again now. */
-  releaseAbandoned(db: Db): Promise<number> {
-    return releaseAbandonedWork(db, 'messages', SEND_WAITING);
-  }
-
-  /**
-   * Takes a queued message for send attempt `attempt`, unless another worker took that attempt:
-   * counts it, records the instance, and pushes the due time past the attempt's longest duration.
-   * Answers what the send needs.
-   */
-  claimSend(db: Db, work: WorkItem, leaseMs: number, instanceId: string): Promise<MessageToSend | null> {
-    return queryOne(
-      db,
-      sql`UPDATE messages m SET attempts = m.attempts + 1, next_attempt_at = ${msFromNow(leaseMs)}, claimed_by = ${instanceId}, updated_at = now()
-            FROM conversations c, contacts ct
-           WHERE m.id = ${work.id} AND m.status = 'queued' AND m.attempts = ${work.attempt - 1} AND c.id = m.conversation_id AND ct.id = c.contact_id
-          RETURNING m.id, m.attempts, m.type, m.text, m.content, m.media_id, m.created_at, ct.phone AS customer_phone,
-                    (SELECT q.channel_message_id FROM messages q WHERE q.id = m.reply_to_id) AS reply_to_channel_message_id`,
-    );
-  }
-
   /** Ends a queued message's sending (sent or failed); answers the changed row, or null when it was no longer queued. */
   finishSend(
     db: Db,
@@ -175,12 +160,5 @@ export class MessageRepository {
 
   async attachMedia(db: Db, id: string, mediaId: string): Promise<void> {
     await execute(db, sql`UPDATE messages SET media_id = ${mediaId} WHERE id = ${id}`);
-  }
-
-  async scheduleSendAttempt(db: Db, id: string, at: Date): Promise<void> {
-    await execute(
-      db,
-      sql`UPDATE messages SET next_attempt_at = ${at}, claimed_by = NULL, updated_at = now() WHERE id = ${id} AND status = 'queued'`,
-    );
   }
 }

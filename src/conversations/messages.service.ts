@@ -1,17 +1,21 @@
-import { BadRequestException, ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
+import {
+  BadRequestException,
+  ConflictException,
+  Injectable,
+  NotFoundException,
+  OnModuleInit,
+  UnprocessableEntityException,
+} from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { newUuid, parsePublicId } from '../common/ids';
 import { searchWords } from '../common/search';
 import { mapPage, Page, PageQuery } from '../common/pagination';
 import { Database } from '../database/database';
-import { InstanceRegistry } from '../database/instance-registry';
 import { isUniqueViolation } from '../database/errors';
 import type { Db } from '../database/sql';
 import { EventsService } from '../events/events.service';
-import { OutboxRelay } from '../events/outbox-relay';
 import type { InboundMedia } from '../media/media.service';
 import { MediaService } from '../media/media.service';
-import type { WorkItem } from '../queue/job-queue';
 import { TemplatesService } from '../templates/templates.service';
 import type { UserRow } from '../users/user.entity';
 import { ConversationResponse } from './conversation.dto';
@@ -20,7 +24,7 @@ import { ConversationRepository } from './conversation.repository';
 import { ConversationsService } from './conversations.service';
 import { assertWithinCustomerWindow } from './customer-window';
 import { MEDIA_TYPES, MediaType, MessageResponse, SearchMessagesQuery, SendMessageDto } from './message.dto';
-import type { MessageRow, MessageStatus, MessageToSend } from './message.entity';
+import type { MessageRow, MessageStatus } from './message.entity';
 import { MessageRepository } from './message.repository';
 import { ReactionRepository } from './reaction.repository';
 import { ReactionsService } from './reactions.service';
@@ -70,20 +74,22 @@ export interface SendResult {
 }
 
 @Injectable()
-export class MessagesService {
+export class MessagesService implements OnModuleInit {
   constructor(
     private readonly database: Database,
     private readonly messages: MessageRepository,
     private readonly conversationRows: ConversationRepository,
     private readonly conversations: ConversationsService,
     private readonly events: EventsService,
-    private readonly relay: OutboxRelay,
-    private readonly instance: InstanceRegistry,
     private readonly reactionRows: ReactionRepository,
     private readonly reactions: ReactionsService,
     private readonly templates: TemplatesService,
     private readonly media: MediaService,
   ) {}
+
+  onModuleInit(): void {
+    this.media.whenDownloadEnds((db, mediaId) => this.recordMediaSettled(db, mediaId));
+  }
 
   /** The thread, newest first, each message with its reactions and media. */
   async list(conversationId: string, query: PageQuery): Promise<Page<MessageResponse>> {
@@ -165,7 +171,6 @@ export class MessagesService {
       }
       throw error;
     }
-    this.relay.wake();
     return result;
   }
 
@@ -181,32 +186,12 @@ export class MessagesService {
     return quoted;
   }
 
-  /** The relay's hand-off of due sends. */
-  claimDueSends(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]> {
-    return this.messages.claimDue(db, limit, leaseMs);
-  }
-
-  /** Sends whose attempt died with its instance, due again. */
-  releaseAbandonedSends(db: Db): Promise<number> {
-    return this.messages.releaseAbandoned(db);
-  }
-
-  /** Takes a queued message for one send attempt; null when it is no longer queued or another worker took this attempt. */
-  claimSend(work: WorkItem, leaseMs: number): Promise<MessageToSend | null> {
-    return this.messages.claimSend(this.database.db, work, leaseMs, this.instance.id);
-  }
-
   async markSent(messageId: string, channelMessageId: string): Promise<void> {
     await this.finishSend(messageId, { status: 'sent', channel_message_id: channelMessageId, error: null });
   }
 
   async markFailed(messageId: string, error: string): Promise<void> {
     await this.finishSend(messageId, { status: 'failed', channel_message_id: null, error });
-  }
-
-  /** The attempt failed and another follows at `at`; the relay hands it on then. */
-  async retrySendAt(messageId: string, at: Date): Promise<void> {
-    await this.messages.scheduleSendAttempt(this.database.db, messageId, at);
   }
 
   /** Whether the channel delivered this message before: a redelivery must not reopen a conversation closed since. */
@@ -298,7 +283,7 @@ export class MessagesService {
    * Records `message.media` for the messages of a media whose download settled (ready, failed
    * or expired), in the caller's transaction, so clients can show it without polling.
    */
-  async recordMediaSettled(db: Db, mediaId: string): Promise<void> {
+  private async recordMediaSettled(db: Db, mediaId: string): Promise<void> {
     for (const message of await this.messages.findByMediaId(db, mediaId)) {
       const conversation = await this.conversations.findWithCustomer(db, message.conversation_id);
       await this.events.record(db, 'message.media', {

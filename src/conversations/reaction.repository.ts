@@ -1,12 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { claimDueWork, msFromNow, releaseAbandonedWork } from '../database/recorded-work';
 import { Db, execute, query, queryOne, sql } from '../database/sql';
-import type { WorkItem } from '../queue/job-queue';
-import type { ReactionRow, ReactionToSend } from './reaction.entity';
+import type { WorkKind } from '../recorded-work/work-kind';
+import type { ReactionRow } from './reaction.entity';
 
 const COLUMNS = sql.raw('message_id, reactor, emoji, channel_message_id, channel_timestamp, created_at');
-/** An agent's reaction not sent yet, as recorded work (alias `w`). */
-const SEND_WAITING = sql`w.status = 'queued'`;
+/** Agents' reactions not sent yet, as recorded work (alias `w`), and what a send needs, taken with its claim. */
+export const REACTION_SEND_WORK = {
+  table: 'reaction_sends',
+  waiting: sql`w.status = 'queued'`,
+  needs: {
+    from: sql`messages m, conversations c, contacts ct`,
+    where: sql`m.id = w.message_id AND c.id = m.conversation_id AND ct.id = c.contact_id`,
+    columns: sql`w.emoji, m.channel_message_id AS target_channel_message_id, ct.phone AS customer_phone`,
+  },
+} satisfies Pick<WorkKind, 'table' | 'waiting' | 'needs'>;
 
 /** The SQL of `message_reactions` (who reacted with what) and `reaction_sends` (agents' reactions on their way to the channel). */
 @Injectable()
@@ -55,26 +62,6 @@ export class ReactionRepository {
     );
   }
 
-  claimDue(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]> {
-    return claimDueWork(db, 'reaction_sends', SEND_WAITING, limit, leaseMs);
-  }
-
-  releaseAbandoned(db: Db): Promise<number> {
-    return releaseAbandonedWork(db, 'reaction_sends', SEND_WAITING);
-  }
-
-  /** Takes a queued reaction for attempt `work.attempt`, unless another worker took it; answers what the send needs. */
-  claimSend(db: Db, work: WorkItem, leaseMs: number, instanceId: string): Promise<ReactionToSend | null> {
-    return queryOne(
-      db,
-      sql`UPDATE reaction_sends r SET attempts = r.attempts + 1, next_attempt_at = ${msFromNow(leaseMs)}, claimed_by = ${instanceId}, updated_at = now()
-            FROM messages m, conversations c, contacts ct
-           WHERE r.id = ${work.id} AND r.status = 'queued' AND r.attempts = ${work.attempt - 1}
-             AND m.id = r.message_id AND c.id = m.conversation_id AND ct.id = c.contact_id
-          RETURNING r.id, r.attempts, r.emoji, m.channel_message_id AS target_channel_message_id, ct.phone AS customer_phone`,
-    );
-  }
-
   async finishSend(
     db: Db,
     id: string,
@@ -85,13 +72,6 @@ export class ReactionRepository {
       sql`UPDATE reaction_sends SET status = ${change.status}, channel_message_id = ${change.channelMessageId}, error = ${change.error},
                  next_attempt_at = NULL, claimed_by = NULL, updated_at = now()
            WHERE id = ${id} AND status = 'queued'`,
-    );
-  }
-
-  async scheduleSendAttempt(db: Db, id: string, at: Date): Promise<void> {
-    await execute(
-      db,
-      sql`UPDATE reaction_sends SET next_attempt_at = ${at}, claimed_by = NULL, updated_at = now() WHERE id = ${id} AND status = 'queued'`,
     );
   }
 }

@@ -1,11 +1,8 @@
 import { Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
 import { newUuid, parsePublicId } from '../common/ids';
 import { Database } from '../database/database';
-import { InstanceRegistry } from '../database/instance-registry';
 import type { Db } from '../database/sql';
 import { EventsService } from '../events/events.service';
-import { OutboxRelay } from '../events/outbox-relay';
-import type { WorkItem } from '../queue/job-queue';
 import type { UserRow } from '../users/user.entity';
 import { ConversationRepository } from './conversation.repository';
 import { ConversationsService } from './conversations.service';
@@ -13,7 +10,7 @@ import { assertWithinCustomerWindow } from './customer-window';
 import { MessageResponse, ReactionDto, ReactionResponse } from './message.dto';
 import type { MessageRow } from './message.entity';
 import { MessageRepository } from './message.repository';
-import { CUSTOMER_REACTOR, type ReactionRow, type ReactionToSend } from './reaction.entity';
+import { CUSTOMER_REACTOR, type ReactionRow } from './reaction.entity';
 import { ReactionRepository } from './reaction.repository';
 
 /** The channel delivers no reaction to a message older than this (error 131009). */
@@ -46,8 +43,6 @@ export class ReactionsService {
     private readonly conversationRows: ConversationRepository,
     private readonly conversations: ConversationsService,
     private readonly events: EventsService,
-    private readonly relay: OutboxRelay,
-    private readonly instance: InstanceRegistry,
   ) {}
 
   /**
@@ -58,8 +53,7 @@ export class ReactionsService {
    */
   async react(conversationId: string, dto: ReactionDto, actor: UserRow): Promise<MessageResponse> {
     const targetId = parsePublicId('msg', dto.message_id);
-    let changed = false;
-    const answer = await this.database.transaction(async (db) => {
+    return this.database.transaction(async (db) => {
       const conversation = await this.conversationRows.lock(db, conversationId);
       if (!conversation) throw new NotFoundException('Conversation not found');
       const now = new Date();
@@ -78,7 +72,6 @@ export class ReactionsService {
       }
       const current = await this.reactions.lock(db, target.id, actor.id);
       if ((current?.emoji ?? '') !== dto.emoji) {
-        changed = true;
         const reaction: ReactionRow = {
           message_id: target.id,
           reactor: actor.id,
@@ -99,8 +92,6 @@ export class ReactionsService {
       }
       return this.present(db, target);
     });
-    if (changed) this.relay.wake();
-    return answer;
   }
 
   /**
@@ -130,30 +121,12 @@ export class ReactionsService {
     return true;
   }
 
-  /** The relay's hand-off of agents' reactions due to be sent. */
-  claimDueSends(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]> {
-    return this.reactions.claimDue(db, limit, leaseMs);
-  }
-
-  releaseAbandonedSends(db: Db): Promise<number> {
-    return this.reactions.releaseAbandoned(db);
-  }
-
-  /** Takes a queued reaction for one send attempt; null when it is no longer queued or another worker took this attempt. */
-  claimSend(work: WorkItem, leaseMs: number): Promise<ReactionToSend | null> {
-    return this.reactions.claimSend(this.database.db, work, leaseMs, this.instance.id);
-  }
-
   async markSent(id: string, channelMessageId: string): Promise<void> {
     await this.reactions.finishSend(this.database.db, id, { status: 'sent', channelMessageId, error: null });
   }
 
   async markFailed(id: string, error: string): Promise<void> {
     await this.reactions.finishSend(this.database.db, id, { status: 'failed', channelMessageId: null, error });
-  }
-
-  async retrySendAt(id: string, at: Date): Promise<void> {
-    await this.reactions.scheduleSendAttempt(this.database.db, id, at);
   }
 
   /** Records message.reaction: the message reacted to, with its reactions now, and the change (an empty emoji: removed). */

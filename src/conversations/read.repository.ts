@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { claimDueWork, msFromNow, releaseAbandonedWork } from '../database/recorded-work';
-import { Db, execute, query, queryOne, sql } from '../database/sql';
-import type { WorkItem } from '../queue/job-queue';
-import type { ReadReceiptToSend } from './read.entity';
+import { Db, execute, query, sql } from '../database/sql';
+import type { WorkKind } from '../recorded-work/work-kind';
 
-/** A read receipt not sent yet, as recorded work (alias `w`). */
-const RECEIPT_WAITING = sql`w.status = 'pending'`;
+/** Read receipts not sent yet, as recorded work (alias `w`), and what telling the channel needs. */
+export const READ_RECEIPT_WORK = {
+  table: 'read_receipts',
+  waiting: sql`w.status = 'pending'`,
+  needs: { columns: sql`w.channel_message_id` },
+} satisfies Pick<WorkKind, 'table' | 'waiting' | 'needs'>;
 
 /** The SQL of `conversation_reads` (each user's read marker) and `read_receipts` (what the channel is told was read). */
 @Injectable()
@@ -39,36 +41,11 @@ export class ReadRepository {
     return inserted.length > 0;
   }
 
-  claimDue(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]> {
-    return claimDueWork(db, 'read_receipts', RECEIPT_WAITING, limit, leaseMs);
-  }
-
-  releaseAbandoned(db: Db): Promise<number> {
-    return releaseAbandonedWork(db, 'read_receipts', RECEIPT_WAITING);
-  }
-
-  /** Takes a pending receipt for attempt `work.attempt`, unless another worker took it. */
-  claim(db: Db, work: WorkItem, leaseMs: number, instanceId: string): Promise<ReadReceiptToSend | null> {
-    return queryOne(
-      db,
-      sql`UPDATE read_receipts SET attempts = attempts + 1, next_attempt_at = ${msFromNow(leaseMs)}, claimed_by = ${instanceId}, updated_at = now()
-           WHERE id = ${work.id} AND status = 'pending' AND attempts = ${work.attempt - 1}
-          RETURNING id, attempts, channel_message_id`,
-    );
-  }
-
   async finish(db: Db, id: string, change: { status: 'sent' | 'failed'; error: string | null }): Promise<void> {
     await execute(
       db,
       sql`UPDATE read_receipts SET status = ${change.status}, error = ${change.error}, next_attempt_at = NULL, claimed_by = NULL, updated_at = now()
            WHERE id = ${id} AND status = 'pending'`,
-    );
-  }
-
-  async scheduleAttempt(db: Db, id: string, at: Date): Promise<void> {
-    await execute(
-      db,
-      sql`UPDATE read_receipts SET next_attempt_at = ${at}, claimed_by = NULL, updated_at = now() WHERE id = ${id} AND status = 'pending'`,
     );
   }
 }

@@ -2,15 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { newUuid } from '../common/ids';
 import { AppConfig } from '../config/app-config';
 import { Database } from '../database/database';
-import { InstanceRegistry } from '../database/instance-registry';
-import type { Db } from '../database/sql';
-import { OutboxRelay } from '../events/outbox-relay';
-import type { WorkItem } from '../queue/job-queue';
 import type { UserRow } from '../users/user.entity';
 import { ConversationResponse } from './conversation.dto';
 import { ConversationsService } from './conversations.service';
 import { MessageRepository } from './message.repository';
-import type { ReadReceiptToSend } from './read.entity';
 import { ReadRepository } from './read.repository';
 
 /**
@@ -27,8 +22,6 @@ export class ReadsService {
     private readonly messages: MessageRepository,
     private readonly reads: ReadRepository,
     private readonly conversations: ConversationsService,
-    private readonly relay: OutboxRelay,
-    private readonly instance: InstanceRegistry,
   ) {}
 
   /**
@@ -37,8 +30,7 @@ export class ReadsService {
    * conversation.
    */
   async markRead(conversationId: string, caller: UserRow): Promise<ConversationResponse> {
-    let receiptRecorded = false;
-    const answer = await this.database.transaction(async (db) => {
+    return this.database.transaction(async (db) => {
       // Held first: the marker's trigger reads the conversation FOR SHARE too, and taking it before
       // the marker row keeps the lock order of a merge that deletes the conversation (row, then markers).
       await this.conversations.holdForReading(db, conversationId);
@@ -57,7 +49,7 @@ export class ReadsService {
         // The channel marks the earlier messages read with the newest one: one receipt covers them all.
         const newestInbound = newest?.direction === 'inbound' ? newest : await this.messages.newest(db, conversationId, 'inbound');
         if (newestInbound?.channel_message_id) {
-          receiptRecorded = await this.reads.insertReceipt(db, {
+          await this.reads.insertReceipt(db, {
             id: newUuid(now.getTime()),
             messageId: newestInbound.id,
             channelMessageId: newestInbound.channel_message_id,
@@ -67,22 +59,6 @@ export class ReadsService {
       }
       return ConversationResponse.of(await this.conversations.findWithCustomer(db, conversationId, caller.id));
     });
-    if (receiptRecorded) this.relay.wake();
-    return answer;
-  }
-
-  /** The relay's hand-off of due read receipts. */
-  claimDueReceipts(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]> {
-    return this.reads.claimDue(db, limit, leaseMs);
-  }
-
-  releaseAbandonedReceipts(db: Db): Promise<number> {
-    return this.reads.releaseAbandoned(db);
-  }
-
-  /** Takes a pending receipt for one attempt; null when it is sent, failed, or another worker took this attempt. */
-  claimReceipt(work: WorkItem, leaseMs: number): Promise<ReadReceiptToSend | null> {
-    return this.reads.claim(this.database.db, work, leaseMs, this.instance.id);
   }
 
   async markReceiptSent(id: string): Promise<void> {
@@ -91,9 +67,5 @@ export class ReadsService {
 
   async markReceiptFailed(id: string, error: string): Promise<void> {
     await this.reads.finish(this.database.db, id, { status: 'failed', error });
-  }
-
-  async retryReceiptAt(id: string, at: Date): Promise<void> {
-    await this.reads.scheduleAttempt(this.database.db, id, at);
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { Db } from './sql';
+import { type Db, takeWatchedWrites, watchWrites } from './sql';
 
 /**
  * Where services get a `Db` for the repositories: `db` runs each statement on its own
@@ -15,7 +15,23 @@ export class Database {
     return this.dataSource.manager;
   }
 
-  transaction<T>(work: (db: Db) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
+  /** Runs `work` in a transaction; after its commit, tells the watch of its writes (see onCommittedWrites). */
+  async transaction<T>(work: (db: Db) => Promise<T>): Promise<T> {
+    let afterCommit: (() => void) | null = null;
+    const result = await this.dataSource.transaction(async (db) => {
+      const answer = await work(db);
+      afterCommit = takeWatchedWrites(db);
+      return answer;
+    });
+    (afterCommit as (() => void) | null)?.();
+    return result;
+  }
+
+  /**
+   * `onCommit` runs after every commit that inserted into one of `tables` or made a row of one due
+   * now (see watchWrites): the relay's wake-up, so no caller has to remember it.
+   */
+  onCommittedWrites(tables: Iterable<string>, onCommit: () => void): void {
+    watchWrites(this.dataSource, tables, onCommit);
   }
 }

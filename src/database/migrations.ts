@@ -14,6 +14,7 @@ import { ContactsAtScale1763940000000 } from './migrations/1763940000000-contact
 import { LabelsSnoozeNotes1763950000000 } from './migrations/1763950000000-labels-snooze-notes';
 import { MessageSearch1763960000000 } from './migrations/1763960000000-message-search';
 import { ReadState1763970000000 } from './migrations/1763970000000-read-state';
+import { RecordedWork1763980000000 } from './migrations/1763980000000-recorded-work';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   LabelsSnoozeNotes1763950000000,
   MessageSearch1763960000000,
   ReadState1763970000000,
+  RecordedWork1763980000000,
 ];

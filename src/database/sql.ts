@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 
 /**
  * A parameterised SQL statement or fragment, built with the `sql` tag: every interpolated value
@@ -73,6 +73,47 @@ export function observeStatements(observer: ((seconds: number) => void) | null):
   statementObserver = observer;
 }
 
+/** The tables whose new rows, or rows made due now, someone waits for after the commit; and who. */
+interface WriteWatch {
+  tables: ReadonlySet<string>;
+  onCommit: () => void;
+}
+
+const watches = new WeakMap<DataSource, WriteWatch>();
+/** Transactions (their runners) that wrote to a watched table and have not committed yet. */
+const watchedWritesPending = new WeakSet<QueryRunner>();
+/** `INSERT INTO t` or `UPDATE t`: the statement's verb and table. */
+const WRITE = /^\s*(INSERT\s+INTO|UPDATE)\s+([a-z_]+)/i;
+/** An UPDATE that makes recorded work due now (not `now() + …`, a lease or a retry's delay). */
+const MADE_DUE_NOW = /next_attempt_at = now\(\)(?!\s*\+)/;
+
+/**
+ * Calls `onCommit` after each commit that inserted rows into one of `tables`, or made rows of one
+ * due now: at once for a statement on its own, when its transaction commits for one inside a
+ * transaction (Database.transaction asks `takeWatchedWrites`), never for one rolled back. This is
+ * how the relay is woken by the commits that record work or events, whoever wrote them.
+ */
+export function watchWrites(dataSource: DataSource, tables: Iterable<string>, onCommit: () => void): void {
+  const known = watches.get(dataSource);
+  watches.set(dataSource, { tables: new Set([...(known?.tables ?? []), ...tables]), onCommit });
+}
+
+/** What to call after the commit of the transaction of `db`, when it wrote to a watched table (forgotten once asked). */
+export function takeWatchedWrites(db: Db): (() => void) | null {
+  if (!db.queryRunner || !watchedWritesPending.delete(db.queryRunner)) return null;
+  return watches.get(db.connection)?.onCommit ?? null;
+}
+
+/** After a statement that changed rows: told to the watch of its data source when it wrote a watched table. */
+function noteWrite(db: Db, text: string): void {
+  const watch = watches.get(db.connection);
+  const write = watch && WRITE.exec(text);
+  if (!write || !watch.tables.has(write[2].toLowerCase())) return;
+  if (write[1].toUpperCase() === 'UPDATE' && !MADE_DUE_NOW.test(text)) return;
+  if (db.queryRunner?.isTransactionActive) watchedWritesPending.add(db.queryRunner);
+  else watch.onCommit();
+}
+
 async function run<Row>(db: Db, statement: Sql): Promise<{ rows: Row[]; affected: number }> {
   const { text, values } = statement.compile();
   // A transaction's manager has its runner; the root manager borrows one from the pool, as its `query` does.
@@ -80,7 +121,10 @@ async function run<Row>(db: Db, statement: Sql): Promise<{ rows: Row[]; affected
   const started = performance.now();
   try {
     const result = await runner.query(text, values, true);
-    return { rows: (result.records ?? []) as Row[], affected: result.affected ?? 0 };
+    const rows = (result.records ?? []) as Row[];
+    const affected = result.affected ?? 0;
+    if (affected > 0) noteWrite(db, text);
+    return { rows, affected };
   } finally {
     statementObserver?.((performance.now() - started) / 1000);
     if (!db.queryRunner) await runner.release();

@@ -1,4 +1,5 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { PeriodicTask } from '../common/periodic-task';
 import { Database } from '../database/database';
 import { InstanceRegistry } from '../database/instance-registry';
 import type { Db } from '../database/sql';
@@ -29,6 +30,8 @@ export interface EventConsumer {
  */
 export interface WorkSource {
   job: JobName;
+  /** The table of its rows: a commit that inserts into it, or makes a row of it due now, wakes the relay. */
+  table: string;
   claimDue(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]>;
   /** Makes the rows whose attempt died with its instance due again; answers how many. */
   releaseAbandoned(db: Db): Promise<number>;
@@ -39,19 +42,21 @@ export interface WorkSource {
  * the consumers that registered (claimed with FOR UPDATE SKIP LOCKED, so replicas share the
  * outbox and each event is relayed once), then hands every due piece of recorded work to the
  * job queue. What was committed before a crash is still unrelayed or due after it, and goes out
- * on restart.
+ * on restart. A cycle runs every 100 ms, and at once after any commit that recorded an event or
+ * new work (Database.onCommittedWrites), whoever committed it.
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(OutboxRelay.name);
   private readonly consumers: EventConsumer[] = [];
   private readonly sources: WorkSource[] = [];
-  private timer?: NodeJS.Timeout;
-  private cycle: Promise<void> | null = null;
-  private wokenDuringCycle = false;
+  private readonly cycle = new PeriodicTask({
+    run: () => this.relayPending(),
+    everyMs: () => POLL_EVERY_MS,
+    failed: (error) => this.logger.warn(`Relay failed, retrying: ${error.message}`),
+  });
   /** 0: at the first cycle, so that a restart takes up what the previous process left at once. */
   private abandonedCheckedAt = 0;
-  private stopped = true;
 
   constructor(
     private readonly database: Database,
@@ -76,25 +81,12 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       const oldest = await this.events.oldestUnrelayedAt(this.database.db);
       this.metrics.outboxLag.set(oldest === null ? 0 : Math.max(0, Date.now() - oldest.getTime()) / 1000);
     });
-    this.stopped = false;
-    this.schedule(0);
+    this.database.onCommittedWrites(['events', ...this.sources.map((source) => source.table)], () => this.cycle.wake());
+    this.cycle.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.cycle;
-  }
-
-  /** Runs a cycle now rather than at the next poll: the caller has just committed work. */
-  wake(): void {
-    if (this.stopped) return;
-    if (this.cycle) {
-      this.wokenDuringCycle = true;
-      return;
-    }
-    clearTimeout(this.timer);
-    this.schedule(0);
+    await this.cycle.stop();
   }
 
   /** Relays every pending event and hands on every due piece of work; answers how many events it relayed. */
@@ -115,22 +107,6 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       while (this.queue.accepting && (await this.handOn(source)) === BATCH);
     }
     return total;
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.wokenDuringCycle = false;
-      this.cycle = this.relayPending()
-        .then(
-          () => undefined,
-          (error: unknown) => this.logger.warn(`Relay failed, retrying: ${(error as Error).message}`),
-        )
-        .finally(() => {
-          this.cycle = null;
-          this.schedule(this.wokenDuringCycle ? 0 : POLL_EVERY_MS);
-        });
-    }, delayMs);
   }
 
   private async relayEvents(): Promise<number> {

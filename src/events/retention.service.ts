@@ -1,4 +1,5 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { PeriodicTask } from '../common/periodic-task';
 import { AppConfig } from '../config/app-config';
 import { Database } from '../database/database';
 import type { Db } from '../database/sql';
@@ -38,9 +39,11 @@ export interface PruneResult {
 export class RetentionService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(RetentionService.name);
   private readonly participants: RetentionParticipant[] = [];
-  private timer?: NodeJS.Timeout;
-  private running: Promise<unknown> | null = null;
-  private stopped = true;
+  private readonly task = new PeriodicTask({
+    run: () => this.pruneNow(),
+    everyMs: () => EVERY_MS + Math.random() * JITTER_MS,
+    failed: (error) => this.logger.warn(`Pruning old events failed, trying again in an hour: ${error.message}`),
+  });
 
   constructor(
     private readonly database: Database,
@@ -53,14 +56,11 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
   }
 
   onApplicationBootstrap(): void {
-    this.stopped = false;
-    this.schedule(Math.random() * JITTER_MS);
+    this.task.start(Math.random() * JITTER_MS);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.task.stop();
   }
 
   /** Prunes everything older than EVENT_RETENTION now; answers what it deleted. */
@@ -99,17 +99,5 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
       );
     }
     return { before, events, records };
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.pruneNow()
-        .catch((error: unknown) => this.logger.warn(`Pruning old events failed, trying again in an hour: ${(error as Error).message}`))
-        .finally(() => {
-          this.running = null;
-          this.schedule(EVERY_MS + Math.random() * JITTER_MS);
-        });
-    }, delayMs);
   }
 }

@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagg
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/api-errors';
-import { MessagingChannel } from '../messaging/messaging-channel';
+import { ChannelClient } from '../channel/channel-client';
 import { NoRateLimit } from '../common/rate-limit.decorators';
 import { RedisHealth } from './redis-health';
 
@@ -45,7 +45,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
-    private readonly channel: MessagingChannel,
+    private readonly channel: ChannelClient,
     private readonly redis: RedisHealth,
   ) {}
 

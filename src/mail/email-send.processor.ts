@@ -1,10 +1,12 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
-import { OutboxRelay } from '../events/outbox-relay';
+import { SecretUnreadableError } from '../config/secret-box';
 import { RetentionService } from '../events/retention.service';
-import { JobQueue, retryDelay, WorkItem } from '../queue/job-queue';
+import { RecordedWork } from '../recorded-work/recorded-work';
+import { onSchedule, type WorkFailure } from '../recorded-work/work-kind';
 import { Mailer, MailerError } from './mailer';
 import { MailService } from './mail.service';
+import { ClaimedEmailRow, EMAIL_WORK } from './outbound-email.repository';
 
 /** Longer than an attempt can take (the providers' 10 s timeouts): a crash mid-send leaves the e-mail due again after this. */
 const SEND_LEASE_MS = 15_000;
@@ -12,19 +14,18 @@ const SEND_LEASE_MS = 15_000;
 const CONCURRENCY = 8;
 
 /**
- * Sends recorded e-mails through the Mailer, one attempt per job. A transient failure (429, 5xx,
- * a 4xx SMTP reply, no answer) is tried again on EMAIL_RETRY_SCHEDULE, a provider's Retry-After
- * respected; a refusal, or the last failed attempt, marks the e-mail failed with the provider's
- * reason. The row is the record of the work: the relay hands each due attempt on, and the claim
- * for that attempt keeps it once. Finished e-mails are pruned after EVENT_RETENTION.
+ * Sends recorded e-mails through the Mailer, as recorded work (the outbound_emails row). A
+ * transient failure (429, 5xx, a 4xx SMTP reply, no answer) is tried again on
+ * EMAIL_RETRY_SCHEDULE, a provider's Retry-After respected; a refusal, or the last failed attempt,
+ * marks the e-mail failed with the provider's reason, as does content no configured key opens.
+ * Finished e-mails are pruned after EVENT_RETENTION.
  */
 @Injectable()
 export class EmailSendProcessor implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger(EmailSendProcessor.name);
 
   constructor(
-    private readonly queue: JobQueue,
-    private readonly relay: OutboxRelay,
+    private readonly work: RecordedWork,
     private readonly retention: RetentionService,
     private readonly mail: MailService,
     private readonly mailer: Mailer,
@@ -32,11 +33,25 @@ export class EmailSendProcessor implements OnModuleInit, BeforeApplicationShutdo
   ) {}
 
   onModuleInit(): void {
-    this.queue.register('email.send', { concurrency: CONCURRENCY, handle: (work) => this.send(work) });
-    this.relay.addWorkSource({
+    this.work.register<ClaimedEmailRow>({
       job: 'email.send',
-      claimDue: (db, limit, leaseMs) => this.mail.claimDue(db, limit, leaseMs),
-      releaseAbandoned: (db) => this.mail.releaseAbandoned(db),
+      ...EMAIL_WORK,
+      leaseMs: SEND_LEASE_MS,
+      concurrency: CONCURRENCY,
+      errorColumn: 'last_error',
+      attempt: async (email) => {
+        const content = this.mail.contentOf(email);
+        await this.mail.markSent(
+          email.id,
+          await this.mailer.send({ id: email.id, from: this.config.emailFrom, to: email.to_address, ...content }),
+        );
+      },
+      failure: (error, email) => this.judge(error, email),
+      nextAttemptInMs: onSchedule(() => this.config.emailRetryScheduleMs),
+      fail: async (email, failure) => {
+        this.logger.warn(`E-mail ${email.id} (${email.kind}) failed after ${email.attempts} attempt(s): ${failure.reason}`);
+        await this.mail.markFailed(email.id, failure.reason);
+      },
     });
     this.retention.register({ prune: (db, before, limit) => this.mail.pruneFinished(db, before, limit) });
     if (!this.mailer.delivers) {
@@ -51,25 +66,13 @@ export class EmailSendProcessor implements OnModuleInit, BeforeApplicationShutdo
     this.mailer.close();
   }
 
-  async send(work: WorkItem): Promise<void> {
-    const email = await this.mail.claimAttempt(work, SEND_LEASE_MS);
-    if (!email) return;
-    let providerMessageId: string | null;
-    try {
-      providerMessageId = await this.mailer.send({ id: email.id, from: this.config.emailFrom, to: email.to, ...email.content });
-    } catch (error) {
-      const failure =
-        error instanceof MailerError ? error : new MailerError(`The e-mail could not be sent: ${(error as Error).message}`, true);
-      const schedule = this.config.emailRetryScheduleMs;
-      if (failure.retryable && email.attempts <= schedule.length) {
-        const delay = retryDelay(schedule, email.attempts, failure.retryAfterMs ?? 0);
-        await this.mail.retryAt(email.id, new Date(Date.now() + delay), failure.message);
-        return;
-      }
-      this.logger.warn(`E-mail ${email.id} (${email.kind}) failed after ${email.attempts} attempt(s): ${failure.message}`);
-      await this.mail.markFailed(email.id, failure.message);
-      return;
+  private judge(error: unknown, email: ClaimedEmailRow): WorkFailure {
+    if (error instanceof SecretUnreadableError) {
+      const reason = `The e-mail cannot be decrypted: ${error.message}`;
+      this.logger.error(`E-mail ${email.id}: ${reason}`);
+      return { reason, retryable: false };
     }
-    await this.mail.markSent(email.id, providerMessageId);
+    if (error instanceof MailerError) return { reason: error.message, retryable: error.retryable, retryAfterMs: error.retryAfterMs };
+    return { reason: `The e-mail could not be sent: ${(error as Error).message}`, retryable: true };
   }
 }

@@ -1,15 +1,12 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { newUuid } from '../common/ids';
-import { SecretBox, SecretUnreadableError } from '../config/secret-box';
+import { SecretBox } from '../config/secret-box';
 import { Database } from '../database/database';
-import { InstanceRegistry } from '../database/instance-registry';
 import type { Db } from '../database/sql';
-import { OutboxRelay } from '../events/outbox-relay';
-import type { WorkItem } from '../queue/job-queue';
 import type { EmailContent } from './email-content';
 import { Mailer } from './mailer';
 import type { EmailKind } from './outbound-email.entity';
-import { OutboundEmailRepository } from './outbound-email.repository';
+import { ClaimedEmailRow, OutboundEmailRepository } from './outbound-email.repository';
 
 /** An e-mail to record: to whom, why, and what it says. */
 export interface NewEmail {
@@ -20,31 +17,18 @@ export interface NewEmail {
   content: EmailContent;
 }
 
-/** An e-mail claimed for one attempt, its content opened. */
-export interface ClaimedEmail {
-  id: string;
-  attempts: number;
-  kind: EmailKind;
-  to: string;
-  content: EmailContent;
-}
-
 /**
  * E-mail as recorded work. Other modules `enqueue` in their own transaction, so an e-mail exists
- * exactly when what causes it was committed, then `wake` the relay after the commit; the send job
+ * exactly when what causes it was committed (the commit wakes the relay); the send job
  * (EmailSendProcessor) does the rest, with retries.
  */
 @Injectable()
 export class MailService {
-  private readonly logger = new Logger(MailService.name);
-
   constructor(
     private readonly database: Database,
     private readonly emails: OutboundEmailRepository,
-    private readonly relay: OutboxRelay,
     private readonly mailer: Mailer,
     private readonly secrets: SecretBox,
-    private readonly instance: InstanceRegistry,
   ) {}
 
   /** Whether e-mail reaches anyone (an EMAIL_PROVIDER is set): otherwise an invitation's link is answered to the admin. */
@@ -72,41 +56,16 @@ export class MailService {
     });
   }
 
-  /** After the commit that recorded e-mails: hand them on now rather than at the relay's next poll. */
-  wake(): void {
-    this.relay.wake();
-  }
-
-  claimDue(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]> {
-    return this.emails.claimDue(db, limit, leaseMs);
-  }
-
-  releaseAbandoned(db: Db): Promise<number> {
-    return this.emails.releaseAbandoned(db);
-  }
-
   pruneFinished(db: Db, before: Date, limit: number): Promise<number> {
     return this.emails.pruneFinished(db, before, limit);
   }
 
   /**
-   * Takes an e-mail for one attempt; null when it is finished or another worker took this attempt.
-   * Content no configured key opens (ENCRYPTION_KEY changed without the old one in
-   * ENCRYPTION_KEY_PREVIOUS) fails the e-mail, saying so.
+   * What a claimed e-mail says, opened. Content no configured key opens (ENCRYPTION_KEY changed
+   * without the old one in ENCRYPTION_KEY_PREVIOUS) throws SecretUnreadableError.
    */
-  async claimAttempt(work: WorkItem, leaseMs: number): Promise<ClaimedEmail | null> {
-    const row = await this.emails.claimAttempt(this.database.db, work, leaseMs, this.instance.id);
-    if (!row) return null;
-    try {
-      const content = JSON.parse(this.secrets.open(row.content)) as EmailContent;
-      return { id: row.id, attempts: row.attempts, kind: row.kind, to: row.to_address, content };
-    } catch (error) {
-      if (!(error instanceof SecretUnreadableError)) throw error;
-      const reason = `The e-mail cannot be decrypted: ${error.message}`;
-      this.logger.error(`E-mail ${row.id}: ${reason}`);
-      await this.emails.markFailed(this.database.db, row.id, reason);
-      return null;
-    }
+  contentOf(email: ClaimedEmailRow): EmailContent {
+    return JSON.parse(this.secrets.open(email.content)) as EmailContent;
   }
 
   markSent(id: string, providerMessageId: string | null): Promise<void> {
@@ -115,9 +74,5 @@ export class MailService {
 
   markFailed(id: string, error: string): Promise<void> {
     return this.emails.markFailed(this.database.db, id, error);
-  }
-
-  retryAt(id: string, at: Date, error: string): Promise<void> {
-    return this.emails.retryAt(this.database.db, id, at, error);
   }
 }

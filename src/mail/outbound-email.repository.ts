@@ -1,11 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { claimDueWork, msFromNow, releaseAbandonedWork } from '../database/recorded-work';
-import { Db, execute, queryOne, sql } from '../database/sql';
-import type { WorkItem } from '../queue/job-queue';
+import { Db, execute, sql } from '../database/sql';
+import type { WorkKind } from '../recorded-work/work-kind';
 import type { EmailKind, OutboundEmailRow } from './outbound-email.entity';
 
-/** An e-mail not finished, as recorded work (alias `w`). */
-const EMAIL_WAITING = sql`w.status = 'pending'`;
+/** E-mails not finished, as recorded work (alias `w`), and what an attempt needs (the content, still sealed). */
+export const EMAIL_WORK = {
+  table: 'outbound_emails',
+  waiting: sql`w.status = 'pending'`,
+  needs: { where: sql`w.content IS NOT NULL`, columns: sql`w.kind, w.to_address, w.content` },
+} satisfies Pick<WorkKind, 'table' | 'waiting' | 'needs'>;
 
 /** What one attempt needs. */
 export interface ClaimedEmailRow {
@@ -28,30 +31,6 @@ export class OutboundEmailRepository {
     );
   }
 
-  /** The relay's hand-off: due e-mails, their due time pushed past `leaseMs`, as the attempts to start (on outbound_emails_due_idx). */
-  claimDue(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]> {
-    return claimDueWork(db, 'outbound_emails', EMAIL_WAITING, limit, leaseMs);
-  }
-
-  /** Pending e-mails whose attempt died with its instance: due again now. */
-  releaseAbandoned(db: Db): Promise<number> {
-    return releaseAbandonedWork(db, 'outbound_emails', EMAIL_WAITING);
-  }
-
-  /**
-   * Takes a pending e-mail for attempt `attempt`, unless another worker took that attempt: counts
-   * it and pushes the due time past the attempt's longest duration, so a crash mid-attempt leaves
-   * it due again.
-   */
-  claimAttempt(db: Db, work: WorkItem, leaseMs: number, instanceId: string): Promise<ClaimedEmailRow | null> {
-    return queryOne(
-      db,
-      sql`UPDATE outbound_emails SET attempts = attempts + 1, next_attempt_at = ${msFromNow(leaseMs)}, claimed_by = ${instanceId}, updated_at = now()
-           WHERE id = ${work.id} AND status = 'pending' AND attempts = ${work.attempt - 1} AND content IS NOT NULL
-          RETURNING id, attempts, kind, to_address, content`,
-    );
-  }
-
   /** The e-mail went out (or, without a provider, was written off): its content is dropped. */
   async markSent(db: Db, id: string, providerMessageId: string | null): Promise<void> {
     await execute(
@@ -67,13 +46,6 @@ export class OutboundEmailRepository {
       db,
       sql`UPDATE outbound_emails SET status = 'failed', content = NULL, last_error = ${error}, next_attempt_at = NULL, claimed_by = NULL, updated_at = now()
            WHERE id = ${id}`,
-    );
-  }
-
-  async retryAt(db: Db, id: string, at: Date, error: string): Promise<void> {
-    await execute(
-      db,
-      sql`UPDATE outbound_emails SET next_attempt_at = ${at}, last_error = ${error}, claimed_by = NULL, updated_at = now() WHERE id = ${id}`,
     );
   }
 

@@ -3,6 +3,7 @@ import { AuthModule } from '../auth/auth.module';
 import { AppConfig } from '../config/app-config';
 import { FilesystemMediaStore } from './filesystem-media-store';
 import { MediaController } from './media.controller';
+import { MediaDownloadProcessor } from './media-download.processor';
 import { MediaRepository } from './media.repository';
 import { MediaService } from './media.service';
 import { MediaStore } from './media-store';
@@ -21,6 +22,7 @@ import { S3MediaStore } from './s3-media-store';
     },
     MediaRepository,
     MediaService,
+    MediaDownloadProcessor,
   ],
   exports: [MediaService],
 })

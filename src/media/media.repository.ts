@@ -1,14 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { claimDueWork, msFromNow, releaseAbandonedWork } from '../database/recorded-work';
 import { Db, execute, query, queryOne, sql } from '../database/sql';
-import type { WorkItem } from '../queue/job-queue';
+import type { WorkKind } from '../recorded-work/work-kind';
 import type { MediaRow } from './media.entity';
 
 const COLUMNS = sql.raw(
   'id, direction, kind, status, mime_type, size, filename, sha256, storage_key, channel_media_id, channel_sha256, available_until, channel_upload_id, channel_uploaded_at, error, attempts, next_attempt_at, uploaded_by, created_at, updated_at',
 );
-/** A media whose download is not finished, as recorded work (alias `w`). */
-const DOWNLOAD_WAITING = sql`w.status = 'pending'`;
+/** Media whose download is not finished, as recorded work (alias `w`); a download needs the whole row. */
+export const DOWNLOAD_WORK = {
+  table: 'media',
+  waiting: sql`w.status = 'pending'`,
+  needs: { columns: COLUMNS },
+} satisfies Pick<WorkKind, 'table' | 'waiting' | 'needs'>;
 
 /** The SQL of the `media` table. */
 @Injectable()
@@ -32,26 +35,6 @@ export class MediaRepository {
     return query(db, sql`SELECT ${COLUMNS} FROM media WHERE id = ANY(${ids}::uuid[])`);
   }
 
-  /** The relay's hand-off: pending media whose download attempt is due, their due time pushed past `leaseMs`. */
-  claimDue(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]> {
-    return claimDueWork(db, 'media', DOWNLOAD_WAITING, limit, leaseMs);
-  }
-
-  /** Pending media whose download attempt died with its instance: due again now. */
-  releaseAbandoned(db: Db): Promise<number> {
-    return releaseAbandonedWork(db, 'media', DOWNLOAD_WAITING);
-  }
-
-  /** Takes a pending media for download attempt `attempt`, unless another worker took it; answers the row. */
-  claimDownload(db: Db, work: WorkItem, leaseMs: number, instanceId: string): Promise<MediaRow | null> {
-    return queryOne(
-      db,
-      sql`UPDATE media SET attempts = attempts + 1, next_attempt_at = ${msFromNow(leaseMs)}, claimed_by = ${instanceId}, updated_at = now()
-           WHERE id = ${work.id} AND status = 'pending' AND attempts = ${work.attempt - 1}
-          RETURNING ${COLUMNS}`,
-    );
-  }
-
   /** Ends a pending media's download: stored (`ready`), or never to be (`failed`, `expired`); answers the row, or null when it was no longer pending. */
   finishDownload(
     db: Db,
@@ -68,13 +51,6 @@ export class MediaRepository {
                  next_attempt_at = NULL, claimed_by = NULL, updated_at = now()
            WHERE id = ${id} AND status = 'pending'
           RETURNING ${COLUMNS}`,
-    );
-  }
-
-  async scheduleDownloadAttempt(db: Db, id: string, at: Date, error: string): Promise<void> {
-    await execute(
-      db,
-      sql`UPDATE media SET next_attempt_at = ${at}, claimed_by = NULL, error = ${error}, updated_at = now() WHERE id = ${id} AND status = 'pending'`,
     );
   }
 

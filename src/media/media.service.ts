@@ -18,9 +18,7 @@ import { newUuid, toPublicId } from '../common/ids';
 import { toStorable } from '../common/storable-text';
 import { AppConfig } from '../config/app-config';
 import { Database } from '../database/database';
-import { InstanceRegistry } from '../database/instance-registry';
 import type { Db } from '../database/sql';
-import type { WorkItem } from '../queue/job-queue';
 import type { UserRow } from '../users/user.entity';
 import { contentDisposition, matchesEntityTag, parseRange } from './http-range';
 import { MediaIntake, MediaRefusal } from './media-intake';
@@ -90,6 +88,7 @@ export class MediaIntegrityError extends Error {
 @Injectable()
 export class MediaService implements OnModuleInit {
   private readonly logger = new Logger(MediaService.name);
+  private readonly downloadEndListeners: ((db: Db, mediaId: string) => Promise<void>)[] = [];
 
   constructor(
     private readonly database: Database,
@@ -97,7 +96,6 @@ export class MediaService implements OnModuleInit {
     private readonly store: MediaStore,
     private readonly signedUrls: SignedUrls,
     private readonly config: AppConfig,
-    private readonly instance: InstanceRegistry,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -285,21 +283,6 @@ export class MediaService implements OnModuleInit {
     return this.store.get(row.storage_key);
   }
 
-  /** The relay's hand-off of due downloads. */
-  claimDueDownloads(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]> {
-    return this.media.claimDue(db, limit, leaseMs);
-  }
-
-  /** Downloads whose attempt died with its instance, due again. */
-  releaseAbandonedDownloads(db: Db): Promise<number> {
-    return this.media.releaseAbandoned(db);
-  }
-
-  /** Takes a pending media for one download attempt; null when no longer pending or another worker took the attempt. */
-  claimDownload(work: WorkItem, leaseMs: number): Promise<MediaRow | null> {
-    return this.media.claimDownload(this.database.db, work, leaseMs, this.instance.id);
-  }
-
   /**
    * Streams downloaded bytes into the store, checked against the channel's size and SHA-256 as
    * they pass; answers what was stored. Bytes that do not match are discarded and the attempt
@@ -333,9 +316,17 @@ export class MediaService implements OnModuleInit {
     return { key, size: intake.size, sha256 };
   }
 
-  /** Records a stored download, in the caller's transaction; answers the row, or null when it was no longer pending. */
-  markDownloaded(db: Db, id: string, stored: { key: string; size: number; sha256: string; mimeType: string }): Promise<MediaRow | null> {
-    return this.media.finishDownload(db, id, {
+  /**
+   * For the modules whose records carry media (messages): `listener` is told, in the transaction
+   * that ends a download (ready, failed or expired), which media it was. Called while the application starts.
+   */
+  whenDownloadEnds(listener: (db: Db, mediaId: string) => Promise<void>): void {
+    this.downloadEndListeners.push(listener);
+  }
+
+  /** Records a stored download; nothing when the media was no longer pending. */
+  async markDownloaded(id: string, stored: { key: string; size: number; sha256: string; mimeType: string }): Promise<void> {
+    await this.endDownload(id, {
       status: 'ready',
       mime_type: stored.mimeType,
       size: stored.size,
@@ -344,14 +335,16 @@ export class MediaService implements OnModuleInit {
     });
   }
 
-  /** Ends a download for good, in the caller's transaction: `failed`, or `expired` when the channel no longer has the media. */
-  markUndownloadable(db: Db, id: string, status: 'failed' | 'expired', error: string): Promise<MediaRow | null> {
-    return this.media.finishDownload(db, id, { status, error: toStorable(error) });
+  /** Ends a download for good: `failed`, or `expired` when the channel no longer has the media. */
+  async markUndownloadable(id: string, status: 'failed' | 'expired', error: string): Promise<void> {
+    await this.endDownload(id, { status, error: toStorable(error) });
   }
 
-  /** The attempt failed and another follows at `at`. */
-  async retryDownloadAt(id: string, at: Date, error: string): Promise<void> {
-    await this.media.scheduleDownloadAttempt(this.database.db, id, at, toStorable(error));
+  private async endDownload(id: string, change: Parameters<MediaRepository['finishDownload']>[2]): Promise<void> {
+    await this.database.transaction(async (db) => {
+      if (!(await this.media.finishDownload(db, id, change))) return;
+      for (const listener of this.downloadEndListeners) await listener(db, id);
+    });
   }
 
   /**

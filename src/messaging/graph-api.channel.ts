@@ -3,15 +3,16 @@ import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { AppConfig } from '../config/app-config';
-import type { ChannelTemplate } from '../templates/template.entity';
 import {
+  ChannelClient,
   ChannelError,
   ChannelHealth,
   ChannelMediaDownload,
   ChannelMediaUpload,
-  MessagingChannel,
+  type ChannelTemplate,
+  MEDIA_TRANSFER_TIMEOUT_MS,
   OutboundMessage,
-} from './messaging-channel';
+} from '../channel/channel-client';
 
 const SEND_TIMEOUT_MS = 10_000;
 const HEALTH_TIMEOUT_MS = 3_000;
@@ -19,8 +20,6 @@ const HEALTH_TIMEOUT_MS = 3_000;
 const LIST_TIMEOUT_MS = 10_000;
 /** Asking the channel where a media is. */
 const MEDIA_LOOKUP_TIMEOUT_MS = 10_000;
-/** Moving the bytes of one media (up to 100 MB) either way; the media download job's lease is longer. */
-export const MEDIA_TRANSFER_TIMEOUT_MS = 5 * 60_000;
 /** Probes arrive every few seconds from every replica; the Graph API is asked at most this often. */
 const HEALTH_CACHE_MS = 5_000;
 /** Graph error codes that mean "too fast, try later" even when the HTTP status is not 429. */
@@ -54,7 +53,7 @@ interface GraphPage {
  * and the catalogue at `GET {base}/{business account id}/message_templates`.
  */
 @Injectable()
-export class GraphApiChannel extends MessagingChannel {
+export class GraphApiChannel extends ChannelClient {
   private cachedHealth: { at: number; health: Promise<ChannelHealth> } | null = null;
 
   constructor(private readonly config: AppConfig) {

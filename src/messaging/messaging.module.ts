@@ -1,34 +1,23 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
+import { ChannelClient } from '../channel/channel-client';
 import { AppConfig } from '../config/app-config';
-import { ConversationsModule } from '../conversations/conversations.module';
-import { TemplatesModule } from '../templates/templates.module';
-import { ChannelTemplateSource } from './channel-template-source';
-import { MediaModule } from '../media/media.module';
 import { GraphApiChannel } from './graph-api.channel';
-import { MediaDownloadProcessor } from './media-download.processor';
-import { SendJournal } from './send-journal';
-import { MessageSendProcessor } from './message-send.processor';
-import { MessagingChannel } from './messaging-channel';
-import { ReactionSendProcessor } from './reaction-send.processor';
-import { ReadReceiptProcessor } from './read-receipt.processor';
 import { SandboxChannel } from './sandbox.channel';
 
-/** The only place that knows whether messages and media go to (and come from) the WhatsApp Cloud API or the sandbox, media and where templates come from. */
+/**
+ * The only place that knows whether messages, media and templates go to (and come from) the
+ * WhatsApp Cloud API or the sandbox: it provides the ChannelClient port to every module, whose
+ * jobs (sends, receipts, downloads, the template sync) live beside the rows they change.
+ */
+@Global()
 @Module({
-  imports: [ConversationsModule, TemplatesModule, MediaModule],
   providers: [
     {
-      provide: MessagingChannel,
+      provide: ChannelClient,
       inject: [AppConfig],
       useFactory: (config: AppConfig) => (config.messagingAccessToken ? new GraphApiChannel(config) : new SandboxChannel(config)),
     },
-    MessageSendProcessor,
-    ReactionSendProcessor,
-    ReadReceiptProcessor,
-    MediaDownloadProcessor,
-    SendJournal,
-    ChannelTemplateSource,
   ],
-  exports: [MessagingChannel],
+  exports: [ChannelClient],
 })
 export class MessagingModule {}

@@ -1,4 +1,4 @@
-import type { ChannelTemplate } from '../templates/template.entity';
+import type { ChannelTemplate } from '../channel/channel-client';
 
 /**
  * The sandbox channel's own template catalogue, shaped as the Graph API lists templates, so the

@@ -5,16 +5,15 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { AppConfig } from '../config/app-config';
-import type { ChannelTemplate } from '../templates/template.entity';
 import {
+  ChannelClient,
   ChannelError,
   ChannelHealth,
   ChannelMediaDownload,
   ChannelMediaUpload,
-  MessagingChannel,
+  type ChannelTemplate,
   OutboundMessage,
-} from './messaging-channel';
-
+} from '../channel/channel-client';
 import { SANDBOX_TEMPLATES } from './sandbox-templates';
 import { SANDBOX_MEDIA_DIRECTORY, type SandboxMediaInfo } from './sandbox-media';
 
@@ -29,7 +28,7 @@ const SANDBOX_MEDIA_ID = /^[A-Za-z0-9_-]{1,128}$/;
  * land there, and a customer's media is downloaded from there; an id it does not hold fails.
  */
 @Injectable()
-export class SandboxChannel extends MessagingChannel {
+export class SandboxChannel extends ChannelClient {
   readonly hasTemplateCatalogue = true;
   private readonly logger = new Logger('SandboxChannel');
   private readonly directory: string;

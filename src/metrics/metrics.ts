@@ -61,6 +61,21 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly recordedWorkAttempts = new Counter({
+    name: 'team_inbox_recorded_work_attempts_total',
+    help: 'Attempts at recorded work (sends, receipts, downloads, syncs, e-mails, webhook deliveries), by job and outcome',
+    labelNames: ['job', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly recordedWorkAttemptDuration = new Histogram({
+    name: 'team_inbox_recorded_work_attempt_duration_seconds',
+    help: 'One attempt at recorded work, from its claim to its outcome recorded, by job',
+    labelNames: ['job'] as const,
+    buckets: API_BUCKETS,
+    registers: [this.registry],
+  });
+
   readonly queueDepth = new Gauge({
     name: 'team_inbox_queue_depth',
     help: 'Jobs waiting to start, by queue',

@@ -1,4 +1,5 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { PeriodicTask } from '../common/periodic-task';
 import { AppConfig } from '../config/app-config';
 import { Database } from '../database/database';
 import { MailService } from '../mail/mail.service';
@@ -23,9 +24,11 @@ const MAX_SWEEP_MS = 10_000;
 export class NotificationEmailer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(NotificationEmailer.name);
   private readonly everyMs: number;
-  private timer?: NodeJS.Timeout;
-  private sweeping: Promise<void> | null = null;
-  private stopped = true;
+  private readonly task = new PeriodicTask({
+    run: () => this.sweep(),
+    everyMs: () => this.everyMs,
+    failed: (error) => this.logger.warn(`Notification e-mails not swept, trying again: ${error.message}`),
+  });
 
   constructor(
     private readonly database: Database,
@@ -37,14 +40,11 @@ export class NotificationEmailer implements OnApplicationBootstrap, BeforeApplic
   }
 
   onApplicationBootstrap(): void {
-    this.stopped = false;
-    this.schedule();
+    this.task.start(this.everyMs);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.sweeping;
+    await this.task.stop();
   }
 
   /** E-mails every notification due now, one by one or in digests; answers how many e-mails it recorded. */
@@ -58,7 +58,6 @@ export class NotificationEmailer implements OnApplicationBootstrap, BeforeApplic
     for (const userId of await this.notifications.usersWithDigestDue(this.database.db, this.config.emailDigestIntervalMs, BATCH)) {
       if (await this.sendDigest(userId)) emails += 1;
     }
-    if (emails > 0) this.mail.wake();
     return emails;
   }
 
@@ -102,20 +101,5 @@ export class NotificationEmailer implements OnApplicationBootstrap, BeforeApplic
       );
       return true;
     });
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.sweeping = this.sweep()
-        .then(
-          () => undefined,
-          (error: unknown) => this.logger.warn(`Notification e-mails not swept, trying again: ${(error as Error).message}`),
-        )
-        .finally(() => {
-          this.sweeping = null;
-          this.schedule();
-        });
-    }, this.everyMs);
   }
 }

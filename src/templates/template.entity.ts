@@ -6,36 +6,6 @@ export const SENDABLE_STATUS = 'APPROVED';
 /** The status a template gets when it disappears from the business account (deleted there). */
 export const DELETED_STATUS = 'DELETED';
 
-/**
- * One message template as the channel defines it: the fields of the Graph API's
- * `GET /{business account id}/message_templates` (`components` with `type` HEADER, BODY, FOOTER,
- * BUTTONS, …, each as the channel wrote it).
- */
-export interface ChannelTemplate {
-  /** The channel's id of the template; null if it gave none. */
-  id: string | null;
-  name: string;
-  /** Language and locale code, e.g. `en_US`. */
-  language: string;
-  /** APPROVED, PENDING, REJECTED, PAUSED, DISABLED, … as the channel names it. */
-  status: string;
-  /** MARKETING, UTILITY or AUTHENTICATION. */
-  category: string;
-  components: Record<string, unknown>[];
-  /** `NAMED` (`{{first_name}}`) or `POSITIONAL` (`{{1}}`, the channel's default). */
-  parameter_format: string;
-}
-
-/**
- * Where the catalogue comes from. The messaging module hands the channel in when it has a
- * catalogue (a business account id, or the sandbox's own); without one, template sends are not
- * checked.
- */
-export interface TemplateSource {
-  /** Every template of the business account, all pages read; throws with the channel's reason. */
-  listTemplates(): Promise<ChannelTemplate[]>;
-}
-
 /** A row of `templates`: one template (name and language) of the catalogue. */
 export interface TemplateRow {
   id: string;

@@ -2,9 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { Page, PageQuery } from '../common/pagination';
 import { containsPattern } from '../common/search';
 import { Keyset } from '../database/keyset';
-import { claimDueWork, msFromNow, releaseAbandonedWork } from '../database/recorded-work';
 import { Db, execute, query, queryOne, Sql, sql } from '../database/sql';
-import type { WorkItem } from '../queue/job-queue';
+import type { WorkKind } from '../recorded-work/work-kind';
 import { DELETED_STATUS, type TemplateReference, type TemplateRow, type TemplateSyncRow } from './template.entity';
 
 const COLUMNS = sql.raw(
@@ -15,8 +14,13 @@ const RECENTLY_CHANGED_FIRST = new Keyset<TemplateRow>({ time: 't.updated_at', i
 
 /** The one row of `template_syncs`: the catalogue has one sync, whichever replica runs it. */
 export const CATALOGUE_SYNC = 'catalogue';
-/** Every row of `template_syncs` is work that never finishes: it is always due again later. */
-const SYNC_WAITING = sql`w.id = ${CATALOGUE_SYNC}`;
+/** The catalogue's sync as recorded work that never finishes (alias `w`): it is always due again later. */
+export const SYNC_WORK = {
+  table: 'template_syncs',
+  idType: 'text',
+  waiting: sql`w.id = ${CATALOGUE_SYNC}`,
+  needs: { columns: SYNC_COLUMNS },
+} satisfies Pick<WorkKind, 'table' | 'idType' | 'waiting' | 'needs'>;
 
 export interface TemplateFilter {
   status?: string;
@@ -129,31 +133,13 @@ export class TemplateRepository {
     return queryOne(db, sql`SELECT ${SYNC_COLUMNS} FROM template_syncs WHERE id = ${CATALOGUE_SYNC}`);
   }
 
-  claimDueSync(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]> {
-    return claimDueWork(db, 'template_syncs', SYNC_WAITING, limit, leaseMs);
-  }
-
-  releaseAbandonedSync(db: Db): Promise<number> {
-    return releaseAbandonedWork(db, 'template_syncs', SYNC_WAITING);
-  }
-
-  /** Takes the sync for attempt `work.attempt`, unless another worker took that attempt; answers the row. */
-  claimSyncAttempt(db: Db, work: WorkItem, leaseMs: number, instanceId: string): Promise<TemplateSyncRow | null> {
-    return queryOne(
-      db,
-      sql`UPDATE template_syncs SET attempts = attempts + 1, next_attempt_at = ${msFromNow(leaseMs)}, claimed_by = ${instanceId}
-           WHERE id = ${work.id} AND attempts = ${work.attempt - 1}
-          RETURNING ${SYNC_COLUMNS}`,
-    );
-  }
-
   /** A sync succeeded: recorded whoever ran it; the next one is scheduled only by the attempt still holding the row. */
   async recordSynced(db: Db, attempt: number | null, nextAt: Date): Promise<void> {
     await execute(
       db,
       attempt === null
         ? sql`UPDATE template_syncs SET synced_at = now(), failures = 0, error = NULL WHERE id = ${CATALOGUE_SYNC}`
-        : sql`UPDATE template_syncs SET synced_at = now(), failures = 0, error = NULL, next_attempt_at = ${nextAt}, claimed_by = NULL
+        : sql`UPDATE template_syncs SET synced_at = now(), failures = 0, error = NULL, next_attempt_at = ${nextAt}, claimed_by = NULL, updated_at = now()
                WHERE id = ${CATALOGUE_SYNC} AND attempts = ${attempt}`,
     );
   }
@@ -162,7 +148,7 @@ export class TemplateRepository {
   async recordSyncFailed(db: Db, attempt: number, error: string, nextAt: Date): Promise<void> {
     await execute(
       db,
-      sql`UPDATE template_syncs SET failures = failures + 1, error = ${error}, next_attempt_at = ${nextAt}, claimed_by = NULL
+      sql`UPDATE template_syncs SET failures = failures + 1, error = ${error}, next_attempt_at = ${nextAt}, claimed_by = NULL, updated_at = now()
            WHERE id = ${CATALOGUE_SYNC} AND attempts = ${attempt}`,
     );
   }

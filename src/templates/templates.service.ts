@@ -3,12 +3,11 @@ import { newUuid } from '../common/ids';
 import { mapPage, type Page } from '../common/pagination';
 import { toStorable } from '../common/storable-text';
 import { Database } from '../database/database';
-import { InstanceRegistry } from '../database/instance-registry';
+import { ChannelClient, type ChannelTemplate } from '../channel/channel-client';
 import type { Db } from '../database/sql';
-import type { WorkItem } from '../queue/job-queue';
 import { parametersOf, sendProblem } from './template-parameters';
 import { ListTemplatesQuery, SyncResponse, TemplateResponse } from './template.dto';
-import { SENDABLE_STATUS, type ChannelTemplate, type TemplateChange, type TemplateSource, type TemplateSyncRow } from './template.entity';
+import { SENDABLE_STATUS, type TemplateChange } from './template.entity';
 import { SyncedTemplate, TemplateRepository } from './template.repository';
 
 /** A template send as the API takes it: `{"type":"template","template":{name, language, components}}`. */
@@ -41,11 +40,12 @@ const STATUS_OF_EVENT: Record<string, string> = {
  * The template catalogue: synced from the channel (every page), listed with what each send must
  * fill, and the check of every template send before it is queued. Without a source (a real
  * channel without MESSAGING_BUSINESS_ACCOUNT_ID) there is no catalogue and sends are not checked.
+ * The channel is the source when it has a catalogue (the sandbox's own, or the business account's).
  */
 @Injectable()
 export class TemplatesService {
   private readonly logger = new Logger(TemplatesService.name);
-  private source: TemplateSource | null = null;
+  private readonly source: ChannelClient | null;
   /** Once a sync is known to have succeeded, sends are checked against the stored catalogue. */
   private catalogueSynced = false;
   /** The sync a send runs when no sync ever succeeded, once per process. */
@@ -54,12 +54,9 @@ export class TemplatesService {
   constructor(
     private readonly database: Database,
     private readonly templates: TemplateRepository,
-    private readonly instance: InstanceRegistry,
-  ) {}
-
-  /** Called by the messaging module while the application starts, when the channel has a catalogue. */
-  useSource(source: TemplateSource): void {
-    this.source = source;
+    channel: ChannelClient,
+  ) {
+    this.source = channel.hasTemplateCatalogue ? channel : null;
   }
 
   get hasCatalogue(): boolean {
@@ -181,24 +178,14 @@ export class TemplatesService {
     if (this.source) await this.templates.makeSyncDue(this.database.db);
   }
 
-  claimDueSync(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]> {
-    return this.source ? this.templates.claimDueSync(db, limit, leaseMs) : Promise.resolve([]);
-  }
-
-  releaseAbandonedSync(db: Db): Promise<number> {
-    return this.source ? this.templates.releaseAbandonedSync(db) : Promise.resolve(0);
-  }
-
-  claimSyncAttempt(work: WorkItem, leaseMs: number): Promise<TemplateSyncRow | null> {
-    return this.templates.claimSyncAttempt(this.database.db, work, leaseMs, this.instance.id);
-  }
-
+  /** A sync succeeded: recorded, and the next one due at `nextAt`. */
   async recordSynced(attempt: number, nextAt: Date): Promise<void> {
     await this.templates.recordSynced(this.database.db, attempt, nextAt);
   }
 
+  /** The attempt failed: the next one is due at `nextAt`. */
   async recordSyncFailed(attempt: number, error: string, nextAt: Date): Promise<void> {
-    await this.templates.recordSyncFailed(this.database.db, attempt, toStorable(error), nextAt);
+    await this.templates.recordSyncFailed(this.database.db, attempt, error, nextAt);
   }
 
   private toRow(template: ChannelTemplate): SyncedTemplate {

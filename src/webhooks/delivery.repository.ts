@@ -1,18 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import type { Page, PageQuery } from '../common/pagination';
 import { Keyset } from '../database/keyset';
-import { claimDueWork, msFromNow, releaseAbandonedWork } from '../database/recorded-work';
 import { Db, execute, query, queryOne, sql } from '../database/sql';
 import type { EventType } from '../events/event-types';
-import type { WorkItem } from '../queue/job-queue';
+import type { WorkKind } from '../recorded-work/work-kind';
 import type { DeliveryRow, DeliveryStatus } from './webhook.entity';
 
 /** A delivery with its event's type, as DeliveryResponse.of reads it. */
 const SELECT_DELIVERY = sql.raw(`SELECT d.id, d.event_id, e.type AS event_type, d.status, d.attempts, d.last_status_code, d.last_response,
        d.last_error, d.next_attempt_at, d.created_at, d.updated_at
   FROM webhook_deliveries d JOIN events e ON e.id = d.event_id`);
-/** A delivery not finished, as recorded work (alias `w`). */
-const DELIVERY_WAITING = sql`w.status = 'pending'`;
+/** Deliveries not finished, as recorded work (alias `w`), and what an attempt needs: the registration and the event. */
+export const DELIVERY_WORK = {
+  table: 'webhook_deliveries',
+  waiting: sql`w.status = 'pending'`,
+  needs: {
+    from: sql`webhooks wh, events e`,
+    where: sql`wh.id = w.webhook_id AND e.id = w.event_id`,
+    columns: sql`wh.id AS webhook_id, wh.url AS webhook_url, wh.secret AS webhook_secret, wh.active AS webhook_active,
+                 e.id AS event_id, e.type AS event_type, e.data AS event_data, e.created_at AS event_created_at`,
+  },
+} satisfies Pick<WorkKind, 'table' | 'waiting' | 'needs'>;
 const NEWEST_FIRST = new Keyset<DeliveryRow>({ time: 'd.created_at', id: 'd.id' }, 'DESC', (row) => [row.created_at, row.id]);
 
 /** What one attempt needs: the delivery, its registration and its event. */
@@ -76,42 +84,6 @@ export class DeliveryRepository {
         db,
         sql`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), updated_at = now() WHERE id = ${deliveryId} AND webhook_id = ${webhookId}`,
       )) > 0
-    );
-  }
-
-  /** The relay's hand-off: due deliveries, their due time pushed past `leaseMs`, as the attempts to start. */
-  claimDue(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]> {
-    return claimDueWork(db, 'webhook_deliveries', DELIVERY_WAITING, limit, leaseMs);
-  }
-
-  /** Pending deliveries whose attempt died with its instance: due again now. */
-  releaseAbandoned(db: Db): Promise<number> {
-    return releaseAbandonedWork(db, 'webhook_deliveries', DELIVERY_WAITING);
-  }
-
-  /**
-   * Takes pending deliveries for the attempts named, skipping any that another worker took (its
-   * attempt counted already) or that another statement holds at this moment (locked: skipped
-   * rather than waited for, so batches never deadlock; such a row is still due when the relay's
-   * hand-off lease ends, and is handed on again). Counts each and pushes its due time past the
-   * attempt's longest duration, so a crash mid-attempt leaves it due again. One round trip for
-   * the batch: the claims and what the attempts need together. Rows come in no particular order;
-   * a row's `attempts` is the attempt it was claimed for.
-   */
-  claimAttempts(db: Db, work: WorkItem[], leaseMs: number, instanceId: string): Promise<ClaimedDeliveryRow[]> {
-    if (work.length === 0) return Promise.resolve([]);
-    return query(
-      db,
-      sql`UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = ${msFromNow(leaseMs)}, claimed_by = ${instanceId}, updated_at = now()
-            FROM webhooks w, events e
-           WHERE d.id IN (SELECT x.id FROM webhook_deliveries x
-                            JOIN unnest(${work.map((item) => item.id)}::uuid[], ${work.map((item) => item.attempt - 1)}::int[]) AS c (id, attempts)
-                              ON x.id = c.id AND x.attempts = c.attempts
-                           WHERE x.status = 'pending'
-                           FOR UPDATE OF x SKIP LOCKED)
-             AND w.id = d.webhook_id AND e.id = d.event_id
-          RETURNING d.id, d.attempts, w.id AS webhook_id, w.url AS webhook_url, w.secret AS webhook_secret, w.active AS webhook_active,
-                    e.id AS event_id, e.type AS event_type, e.data AS event_data, e.created_at AS event_created_at`,
     );
   }
 

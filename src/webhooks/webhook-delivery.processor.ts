@@ -4,16 +4,19 @@ import https from 'node:https';
 import { parseRetryAfter } from '../common/retry-after';
 import { AppConfig } from '../config/app-config';
 import { toEnvelope } from '../events/event-envelope';
-import { OutboxRelay } from '../events/outbox-relay';
-import { JobQueue, retryDelay, WorkItem } from '../queue/job-queue';
+import { Metrics } from '../metrics/metrics';
+import { RecordedWork } from '../recorded-work/recorded-work';
+import { onSchedule, type WorkFailure } from '../recorded-work/work-kind';
+import { ClaimedDeliveryRow, DELIVERY_WORK } from './delivery.repository';
 import { assertDeliverableUrl, lookupFor, UnsafeUrlError } from './url-guard';
 import { signDelivery } from './webhook-signature';
-import { AttemptOutcome, ClaimedDelivery, WebhooksService } from './webhooks.service';
-import { Metrics } from '../metrics/metrics';
+import { AttemptOutcome, UnreadableSecretError, WebhooksService } from './webhooks.service';
 
 /** Deliveries one instance attempts at once: they wait on receivers, not on CPU. */
 const CONCURRENCY = 200;
 const RESPONSE_EXCERPT = 500;
+/** An attempt's claim outlives its longest duration (WEBHOOK_TIMEOUT_MS) by this much. */
+const ATTEMPT_LEASE_MARGIN_MS = 5_000;
 
 interface ReceiverAnswer {
   statusCode: number;
@@ -21,32 +24,60 @@ interface ReceiverAnswer {
   retryAfterMs: number | null;
 }
 
+/** How a failed attempt is recorded: the receiver's answer, if any, or why there was none. */
+interface DeliveryFailure extends WorkFailure {
+  statusCode: number | null;
+  response: string | null;
+  error: string | null;
+  /** The receiver answered 410: the registration is disabled. */
+  gone?: boolean;
+}
+
+/** An attempt that did not end in a 2xx. */
+class DeliveryFailed extends Error {
+  constructor(readonly failure: DeliveryFailure) {
+    super(failure.reason);
+  }
+}
+
 /**
- * Delivers one event to one registration per job: the seed's envelope as body, signed with the
- * Standard Webhooks headers, done on a 2xx within WEBHOOK_TIMEOUT_MS. Anything else is tried
- * again on WEBHOOK_RETRY_SCHEDULE (a 429/503's Retry-After respected), 410 disables the
- * registration, and after the last attempt the delivery is failed. The delivery row is the truth:
- * the relay hands each due attempt on, and the claim on the row for that attempt keeps one
- * attempt at a time.
+ * Delivers one event to one registration per attempt, as recorded work (the delivery row): the
+ * seed's envelope as body, signed with the Standard Webhooks headers, done on a 2xx within
+ * WEBHOOK_TIMEOUT_MS. Anything else is tried again on WEBHOOK_RETRY_SCHEDULE (a 429/503's
+ * Retry-After respected), 410 disables the registration, and after the last attempt the delivery
+ * is failed. Claims (by the engine) and records of concurrent attempts share statements.
  */
 @Injectable()
 export class WebhookDeliveryProcessor implements OnModuleInit, BeforeApplicationShutdown {
   private readonly agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
 
   constructor(
-    private readonly queue: JobQueue,
-    private readonly relay: OutboxRelay,
+    private readonly work: RecordedWork,
     private readonly webhooks: WebhooksService,
     private readonly config: AppConfig,
     private readonly metrics: Metrics,
   ) {}
 
   onModuleInit(): void {
-    this.queue.register('webhook.deliver', { concurrency: CONCURRENCY, handle: (work) => this.attempt(work) });
-    this.relay.addWorkSource({
+    this.work.register<ClaimedDeliveryRow, DeliveryFailure>({
       job: 'webhook.deliver',
-      claimDue: (db, limit, leaseMs) => this.webhooks.claimDue(db, limit, leaseMs),
-      releaseAbandoned: (db) => this.webhooks.releaseAbandoned(db),
+      ...DELIVERY_WORK,
+      leaseMs: this.config.webhookTimeoutMs + ATTEMPT_LEASE_MARGIN_MS,
+      concurrency: CONCURRENCY,
+      attempt: async (delivery) => {
+        const answer = await this.deliver(delivery);
+        await this.record(delivery, { result: 'succeeded', statusCode: answer.statusCode, response: answer.excerpt });
+      },
+      failure: (error) =>
+        error instanceof DeliveryFailed
+          ? error.failure
+          : { reason: (error as Error).message, retryable: true, statusCode: null, response: null, error: (error as Error).message },
+      nextAttemptInMs: onSchedule(() => this.config.webhookRetryScheduleMs),
+      retry: (delivery, nextAttemptAt, failure) => this.record(delivery, { result: 'retry', ...this.answerOf(failure), nextAttemptAt }),
+      fail: (delivery, failure) =>
+        failure.gone
+          ? this.record(delivery, { result: 'gone', statusCode: 410, response: failure.response ?? '' })
+          : this.record(delivery, { result: 'failed', ...this.answerOf(failure) }),
     });
   }
 
@@ -55,25 +86,33 @@ export class WebhookDeliveryProcessor implements OnModuleInit, BeforeApplication
     this.agents['https:'].destroy();
   }
 
-  async attempt(work: WorkItem): Promise<void> {
-    const delivery = await this.webhooks.claimAttempt(work);
-    if (!delivery) return;
-    const outcome = await this.deliver(delivery);
+  private answerOf(failure: DeliveryFailure): { statusCode: number | null; response: string | null; error: string | null } {
+    return { statusCode: failure.statusCode, response: failure.response, error: failure.error };
+  }
+
+  private async record(delivery: ClaimedDeliveryRow, outcome: AttemptOutcome): Promise<void> {
     await this.webhooks.recordAttempt(delivery, outcome);
     this.observe(delivery, outcome);
   }
 
   /** Each attempt by outcome; for a delivery that ended, the time since its event was recorded. */
-  private observe(delivery: ClaimedDelivery, outcome: AttemptOutcome): void {
+  private observe(delivery: ClaimedDeliveryRow, outcome: AttemptOutcome): void {
     const ended = outcome.result === 'succeeded' ? 'delivered' : outcome.result === 'retry' ? null : 'failed';
     this.metrics.webhookDeliveryAttempts.inc({ outcome: ended ?? 'retry' });
     if (ended) this.metrics.webhookDelivery.observe({ outcome: ended }, (Date.now() - delivery.event_created_at.getTime()) / 1000);
   }
 
-  private async deliver(delivery: ClaimedDelivery): Promise<AttemptOutcome> {
-    if (!delivery.webhook_active) return { result: 'failed', statusCode: null, response: null, error: 'The registration is disabled' };
-    // Nothing is sent unsigned: retried on the schedule, so configuring the key again in time saves the delivery.
-    if (delivery.secret === null) return this.afterFailure(delivery, null, null, delivery.unreadableSecret, null);
+  /** The receiver's 2xx answer; throws DeliveryFailed for anything else. */
+  private async deliver(delivery: ClaimedDeliveryRow): Promise<ReceiverAnswer> {
+    if (!delivery.webhook_active) throw failed({ error: 'The registration is disabled', retryable: false });
+    let secret: string;
+    try {
+      secret = this.webhooks.secretOf(delivery);
+    } catch (error) {
+      // Nothing is sent unsigned: retried on the schedule, so configuring the key again in time saves the delivery.
+      if (error instanceof UnreadableSecretError) throw failed({ error: error.message });
+      throw error;
+    }
     const envelope = toEnvelope({
       id: delivery.event_id,
       type: delivery.event_type,
@@ -92,29 +131,16 @@ export class WebhookDeliveryProcessor implements OnModuleInit, BeforeApplication
         'user-agent': 'TeamInbox-Webhooks/1',
         'webhook-id': eventId,
         'webhook-timestamp': String(timestamp),
-        'webhook-signature': signDelivery(delivery.secret, eventId, timestamp, body),
+        'webhook-signature': signDelivery(secret, eventId, timestamp, body),
       });
     } catch (error) {
-      const message = error instanceof UnsafeUrlError ? error.message : `The receiver could not be reached: ${(error as Error).message}`;
-      return this.afterFailure(delivery, null, null, message, null);
+      throw failed({
+        error: error instanceof UnsafeUrlError ? error.message : `The receiver could not be reached: ${(error as Error).message}`,
+      });
     }
-    if (answer.statusCode >= 200 && answer.statusCode < 300)
-      return { result: 'succeeded', statusCode: answer.statusCode, response: answer.excerpt };
-    if (answer.statusCode === 410) return { result: 'gone', statusCode: 410, response: answer.excerpt };
-    return this.afterFailure(delivery, answer.statusCode, answer.excerpt, null, answer.retryAfterMs);
-  }
-
-  private afterFailure(
-    delivery: ClaimedDelivery,
-    statusCode: number | null,
-    response: string | null,
-    error: string | null,
-    retryAfterMs: number | null,
-  ): AttemptOutcome {
-    const schedule = this.config.webhookRetryScheduleMs;
-    if (delivery.attempts > schedule.length) return { result: 'failed', statusCode, response, error };
-    const delay = retryDelay(schedule, delivery.attempts, retryAfterMs ?? 0);
-    return { result: 'retry', statusCode, response, error, nextAttemptAt: new Date(Date.now() + delay) };
+    if (answer.statusCode >= 200 && answer.statusCode < 300) return answer;
+    if (answer.statusCode === 410) throw failed({ statusCode: 410, response: answer.excerpt, retryable: false, gone: true });
+    throw failed({ statusCode: answer.statusCode, response: answer.excerpt, retryAfterMs: answer.retryAfterMs });
   }
 
   /** POSTs with a hard deadline; only the first bytes of the answer are kept. */
@@ -156,4 +182,11 @@ export class WebhookDeliveryProcessor implements OnModuleInit, BeforeApplication
       request.end(body);
     });
   }
+}
+
+/** A failed attempt: retryable unless said otherwise, its reason the error or the receiver's status. */
+function failed(parts: Partial<DeliveryFailure>): DeliveryFailed {
+  const failure: DeliveryFailure = { statusCode: null, response: null, error: null, retryable: true, reason: '', ...parts };
+  failure.reason = failure.error ?? `The receiver answered ${failure.statusCode}`;
+  return new DeliveryFailed(failure);
 }

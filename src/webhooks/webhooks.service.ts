@@ -5,48 +5,37 @@ import { mapPage, Page, PageQuery } from '../common/pagination';
 import { AppConfig } from '../config/app-config';
 import { SecretBox, SecretUnreadableError } from '../config/secret-box';
 import { Database } from '../database/database';
-import { InstanceRegistry } from '../database/instance-registry';
 import type { Db } from '../database/sql';
 import type { EventRow } from '../events/event.entity';
 import { OutboxRelay } from '../events/outbox-relay';
 import { RetentionService } from '../events/retention.service';
-import type { WorkItem } from '../queue/job-queue';
 import { AttemptRecord, ClaimedDeliveryRow, DeliveryRepository } from './delivery.repository';
 import { assertDeliverableUrl, UnsafeUrlError } from './url-guard';
 import { CreateWebhookDto, DeliveryResponse, ListDeliveriesQuery, UpdateWebhookDto, WebhookResponse } from './webhook.dto';
 import type { WebhookRow } from './webhook.entity';
 import { WebhookRepository } from './webhook.repository';
 
+/** How an attempt ended, for the delivery's record. */
 export type AttemptOutcome =
   | { result: 'succeeded'; statusCode: number; response: string }
   | { result: 'gone'; statusCode: number; response: string }
   | { result: 'retry'; statusCode: number | null; response: string | null; error: string | null; nextAttemptAt: Date }
   | { result: 'failed'; statusCode: number | null; response: string | null; error: string | null };
 
-/**
- * Claims and records of concurrent delivery attempts share statements: up to 100 a statement, two
- * statements of each kind at once (the processor runs 200 attempts at once).
- */
-const DELIVERY_BATCH = { maxBatch: 100, concurrency: 2 };
-/** An attempt's claim outlives its longest duration (WEBHOOK_TIMEOUT_MS) by this much. */
-const ATTEMPT_LEASE_MARGIN_MS = 5_000;
+/** Records of concurrent delivery attempts share statements: up to 100 a statement, two statements at once. */
+const RECORD_BATCH = { maxBatch: 100, concurrency: 2 };
 
 /** Registrations whose secret is re-encrypted per transaction at start-up. */
 const RESEAL_BATCH = 100;
-
-/** What a delivery attempt needs: the claimed row, with the secret decrypted (or why it cannot be). */
-export type ClaimedDelivery = Omit<ClaimedDeliveryRow, 'webhook_secret'> &
-  ({ secret: string; unreadableSecret: null } | { secret: null; unreadableSecret: string });
 
 @Injectable()
 export class WebhooksService implements OnModuleInit, OnApplicationBootstrap {
   private readonly logger = new Logger(WebhooksService.name);
 
-  private readonly claims = new Batcher<WorkItem, ClaimedDeliveryRow | null>((work) => this.claimBatch(work), DELIVERY_BATCH);
   private readonly records = new Batcher<{ id: string; record: AttemptRecord }, void>(async (attempts) => {
     await this.deliveries.recordAttempts(this.database.db, attempts);
     return attempts.map(() => undefined);
-  }, DELIVERY_BATCH);
+  }, RECORD_BATCH);
 
   constructor(
     private readonly database: Database,
@@ -54,7 +43,6 @@ export class WebhooksService implements OnModuleInit, OnApplicationBootstrap {
     private readonly deliveries: DeliveryRepository,
     private readonly relay: OutboxRelay,
     private readonly config: AppConfig,
-    private readonly instance: InstanceRegistry,
     private readonly secrets: SecretBox,
     private readonly retention: RetentionService,
   ) {}
@@ -163,7 +151,6 @@ export class WebhooksService implements OnModuleInit, OnApplicationBootstrap {
   /** Makes a delivery due now, whatever its state, and wakes the relay; answers it. */
   async retryDelivery(webhookId: string, deliveryId: string): Promise<DeliveryResponse> {
     if (!(await this.deliveries.makeDue(this.database.db, webhookId, deliveryId))) throw new NotFoundException('Delivery not found');
-    this.relay.wake();
     const delivery = await this.deliveries.find(this.database.db, webhookId, deliveryId);
     if (!delivery) throw new NotFoundException('Delivery not found');
     return DeliveryResponse.of(delivery);
@@ -186,32 +173,15 @@ export class WebhooksService implements OnModuleInit, OnApplicationBootstrap {
     await this.deliveries.insertPending(db, deliveries, now);
   }
 
-  /** The relay's hand-off of due deliveries. */
-  claimDue(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]> {
-    return this.deliveries.claimDue(db, limit, leaseMs);
-  }
-
-  /** Deliveries whose attempt died with its instance, due again. */
-  releaseAbandoned(db: Db): Promise<number> {
-    return this.deliveries.releaseAbandoned(db);
-  }
-
-  /**
-   * Takes a delivery for one attempt; null when it is not pending or another worker took this
-   * attempt. The registration's secret comes decrypted, or as the reason it cannot be (logged).
-   * Concurrent attempts are claimed together, one statement per batch.
-   */
-  async claimAttempt(work: WorkItem): Promise<ClaimedDelivery | null> {
-    const row = await this.claims.run(work);
-    if (!row) return null;
-    const { webhook_secret: stored, ...delivery } = row;
+  /** The registration's secret of a claimed delivery, decrypted; throws, having logged it, when no configured key opens it. */
+  secretOf(delivery: ClaimedDeliveryRow): string {
     try {
-      return { ...delivery, secret: this.secrets.open(stored), unreadableSecret: null };
+      return this.secrets.open(delivery.webhook_secret);
     } catch (error) {
       if (!(error instanceof SecretUnreadableError)) throw error;
       const reason = unreadableSecretReason(error);
-      this.logger.error(`Webhook ${toPublicId('wh', row.webhook_id)}: ${reason}`);
-      return { ...delivery, secret: null, unreadableSecret: reason };
+      this.logger.error(`Webhook ${toPublicId('wh', delivery.webhook_id)}: ${reason}`);
+      throw new UnreadableSecretError(reason);
     }
   }
 
@@ -234,19 +204,6 @@ export class WebhooksService implements OnModuleInit, OnApplicationBootstrap {
     });
   }
 
-  /** Each work item's claimed row, given to the first item of the batch that asked for that attempt. */
-  private async claimBatch(work: WorkItem[]): Promise<(ClaimedDeliveryRow | null)[]> {
-    const leaseMs = this.config.webhookTimeoutMs + ATTEMPT_LEASE_MARGIN_MS;
-    const rows = await this.deliveries.claimAttempts(this.database.db, work, leaseMs, this.instance.id);
-    const claimed = new Map(rows.map((row) => [`${row.id}/${row.attempts}`, row]));
-    return work.map((item) => {
-      const key = `${item.id}/${item.attempt}`;
-      const row = claimed.get(key) ?? null;
-      claimed.delete(key);
-      return row;
-    });
-  }
-
   private async find(id: string): Promise<WebhookRow> {
     const webhook = await this.webhooks.find(this.database.db, id);
     if (!webhook) throw new NotFoundException('Webhook not found');
@@ -262,6 +219,9 @@ export class WebhooksService implements OnModuleInit, OnApplicationBootstrap {
     }
   }
 }
+
+/** A registration's secret no configured key opens: nothing is sent unsigned. */
+export class UnreadableSecretError extends Error {}
 
 function unreadableSecretReason(error: SecretUnreadableError): string {
   return (

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppConfig } from '../../src/config/app-config';
-import { AnsweredSend, SendJournal } from '../../src/messaging/send-journal';
+import { AnsweredSend, SendJournal } from '../../src/conversations/send-journal';
 
 describe('SendJournal', () => {
   let dataDir: string;

@@ -1,5 +1,27 @@
 import type { Readable } from 'node:stream';
-import type { ChannelTemplate } from '../templates/template.entity';
+
+/** How long one transfer of a media's bytes to or from the channel may take: leases of work that moves media outlast it. */
+export const MEDIA_TRANSFER_TIMEOUT_MS = 5 * 60_000;
+
+/**
+ * One message template as the channel defines it: the fields of the Graph API's
+ * `GET /{business account id}/message_templates` (`components` with `type` HEADER, BODY, FOOTER,
+ * BUTTONS, …, each as the channel wrote it).
+ */
+export interface ChannelTemplate {
+  /** The channel's id of the template; null if it gave none. */
+  id: string | null;
+  name: string;
+  /** Language and locale code, e.g. `en_US`. */
+  language: string;
+  /** APPROVED, PENDING, REJECTED, PAUSED, DISABLED, … as the channel names it. */
+  status: string;
+  /** MARKETING, UTILITY or AUTHENTICATION. */
+  category: string;
+  components: Record<string, unknown>[];
+  /** `NAMED` (`{{first_name}}`) or `POSITIONAL` (`{{1}}`, the channel's default). */
+  parameter_format: string;
+}
 
 /** A message as the Graph API takes it: `{type, [type]: content}`, addressed to a customer, quoting a message with `context`. */
 export interface OutboundMessage {
@@ -50,8 +72,21 @@ export class ChannelError extends Error {
   }
 }
 
-/** Where outbound messages go: the WhatsApp Cloud API, or the local sandbox when no token is set. */
-export abstract class MessagingChannel {
+/**
+ * How a failed call to the channel counts for recorded work: 429, 5xx and network errors are worth
+ * another attempt, any other refusal is final; the reason is the channel's own.
+ */
+export function channelFailure(error: unknown): { reason: string; retryable: boolean } {
+  if (error instanceof ChannelError) return { reason: error.message, retryable: error.retryable };
+  return { reason: 'The channel could not be reached', retryable: true };
+}
+
+/**
+ * The port through which every module reaches the WhatsApp channel: the messaging module provides
+ * it (the Cloud API, or the local sandbox when no token is set) and is the only one that knows the
+ * Graph API. The jobs that send, mark read, download and sync live beside the rows they change.
+ */
+export abstract class ChannelClient {
   /** Whether the channel has a template catalogue: the sandbox's own, or a business account's (MESSAGING_BUSINESS_ACCOUNT_ID). */
   abstract readonly hasTemplateCatalogue: boolean;
 

@@ -1,6 +1,6 @@
 import type { MessageToSend } from '../conversations/message.entity';
 import type { ReactionToSend } from '../conversations/reaction.entity';
-import type { OutboundMessage } from './messaging-channel';
+import type { OutboundMessage } from '../channel/channel-client';
 
 /**
  * A stored outbound message in the Graph API's shape. Messages keep what the API took

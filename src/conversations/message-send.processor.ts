@@ -1,15 +1,15 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
+import { ChannelClient, ChannelError, channelFailure, MEDIA_TRANSFER_TIMEOUT_MS } from '../channel/channel-client';
 import { AppConfig } from '../config/app-config';
-import type { MessageToSend } from '../conversations/message.entity';
-import { MessagesService } from '../conversations/messages.service';
 import { MediaService } from '../media/media.service';
-import { OutboxRelay } from '../events/outbox-relay';
-import { JobQueue, retryDelay, WorkItem } from '../queue/job-queue';
-import { MEDIA_TRANSFER_TIMEOUT_MS } from './graph-api.channel';
-import { ChannelError, MessagingChannel } from './messaging-channel';
+import { Metrics } from '../metrics/metrics';
+import { RecordedWork } from '../recorded-work/recorded-work';
+import { onSchedule } from '../recorded-work/work-kind';
+import type { MessageToSend } from './message.entity';
+import { SEND_WORK } from './message.repository';
+import { MessagesService } from './messages.service';
 import { toOutboundMessage } from './outbound-message';
 import { AnsweredSend, SendJournal } from './send-journal';
-import { Metrics } from '../metrics/metrics';
 
 /**
  * Longer than a send can take (the channel client's 10 s timeout, after uploading its media for up
@@ -18,20 +18,18 @@ import { Metrics } from '../metrics/metrics';
 const SEND_LEASE_MS = MEDIA_TRANSFER_TIMEOUT_MS + 15_000;
 
 /**
- * Sends queued messages through the channel, one attempt per job. 429, 5xx and network errors
- * are tried again on MESSAGING_RETRY_SCHEDULE; any other refusal, or the last failed attempt,
- * marks the message failed with the channel's reason. The message row is the record of the work:
- * the relay hands each due attempt on, and the claim on the row for that attempt keeps it once.
- * A message with one of our media first uploads its bytes to the channel, unless the channel
- * still has an earlier upload of them, and is sent by the channel's id; an upload that fails is
- * retried like the send.
+ * Sends queued messages through the channel, as recorded work (the message row). 429, 5xx and
+ * network errors are tried again on MESSAGING_RETRY_SCHEDULE; any other refusal, or the last
+ * failed attempt, marks the message failed with the channel's reason. A message with one of our
+ * media first uploads its bytes to the channel, unless the channel still has an earlier upload of
+ * them, and is sent by the channel's id; an upload that fails is retried like the send. The
+ * channel's answer is journalled before the database records it (SendJournal).
  */
 @Injectable()
 export class MessageSendProcessor implements OnModuleInit {
   constructor(
-    private readonly queue: JobQueue,
-    private readonly relay: OutboxRelay,
-    private readonly channel: MessagingChannel,
+    private readonly work: RecordedWork,
+    private readonly channel: ChannelClient,
     private readonly messages: MessagesService,
     private readonly config: AppConfig,
     private readonly journal: SendJournal,
@@ -44,33 +42,24 @@ export class MessageSendProcessor implements OnModuleInit {
     await this.journal.recoverAbandoned(async (answers) => {
       for (const answer of answers) await this.messages.markSent(answer.messageId, answer.channelMessageId);
     });
-    this.queue.register('message.send', { handle: (work) => this.send(work) });
-    this.relay.addWorkSource({
+    this.work.register<MessageToSend>({
       job: 'message.send',
-      claimDue: (db, limit, leaseMs) => this.messages.claimDueSends(db, limit, leaseMs),
-      releaseAbandoned: (db) => this.messages.releaseAbandonedSends(db),
+      ...SEND_WORK,
+      leaseMs: SEND_LEASE_MS,
+      attempt: (message) => this.send(message),
+      failure: (error) => channelFailure(error),
+      nextAttemptInMs: onSchedule(() => this.config.messagingRetryScheduleMs),
+      fail: async (message, failure) => {
+        await this.messages.markFailed(message.id, failure.reason);
+        this.observeDelivery(message, 'failed');
+      },
     });
   }
 
-  async send(work: WorkItem): Promise<void> {
-    const message = await this.messages.claimSend(work, SEND_LEASE_MS);
-    if (!message) return;
+  private async send(message: MessageToSend): Promise<void> {
     const earlier = this.journal.answerFor(message.id);
     if (earlier) return this.recordSent(earlier, message);
-    let channelMessageId: string;
-    try {
-      channelMessageId = await this.channel.send(toOutboundMessage(message, await this.channelMediaIdOf(message)));
-    } catch (error) {
-      const retryable = !(error instanceof ChannelError) || error.retryable;
-      const schedule = this.config.messagingRetryScheduleMs;
-      if (retryable && message.attempts <= schedule.length) {
-        await this.messages.retrySendAt(message.id, new Date(Date.now() + retryDelay(schedule, message.attempts)));
-        return;
-      }
-      await this.messages.markFailed(message.id, error instanceof ChannelError ? error.message : 'The channel could not be reached');
-      this.observeDelivery(message, 'failed');
-      return;
-    }
+    const channelMessageId = await this.channel.send(toOutboundMessage(message, await this.channelMediaIdOf(message)));
     this.journal.answered({ messageId: message.id, channelMessageId });
     await this.recordSent({ messageId: message.id, channelMessageId }, message);
   }
