@@ -38,12 +38,21 @@ async function serviceDocument(): Promise<unknown> {
   }
 }
 
+/** Each event type's payload, from the document's `x-event-payloads`: the `data` of the stream's frames and the webhooks' bodies. */
+function eventPayloads(document: unknown): string {
+  const payloads = (document as { 'x-event-payloads'?: Record<string, { $ref: string }> })['x-event-payloads'] ?? {};
+  const lines = Object.entries(payloads).map(([type, { $ref }]) => `  '${type}': components['schemas']['${$ref.split('/').pop()}'];`);
+  return `\n/** The payload (\`data\`) of each event type. */\nexport interface EventPayloads {\n${lines.join('\n')}\n}\n`;
+}
+
 async function main(): Promise<number> {
   const check = process.argv.includes('--check');
   const { default: openapiTS, astToString } = await import('openapi-typescript');
   const prettier = await import('prettier');
   const document = await serviceDocument();
-  const source = HEADER + astToString(await openapiTS(document as Parameters<typeof openapiTS>[0]));
+  // Read before openapi-typescript, which resolves the document's references in place.
+  const events = eventPayloads(document);
+  const source = HEADER + astToString(await openapiTS(document as Parameters<typeof openapiTS>[0])) + events;
   const options = (await prettier.resolveConfig(TARGET)) ?? {};
   const formatted = await prettier.format(source, { ...options, parser: 'typescript' });
   if (!check) {

@@ -4,6 +4,7 @@ import { BadRequestException, type RawBodyRequest, UnsupportedMediaTypeException
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { EVENT_PAYLOAD_SCHEMAS } from './event-payload-schemas';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
@@ -146,7 +147,13 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
   app.useGlobalGuards(app.get(RateLimitGuard), app.get(AuthGuard));
   app.enableShutdownHooks();
 
-  const document = SwaggerModule.createDocument(app, openApiDescription());
+  const document = SwaggerModule.createDocument(app, openApiDescription(), { extraModels: Object.values(EVENT_PAYLOAD_SCHEMAS) });
+  // Which schema each event type's `data` is: the console's event types are generated from it (scripts/api-types.ts).
+  Object.assign(document, {
+    'x-event-payloads': Object.fromEntries(
+      Object.entries(EVENT_PAYLOAD_SCHEMAS).map(([type, schema]) => [type, { $ref: `#/components/schemas/${schema.name}` }]),
+    ),
+  });
   SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json' });
 
   await app.init();

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { EventReplayService } from '../src/events/event-replay.service';
 import { EventStream } from '../src/events/event-stream';
 import { EventStreamClients } from '../src/events/event-stream-clients.service';
-import type { EventType } from '../src/events/event-types';
+import { EVENT_TYPES, type EventType } from '../src/events/event-types';
 import type { EventEnvelope } from '../src/events/event.entity';
 import { toEnvelope } from '../src/events/event-envelope';
 import { EventRepository } from '../src/events/event.repository';
@@ -21,8 +21,15 @@ import { WebhookReceiver } from './support/webhook-receiver';
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const uuidOfUser = (publicId: string) => publicId.replace(/^user_(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
 
-/** One parsed block of a text/event-stream: an event (id, event, data) or a comment. */
-type SseItem = { kind: 'event'; id?: string; event?: string; data: string } | { kind: 'comment'; text: string };
+/**
+ * One parsed block of a text/event-stream: an event (id, event type, data), a position (an `id:`
+ * alone), a user frame (an `event:` that is no event type, such as `counts`, with its data) or a comment.
+ */
+type SseItem =
+  | { kind: 'event'; id?: string; event?: string; data: string }
+  | { kind: 'position'; id: string }
+  | { kind: 'frame'; event: string; data: string }
+  | { kind: 'comment'; text: string };
 
 /** The items of one block (the text between blank lines), after the rules of the SSE format. */
 function parseBlock(block: string): SseItem[] {
@@ -38,8 +45,11 @@ function parseBlock(block: string): SseItem[] {
     const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
     (fields[name] ??= []).push(value);
   }
-  if (fields.data || fields.id || fields.event)
-    items.push({ kind: 'event', id: fields.id?.at(-1), event: fields.event?.at(-1), data: (fields.data ?? []).join('\n') });
+  const event = fields.event?.at(-1);
+  const data = (fields.data ?? []).join('\n');
+  if (fields.id && !fields.data && !event) items.push({ kind: 'position', id: fields.id.at(-1)! });
+  else if (event && !(EVENT_TYPES as readonly string[]).includes(event)) items.push({ kind: 'frame', event, data });
+  else if (fields.data || fields.id || event) items.push({ kind: 'event', id: fields.id?.at(-1), event, data });
   return items;
 }
 
@@ -66,6 +76,15 @@ class SseClient {
 
   get events(): Extract<SseItem, { kind: 'event' }>[] {
     return this.items.filter((item) => item.kind === 'event');
+  }
+
+  get positions(): string[] {
+    return this.items.flatMap((item) => (item.kind === 'position' ? [item.id] : []));
+  }
+
+  /** The data of the user frames named `event` (the tab counts), in arrival order. */
+  frames(event: string): unknown[] {
+    return this.items.flatMap((item) => (item.kind === 'frame' && item.event === event ? [JSON.parse(item.data) as unknown] : []));
   }
 
   get comments(): string[] {
@@ -129,7 +148,8 @@ async function record(
   data: Record<string, unknown> = { n: Math.random() },
 ): Promise<EventEnvelope> {
   const event = await t.app.get(DataSource).transaction(async (manager) => {
-    const recorded = await t.app.get(EventsService).record(manager, type, data);
+    // The stream carries whatever payload an event has: these tests record small markers instead.
+    const recorded = await t.app.get(EventsService).record(manager, type as 'contact.updated', data as never);
     await t.app.get(EventRepository).markRelayed(manager, [recorded.id]);
     return recorded;
   });
@@ -236,6 +256,51 @@ describe('event stream (GET /api/v1/events/stream)', () => {
     ]);
   });
 
+  it('starts a stream without Last-Event-ID at the newest event, from which a client that saw none resumes', async () => {
+    const before = await record(t);
+    const client = await connect();
+    await client.until((c) => c.positions.length === 1);
+    expect(client.positions).toEqual([before.id]);
+    expect(client.events).toEqual([]);
+    await client.close();
+    const missed = await record(t);
+    const resumed = await connect({ 'last-event-id': client.positions[0] });
+    await resumed.until((c) => c.events.length >= 1);
+    expect(resumed.events.map((e) => e.id)).toEqual([missed.id]);
+    expect(resumed.positions).toEqual([]);
+  });
+
+  it("sends the caller's tab counts when it starts, and again when an event changes them", async () => {
+    const agent = await t.createUser();
+    const client = await SseClient.connect(url, { authorization: `Bearer ${agent.token}` });
+    clients.push(client);
+    await client.until((c) => c.frames('counts').length === 1);
+    const [first] = client.frames('counts') as { open: number; unassigned: number; unread: number }[];
+    const answered = await t.request('GET', '/api/v1/conversations/counts', { token: agent.token });
+    expect(first).toEqual(answered.body);
+    await customerWrites(t);
+    await client.until((c) => c.frames('counts').length === 2);
+    expect(client.frames('counts')[1]).toEqual({
+      ...first,
+      open: first.open + 1,
+      unassigned: first.unassigned + 1,
+      unread: first.unread + 1,
+    });
+  });
+
+  it('sends no counts frame for an event that leaves the counts as they were', async () => {
+    const client = await connect();
+    await client.until((c) => c.frames('counts').length === 1);
+    const admin = await t.adminToken();
+    const contact = await t.request('POST', '/api/v1/contacts', { token: admin, body: { phone: '+16315550199', name: 'Uncounted' } });
+    expect(contact.status).toBe(201);
+    // A customer's message after it changes them: the one frame that follows is that one.
+    await customerWrites(t);
+    await client.until((c) => c.frames('counts').length >= 2 && c.events.some((e) => e.event === 'message.received'));
+    expect(client.events.some((e) => e.event === 'contact.created')).toBe(true);
+    expect(client.frames('counts')).toHaveLength(2);
+  });
+
   it('resumes after Last-Event-ID: the missed events in order, then live ones, none twice', async () => {
     const seen = await record(t);
     const missed = [await record(t), await record(t), await record(t)];
@@ -335,7 +400,11 @@ describe('event stream (GET /api/v1/events/stream)', () => {
     const live = await record(t);
     await publish(t, live);
     await client.until((c) => c.events.length >= 1);
-    expect(client.items).toEqual([{ kind: 'comment', text: expect.any(String) }, expect.objectContaining({ kind: 'event', id: live.id })]);
+    // The tab counts (a user frame) come whenever they are built: the order asserted is that of the rest.
+    expect(client.items.filter((item) => item.kind !== 'frame')).toEqual([
+      { kind: 'comment', text: expect.any(String) },
+      expect.objectContaining({ kind: 'event', id: live.id }),
+    ]);
   });
 
   it('sends a keep-alive comment at the interval', async () => {
@@ -447,7 +516,9 @@ describeWithPostgresAndRedis('event stream across instances (needs TEST_DATABASE
     const bobClient = await SseClient.connect(urlOfB, { authorization: `Bearer ${bob.token}` });
     try {
       const own = await a.app.get(DataSource).transaction(async (manager) => {
-        const recorded = await a.app.get(EventsService).recordForUser(manager, uuidOfUser(ana.id), 'notification.created', { n: 1 });
+        const recorded = await a.app
+          .get(EventsService)
+          .recordForUser(manager, uuidOfUser(ana.id), 'notification.created', { n: 1 } as never);
         await a.app.get(EventRepository).markRelayed(manager, [recorded.id]);
         return recorded;
       });

@@ -115,7 +115,7 @@ describe('channel webhook', () => {
     ]);
   });
 
-  it('records conversation.created and message.received with the seed’s message shape', async () => {
+  it('records conversation.created and message.received with the whole message, the seed’s id, text and from among its fields', async () => {
     const from = newCustomer();
     await deliver(
       channelWebhook({ contacts: [{ wa_id: from, name: 'Ken' }], messages: [channelMessage({ from, payload: { body: 'hello' } })] }),
@@ -128,13 +128,26 @@ describe('channel webhook', () => {
     expect(received[0].data).toEqual({
       message: {
         id: expect.stringMatching(/^msg_[0-9a-f]{32}$/),
+        conversation_id: conversation!.id,
+        direction: 'inbound',
         text: 'hello',
         from: `+${from}`,
         type: 'text',
+        content: null,
+        reply_to: null,
+        reactions: [],
+        referral: null,
+        pricing_category: null,
+        status: 'received',
+        error: null,
+        sent_by: null,
+        media: null,
         created_at: expect.any(String),
       },
       conversation: expect.objectContaining({ id: conversation!.id, customer: { name: 'Ken', phone: `+${from}` } }),
     });
+    // The same message as the thread answers it: clients need not ask for it again.
+    expect((await threadOf(conversation!.id))[0]).toEqual(received[0].data.message);
   });
 
   it('appends a known customer’s messages to their one conversation and moves last_message_at', async () => {

@@ -1,14 +1,14 @@
-// The service's own list, shared at build time: the two cannot drift.
+// The service's own list, shared at build time, and the payloads generated from its OpenAPI document: the two cannot drift.
 import { EVENT_TYPES } from '../../src/events/event-types';
+import type { components, EventPayloads } from './api/schema';
 
-/** The event envelope every frame of the stream carries. */
-export interface StreamEvent {
-  id: string;
-  type: string;
-  created_at: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each type carries its own data; handlers read what they know
-  data: any;
-}
+/** The caller's tab counts, as the stream sends them (`event: counts`) at connect and whenever they change. */
+export type StreamCounts = components['schemas']['ConversationCountsResponse'];
+
+/** The event envelope every frame of the stream carries, its `data` typed by its `type`. */
+export type StreamEvent = {
+  [Type in keyof EventPayloads]: { id: string; type: Type; created_at: string; data: EventPayloads[Type] };
+}[keyof EventPayloads];
 
 export type StreamState = 'connecting' | 'live' | 'reconnecting';
 
@@ -28,6 +28,8 @@ export class EventStream {
   private readonly handlers = new Set<(event: StreamEvent) => void>();
   private readonly stateHandlers = new Set<(state: StreamState) => void>();
   private readonly resyncHandlers = new Set<() => void>();
+  private readonly countsHandlers = new Set<(counts: StreamCounts) => void>();
+  private counts: StreamCounts | null = null;
   private dropped = false;
   state: StreamState = 'connecting';
 
@@ -52,6 +54,13 @@ export class EventStream {
   onState(handler: (state: StreamState) => void): () => void {
     this.stateHandlers.add(handler);
     return () => this.stateHandlers.delete(handler);
+  }
+
+  /** The caller's tab counts: now, when the stream has sent them already, and each time they change. */
+  onCounts(handler: (counts: StreamCounts) => void): () => void {
+    this.countsHandlers.add(handler);
+    if (this.counts) handler(this.counts);
+    return () => this.countsHandlers.delete(handler);
   }
 
   /**
@@ -89,6 +98,17 @@ export class EventStream {
         this.setState('reconnecting');
       }
     };
+    // The stream starts with the newest event's id (an `id:` line) and the counts: the counts frame
+    // carries that position, so a client that saw no event yet can still resume from it.
+    source.addEventListener('counts', (frame: MessageEvent<string>) => {
+      if (frame.lastEventId) this.lastEventId = frame.lastEventId;
+      try {
+        this.counts = JSON.parse(frame.data) as StreamCounts;
+      } catch {
+        return;
+      }
+      for (const handler of this.countsHandlers) handler(this.counts);
+    });
     for (const type of EVENT_TYPES) {
       source.addEventListener(type, (frame: MessageEvent<string>) => {
         if (frame.lastEventId) this.lastEventId = frame.lastEventId;

@@ -10,6 +10,7 @@ import { readHeader, readRow, type CsvHeader, type ImportRow, type Refusal } fro
 import { ContactResponse } from './contact.dto';
 import type { ContactRow } from './contact.entity';
 import { ContactRepository } from './contact.repository';
+import { ContactEvent } from './contact.events';
 
 /** The largest CSV body an import takes (10 MiB); a larger one is a 413. */
 export const IMPORT_MAX_BYTES = 10 * 1024 * 1024;
@@ -170,10 +171,9 @@ export class ContactImportService {
     const inserted = await this.contacts.insertManyUnlessPhoneTaken(db, created);
     if (inserted.length !== created.length) throw new PhoneTakenMeanwhile();
     await this.contacts.updateMany(db, changed);
-    await this.events.recordMany(db, [
-      ...created.map((contact) => ({ type: 'contact.created' as const, data: { contact: ContactResponse.of(contact) } })),
-      ...changed.map((contact) => ({ type: 'contact.updated' as const, data: { contact: ContactResponse.of(contact) } })),
-    ]);
+    const eventOf = (contact: ContactRow) => ContactEvent.of(ContactResponse.of(contact));
+    await this.events.recordMany(db, 'contact.created', created.map(eventOf));
+    await this.events.recordMany(db, 'contact.updated', changed.map(eventOf));
     return written;
   }
 }

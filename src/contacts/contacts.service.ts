@@ -1,16 +1,16 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
-import { newUuid, toPublicId } from '../common/ids';
+import { newUuid } from '../common/ids';
 import { mapPage, Page } from '../common/pagination';
 import { toE164 } from '../common/phone';
 import { Database } from '../database/database';
 import { isForeignKeyViolation, isUniqueViolation } from '../database/errors';
 import type { Db } from '../database/sql';
 import { EventsService } from '../events/events.service';
-import type { EventType } from '../events/event-types';
 import { MAX_ATTRIBUTES, sameAttributes } from './contact-attributes';
 import { ContactResponse, CreateContactDto, ListContactsQuery, MAX_TAGS, UpdateContactDto } from './contact.dto';
 import type { ContactRow } from './contact.entity';
 import { ContactRepository } from './contact.repository';
+import { ContactEvent, ContactMergedEvent } from './contact.events';
 
 const DUPLICATE_PHONE = 'A contact with this phone already exists';
 const HAS_CONVERSATION = 'This contact has a conversation and cannot be deleted';
@@ -221,7 +221,7 @@ export class ContactsService {
   async completeMerge(db: Db, merge: ContactMerge): Promise<ContactResponse> {
     await this.contacts.delete(db, merge.from.id);
     const contact = ContactResponse.of(merge.merged);
-    await this.events.record(db, 'contact.merged', { contact, merged_id: toPublicId('ct', merge.from.id) });
+    await this.events.record(db, 'contact.merged', ContactMergedEvent.of(contact, merge.from.id));
     return contact;
   }
 
@@ -231,9 +231,13 @@ export class ContactsService {
     return contact;
   }
 
-  private async record(db: Db, type: EventType, contact: ContactRow): Promise<ContactResponse> {
+  private async record(
+    db: Db,
+    type: 'contact.created' | 'contact.updated' | 'contact.deleted',
+    contact: ContactRow,
+  ): Promise<ContactResponse> {
     const response = ContactResponse.of(contact);
-    await this.events.record(db, type, { contact: response });
+    await this.events.record(db, type, ContactEvent.of(response));
     return response;
   }
 }

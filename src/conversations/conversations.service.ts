@@ -1,5 +1,5 @@
-import { BadRequestException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
-import { newUuid, parsePublicId, toPublicId } from '../common/ids';
+import { BadRequestException, Injectable, NotFoundException, OnModuleInit, UnprocessableEntityException } from '@nestjs/common';
+import { newUuid, parsePublicId } from '../common/ids';
 import { mapPage, Page } from '../common/pagination';
 import { Database } from '../database/database';
 import type { Db } from '../database/sql';
@@ -13,8 +13,9 @@ import { ConversationResponse, ListConversationsQuery, UpdateConversationDto } f
 import type { ConversationRow, ConversationStatus, ConversationWithCustomer } from './conversation.entity';
 import { ConversationCounts, ConversationFilter, ConversationRepository } from './conversation.repository';
 import { MessageRepository } from './message.repository';
+import { ConversationAssignedEvent, ConversationEvent, ConversationUpdatedEvent } from './conversation.events';
+import { UserFrames } from '../events/user-frames';
 
-const publicUserId = (id: string | null) => (id ? toPublicId('user', id) : null);
 const isoOrNull = (at: Date | null) => (at ? at.toISOString() : null);
 
 /** How many due snoozes one transaction ends. */
@@ -73,7 +74,7 @@ function mergedState(a: ConversationRow, b: ConversationRow): Pick<ConversationR
 }
 
 @Injectable()
-export class ConversationsService {
+export class ConversationsService implements OnModuleInit {
   constructor(
     private readonly database: Database,
     private readonly conversations: ConversationRepository,
@@ -82,7 +83,17 @@ export class ConversationsService {
     private readonly notifications: NotificationsService,
     private readonly users: UsersService,
     private readonly labels: LabelsService,
+    private readonly userFrames: UserFrames,
   ) {}
+
+  /** The stream sends each user the counts of their tabs at connect and whenever an event may have changed them. */
+  onModuleInit(): void {
+    this.userFrames.add({
+      event: 'counts',
+      changedBy: (type) => type.startsWith('conversation.') || type === 'message.received' || type === 'contact.merged',
+      build: (userId) => this.conversations.counts(this.database.db, userId),
+    });
+  }
 
   /** Newest activity first. */
   async list(query: ListConversationsQuery, caller: UserRow): Promise<Page<ConversationResponse>> {
@@ -150,15 +161,19 @@ export class ConversationsService {
 
       const updated = ConversationResponse.of(await this.findWithCustomer(db, id));
       if (statusChanged && status !== 'snoozed')
-        await this.events.record(db, status === 'closed' ? 'conversation.closed' : 'conversation.reopened', { conversation: updated });
-      if (Object.keys(changes).length > 0) await this.events.record(db, 'conversation.updated', { conversation: updated, changes });
+        await this.events.record(db, status === 'closed' ? 'conversation.closed' : 'conversation.reopened', ConversationEvent.of(updated));
+      if (Object.keys(changes).length > 0)
+        await this.events.record(db, 'conversation.updated', ConversationUpdatedEvent.of(updated, changes));
       if (assigneeChanged) {
-        await this.events.record(db, 'conversation.assigned', {
-          conversation: updated,
-          assigned_to: publicUserId(assigneeId ?? null),
-          previous_assigned_to: publicUserId(conversation.assigned_to),
-          assigned_by: publicUserId(actor.id),
-        });
+        await this.events.record(
+          db,
+          'conversation.assigned',
+          ConversationAssignedEvent.of(updated, {
+            assignedTo: assigneeId ?? null,
+            previousAssignedTo: conversation.assigned_to,
+            assignedBy: actor.id,
+          }),
+        );
         if (assigneeId && assigneeId !== actor.id) {
           await this.notifications.notify(db, {
             userId: assigneeId,
@@ -203,9 +218,11 @@ export class ConversationsService {
       conversation = created ? fresh : (await this.conversations.lockByContact(db, contactId))!;
     }
     if (created) {
-      await this.events.record(db, 'conversation.created', {
-        conversation: ConversationResponse.of(await this.findWithCustomer(db, conversation.id)),
-      });
+      await this.events.record(
+        db,
+        'conversation.created',
+        ConversationEvent.of(ConversationResponse.of(await this.findWithCustomer(db, conversation.id))),
+      );
     } else if (conversation.status !== 'open' && reopen) {
       Object.assign(conversation, { status: 'open', snoozed_until: null, updated_at: at });
       await this.conversations.setState(
@@ -214,9 +231,11 @@ export class ConversationsService {
         { status: 'open', assigned_to: conversation.assigned_to, snoozed_until: null },
         at,
       );
-      await this.events.record(db, 'conversation.reopened', {
-        conversation: ConversationResponse.of(await this.findWithCustomer(db, conversation.id)),
-      });
+      await this.events.record(
+        db,
+        'conversation.reopened',
+        ConversationEvent.of(ConversationResponse.of(await this.findWithCustomer(db, conversation.id))),
+      );
     }
     return conversation;
   }
@@ -232,9 +251,11 @@ export class ConversationsService {
       const woken = await this.database.transaction(async (db) => {
         const ids = await this.conversations.wakeDue(db, WAKE_BATCH, new Date());
         for (const id of ids)
-          await this.events.record(db, 'conversation.reopened', {
-            conversation: ConversationResponse.of(await this.findWithCustomer(db, id)),
-          });
+          await this.events.record(
+            db,
+            'conversation.reopened',
+            ConversationEvent.of(ConversationResponse.of(await this.findWithCustomer(db, id))),
+          );
         return ids.length;
       });
       total += woken;
@@ -274,24 +295,25 @@ export class ConversationsService {
     await this.conversations.delete(db, from.id);
     if (merged.status === into.status && merged.assigned_to === into.assigned_to) return;
     const conversation = ConversationResponse.of(await this.findWithCustomer(db, into.id));
-    if (merged.status === 'open' && into.status !== 'open') await this.events.record(db, 'conversation.reopened', { conversation });
+    if (merged.status === 'open' && into.status !== 'open')
+      await this.events.record(db, 'conversation.reopened', ConversationEvent.of(conversation));
     else if (merged.status !== into.status) {
       // Closed, and snoozed by the other conversation: a snooze, as conversation.updated records one.
-      await this.events.record(db, 'conversation.updated', {
-        conversation,
-        changes: {
+      await this.events.record(
+        db,
+        'conversation.updated',
+        ConversationUpdatedEvent.of(conversation, {
           status: { from: into.status, to: merged.status },
           snoozed_until: { from: null, to: merged.snoozed_until?.toISOString() ?? null },
-        },
-      });
+        }),
+      );
     }
     if (merged.assigned_to !== into.assigned_to) {
-      await this.events.record(db, 'conversation.assigned', {
-        conversation,
-        assigned_to: publicUserId(merged.assigned_to),
-        previous_assigned_to: null,
-        assigned_by: publicUserId(actor.id),
-      });
+      await this.events.record(
+        db,
+        'conversation.assigned',
+        ConversationAssignedEvent.of(conversation, { assignedTo: merged.assigned_to, previousAssignedTo: null, assignedBy: actor.id }),
+      );
     }
   }
 

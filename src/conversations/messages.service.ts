@@ -28,6 +28,7 @@ import type { MessageRow, MessageStatus } from './message.entity';
 import { MessageRepository } from './message.repository';
 import { ReactionRepository } from './reaction.repository';
 import { ReactionsService } from './reactions.service';
+import { MessageAddedEvent, MessageChangeEvent } from './conversation.events';
 
 /** Outbound statuses only move forward; the channel reports them out of order. `played`: a voice message listened to. */
 const STATUS_RANK: Record<'queued' | 'sent' | 'delivered' | 'read' | 'played', number> = {
@@ -161,7 +162,7 @@ export class MessagesService implements OnModuleInit {
         await this.conversationRows.recordOutbound(db, conversationId, now);
         const withCustomer = await this.conversations.findWithCustomer(db, conversationId);
         const message = MessageResponse.of(queued, withCustomer.customer_phone, [], media ? this.media.describeRow(media) : null);
-        await this.events.record(db, 'message.sent', { message, conversation: ConversationResponse.of(withCustomer) });
+        await this.events.record(db, 'message.sent', MessageAddedEvent.of(message, ConversationResponse.of(withCustomer)));
         return { message, replayed: false };
       });
     } catch (error) {
@@ -286,19 +287,19 @@ export class MessagesService implements OnModuleInit {
   private async recordMediaSettled(db: Db, mediaId: string): Promise<void> {
     for (const message of await this.messages.findByMediaId(db, mediaId)) {
       const conversation = await this.conversations.findWithCustomer(db, message.conversation_id);
-      await this.events.record(db, 'message.media', {
-        message: await this.present(db, message, conversation.customer_phone),
-        conversation_id: ConversationResponse.of(conversation).id,
-      });
+      await this.events.record(db, 'message.media', MessageChangeEvent.of(await this.present(db, message, conversation.customer_phone)));
     }
   }
 
   private async recordStatusEvent(db: Db, message: MessageRow): Promise<void> {
     const conversation = await this.conversations.findWithCustomer(db, message.conversation_id);
-    await this.events.record(db, 'message.status', {
-      message: await this.present(db, message, conversation.customer_phone),
-      conversation_id: ConversationResponse.of(conversation).id,
-    });
+    await this.events.record(db, 'message.status', MessageChangeEvent.of(await this.present(db, message, conversation.customer_phone)));
+  }
+
+  /** A message stored in the caller's transaction, as the API answers it: no reaction can have reached it yet, so only its media is read. */
+  async presentNew(db: Db, message: MessageRow, customerPhone: string): Promise<MessageResponse> {
+    const media = message.media_id ? (await this.media.describe(db, [message.media_id])).get(message.media_id) : null;
+    return MessageResponse.of(message, customerPhone, [], media ?? null);
   }
 
   /** One message as the API answers it, with its reactions and media. */

@@ -10,6 +10,7 @@ import { ConversationsService } from './conversations.service';
 import { AddNoteDto, MessageResponse } from './message.dto';
 import type { MessageRow } from './message.entity';
 import { MessageRepository } from './message.repository';
+import { MessageAddedEvent } from './conversation.events';
 
 /**
  * Private notes: messages of the thread with direction `internal`, which the team reads and the
@@ -67,7 +68,7 @@ export class NotesService {
       await this.messages.insert(db, note);
       const message = MessageResponse.of(note, conversation.customer_phone);
       const withCustomer = ConversationResponse.of(conversation);
-      await this.events.record(db, 'note.created', { message, conversation: withCustomer });
+      await this.events.record(db, 'note.created', MessageAddedEvent.of(message, withCustomer));
       for (const { id } of mentionIds) {
         if (id === author.id) continue;
         await this.notifications.notify(db, {

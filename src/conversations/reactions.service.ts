@@ -12,6 +12,7 @@ import type { MessageRow } from './message.entity';
 import { MessageRepository } from './message.repository';
 import { CUSTOMER_REACTOR, type ReactionRow } from './reaction.entity';
 import { ReactionRepository } from './reaction.repository';
+import { MessageReactionEvent } from './conversation.events';
 
 /** The channel delivers no reaction to a message older than this (error 131009). */
 const REACTABLE_FOR_MS = 30 * 24 * 3600_000;
@@ -132,7 +133,7 @@ export class ReactionsService {
   /** Records message.reaction: the message reacted to, with its reactions now, and the change (an empty emoji: removed). */
   private async recordReaction(db: Db, target: MessageRow, reaction: ReactionRow): Promise<MessageResponse> {
     const message = await this.present(db, target);
-    await this.events.record(db, 'message.reaction', { message, reaction: ReactionResponse.of(reaction) });
+    await this.events.record(db, 'message.reaction', MessageReactionEvent.of(message, ReactionResponse.of(reaction)));
     return message;
   }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { parsePublicId } from '../common/ids';
+import { parsePublicId, toPublicId } from '../common/ids';
 import { Database } from '../database/database';
 import type { EventEnvelope } from './event.entity';
 import { toEnvelope } from './event-envelope';
@@ -31,6 +31,12 @@ export class EventReplayService {
   cursorOf(publicId: string): Promise<ReplayCursor | null> {
     const id = parsePublicId('evt', publicId);
     return id === null ? Promise.resolve(null) : this.events.seqOf(this.database.db, id);
+  }
+
+  /** The public id of the newest event the user (uuid) may see: where a client that saw none stands. */
+  async newestFor(userId: string): Promise<string | null> {
+    const id = await this.events.newestVisible(this.database.db, userId);
+    return id === null ? null : toPublicId('evt', id);
   }
 
   /** Every event relayed after `cursor` that the user (uuid) may see, in stream order, in batches of at most `batchSize`. */

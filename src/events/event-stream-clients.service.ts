@@ -5,6 +5,7 @@ import { EventReplayService } from './event-replay.service';
 import { EventStream } from './event-stream';
 import type { EventEnvelope } from './event.entity';
 import { StreamInterruptions } from './stream-interruptions';
+import { UserFrames, type UserFrame } from './user-frames';
 
 /** How long a replayed event is remembered, so that it is not sent again when it arrives live. */
 const REPLAYED_MEMORY_MS = 10 * 60_000;
@@ -12,6 +13,8 @@ const REPLAYED_MEMORY_MS = 10 * 60_000;
 const MAX_HELD_EVENTS = 10_000;
 /** How long a stream ended by shutdown may take to flush before its socket is destroyed. */
 const SHUTDOWN_FLUSH_MS = 1_000;
+/** A user frame is built again this long after the first event that may change it: the events of a burst share one build. */
+const USER_FRAME_SETTLE_MS = 250;
 
 const UNKNOWN_LAST_EVENT_ID = ': Last-Event-ID is unknown or past retention; sending live events only\n\n';
 
@@ -24,6 +27,9 @@ export function sseFrame(event: EventEnvelope): string {
  * The Server-Sent Events connections of this instance. Each one subscribes to the EventStream
  * before it replays what the client missed (after Last-Event-ID), holding live events meanwhile,
  * so nothing falls in between; replayed events are not sent a second time when they arrive live.
+ * A stream that starts without Last-Event-ID first gets an `id:` line with the newest event its
+ * user may see, so that a client that has seen no event yet can still resume; then, and whenever
+ * they change, the user frames (UserFrames: the inbox's `counts`).
  */
 @Injectable()
 export class EventStreamClients implements OnModuleInit, BeforeApplicationShutdown {
@@ -41,6 +47,7 @@ export class EventStreamClients implements OnModuleInit, BeforeApplicationShutdo
     private readonly stream: EventStream,
     private readonly replay: EventReplayService,
     private readonly interruptions: StreamInterruptions,
+    private readonly userFrames: UserFrames,
   ) {}
 
   onModuleInit(): void {
@@ -76,7 +83,7 @@ export class EventStreamClients implements OnModuleInit, BeforeApplicationShutdo
       reply.raw.end();
       return;
     }
-    const connection = new SseConnection(request, reply.raw, userId, this.stream, this.replay, this.logger, () =>
+    const connection = new SseConnection(request, reply.raw, userId, this.stream, this.replay, this.userFrames.all, this.logger, () =>
       this.connections.delete(connection),
     );
     this.connections.add(connection);
@@ -107,6 +114,10 @@ class SseConnection {
   /** Replayed events that may still arrive live, with when they were sent. */
   private readonly replayed = new Map<string, number>();
   private replaying: Promise<void> = Promise.resolve();
+  /** The user frames as last sent (their JSON), and the frames waiting to be built again. */
+  private readonly framesSent = new Map<string, string>();
+  private readonly framesDue = new Set<UserFrame>();
+  private framesTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly request: FastifyRequest,
@@ -115,6 +126,7 @@ class SseConnection {
     private readonly userId: string,
     private readonly stream: EventStream,
     private readonly replay: EventReplayService,
+    private readonly frames: readonly UserFrame[],
     private readonly logger: Logger,
     private readonly onClosed: () => void,
   ) {}
@@ -127,21 +139,25 @@ class SseConnection {
     }
     this.raw.on('close', () => this.close());
     this.raw.on('error', () => this.close());
-    if (lastEventId !== null) this.held = [];
+    // Live events wait until the client has its place: the replay's events, or the position line.
+    this.held = [];
     // Subscribed before the replay reads the table: an event is either read or held, or both.
     this.unsubscribe = this.stream.subscribe(({ envelope, audience }) => {
       if (audience === null || audience === this.userId) this.receive(envelope);
     });
     this.timer = setInterval(() => this.keepAlive(), keepAliveMs);
-    if (lastEventId !== null) {
-      this.replaying = this.replayFrom(lastEventId).catch((error: unknown) => {
+    // The position is read after subscribing: an event relayed since is at or before it, or held and sent after it.
+    const placed = lastEventId === null ? this.sendPosition() : this.replayFrom(lastEventId);
+    this.replaying = placed
+      .then(() => this.releaseHeld())
+      .catch((error: unknown) => {
         this.logger.error(
-          `Replay for event stream ${this.request.id} failed: ${String(error)}`,
+          `Starting event stream ${this.request.id} failed: ${String(error)}`,
           error instanceof Error ? error.stack : undefined,
         );
         this.drop();
       });
-    }
+    this.sendFrames(this.frames).catch((error: unknown) => this.failed('Starting', error));
   }
 
   /** Ends the stream cleanly, then releases its connection, which would otherwise stay open for keep-alive. */
@@ -163,6 +179,7 @@ class SseConnection {
 
   private receive(event: EventEnvelope): void {
     if (this.closed) return;
+    this.frameChangedBy(event);
     if (this.held) {
       if (this.held.length >= MAX_HELD_EVENTS) {
         this.logger.warn(`Event stream ${this.request.id} fell ${MAX_HELD_EVENTS} events behind during its replay; disconnected`);
@@ -191,11 +208,48 @@ class SseConnection {
         await this.drained();
       }
     }
+  }
+
+  /** Sends the live events held while the client's place was being found, then lets them through. */
+  private releaseHeld(): void {
     if (this.closed || !this.held) return;
     const held = this.held;
     this.held = null;
     this.heldIds.clear();
     for (const event of held) this.receive(event);
+  }
+
+  /** `id: <the newest event the user may see>` on its own: the position of a client that has seen no event. */
+  private async sendPosition(): Promise<void> {
+    const newest = await this.replay.newestFor(this.userId);
+    if (newest !== null) this.write(`id: ${newest}\n\n`, false);
+  }
+
+  private frameChangedBy(event: EventEnvelope): void {
+    for (const frame of this.frames) if (frame.changedBy(event.type)) this.framesDue.add(frame);
+    if (this.framesDue.size === 0 || this.framesTimer) return;
+    this.framesTimer = setTimeout(() => {
+      this.framesTimer = undefined;
+      const due = [...this.framesDue];
+      this.framesDue.clear();
+      this.sendFrames(due).catch((error: unknown) => this.failed('Updating', error));
+    }, USER_FRAME_SETTLE_MS);
+  }
+
+  /** Builds the frames for this user and sends those that changed since they were last sent. */
+  private async sendFrames(frames: readonly UserFrame[]): Promise<void> {
+    for (const frame of frames) {
+      const data = JSON.stringify(await frame.build(this.userId));
+      if (this.closed || this.framesSent.get(frame.event) === data) continue;
+      this.framesSent.set(frame.event, data);
+      this.write(`event: ${frame.event}\ndata: ${data}\n\n`, true);
+    }
+  }
+
+  /** A user frame could not be built (the database down): the client reconnects and gets it then. */
+  private failed(doing: string, error: unknown): void {
+    this.logger.warn(`${doing} the user frames of event stream ${this.request.id} failed, disconnected: ${String(error)}`);
+    this.drop();
   }
 
   private keepAlive(): void {
@@ -239,6 +293,7 @@ class SseConnection {
     this.closed = true;
     this.unsubscribe();
     clearInterval(this.timer);
+    clearTimeout(this.framesTimer);
     this.onClosed();
     this.request.log.info({ req: this.request, ms: Date.now() - this.startedAt, events: this.sent }, 'event stream closed');
   }

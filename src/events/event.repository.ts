@@ -69,6 +69,15 @@ export class EventRepository {
   }
 
   /** An event's place in the stream; null when unknown, pruned or not relayed yet (it will arrive live). */
+  /** The id of the newest relayed event the user (uuid) may see, on events_seq_key read backwards; null when there is none. */
+  async newestVisible(db: Db, userId: string): Promise<string | null> {
+    const row = await queryOne<{ id: string }>(
+      db,
+      sql`SELECT id FROM events WHERE seq IS NOT NULL AND (audience IS NULL OR audience = ${userId}) ORDER BY seq DESC LIMIT 1`,
+    );
+    return row?.id ?? null;
+  }
+
   async seqOf(db: Db, id: string): Promise<string | null> {
     return (await queryOne<{ seq: string | null }>(db, sql`SELECT seq FROM events WHERE id = ${id}`))?.seq ?? null;
   }

@@ -3,7 +3,7 @@ import { newUuid } from '../common/ids';
 import type { Db } from '../database/sql';
 import type { EventRow } from './event.entity';
 import { EventRepository } from './event.repository';
-import type { EventType } from './event-types';
+import type { EventPayloads, TypedEventType } from './event-payloads';
 
 /**
  * Writes events into the outbox. Always called with the transaction's `Db`, so an event exists
@@ -13,28 +13,41 @@ import type { EventType } from './event-types';
 export class EventsService {
   constructor(private readonly events: EventRepository) {}
 
-  async record(db: Db, type: EventType, data: Record<string, unknown>): Promise<EventRow> {
+  /** Records an event of `type` with its payload, for everyone's stream and the webhooks. */
+  async record<Type extends TypedEventType>(db: Db, type: Type, data: EventPayloads[Type]): Promise<EventRow> {
     return this.insert(db, type, data, null);
   }
 
   /** An event for one user's eyes only (a type of USER_EVENT_TYPES): on their stream, on no one else's, never to webhooks. */
-  async recordForUser(db: Db, userId: string, type: EventType, data: Record<string, unknown>): Promise<EventRow> {
+  async recordForUser<Type extends TypedEventType>(db: Db, userId: string, type: Type, data: EventPayloads[Type]): Promise<EventRow> {
     return this.insert(db, type, data, userId);
   }
 
-  private async insert(db: Db, type: EventType, data: Record<string, unknown>, audience: string | null): Promise<EventRow> {
+  private async insert(db: Db, type: TypedEventType, data: EventPayloads[TypedEventType], audience: string | null): Promise<EventRow> {
     const now = new Date();
-    const event: EventRow = { id: newUuid(now.getTime()), type, data, created_at: now, audience };
+    const event: EventRow = {
+      id: newUuid(now.getTime()),
+      type,
+      data: data as unknown as Record<string, unknown>,
+      created_at: now,
+      audience,
+    };
     await this.events.insert(db, event);
     return event;
   }
 
-  /** Records several events in one statement, in the caller's transaction. */
-  async recordMany(db: Db, events: { type: EventType; data: Record<string, unknown> }[]): Promise<void> {
+  /** Records several events of one type in one statement, in the caller's transaction. */
+  async recordMany<Type extends TypedEventType>(db: Db, type: Type, payloads: EventPayloads[Type][]): Promise<void> {
     const now = new Date();
     await this.events.insertMany(
       db,
-      events.map(({ type, data }) => ({ id: newUuid(now.getTime()), type, data, created_at: now, audience: null })),
+      payloads.map((data) => ({
+        id: newUuid(now.getTime()),
+        type,
+        data: data as unknown as Record<string, unknown>,
+        created_at: now,
+        audience: null,
+      })),
     );
   }
 }

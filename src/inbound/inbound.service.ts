@@ -33,6 +33,7 @@ import { type ChannelChangeError, parseChannelWebhook, type ParsedWebhook } from
 import { TemplatesService } from '../templates/templates.service';
 import { DeadLetterResponse } from './dead-letter.dto';
 import { DeadLetterRepository } from './dead-letter.repository';
+import { MessageAddedEvent } from '../conversations/conversation.events';
 
 const STORE_LATER = 'The webhook could not be stored; retry later';
 
@@ -245,8 +246,8 @@ export class InboundService implements OnApplicationBootstrap {
   }
 
   /**
-   * message.received with the seed's message shape; answers the conversation as the event shows
-   * it. That is built from the rows the ingest holds, not read again: the conversation as its
+   * message.received with the whole message (the seed's id, text, from among its fields); answers
+   * the conversation as the event shows it. That is built from the rows the ingest holds, not read again: the conversation as its
    * update answered it, the contact, and the message as its preview (the newest of the thread:
    * it was inserted just now, under the conversation's lock).
    */
@@ -267,16 +268,7 @@ export class InboundService implements OnApplicationBootstrap {
       last_message_status: message.status,
       last_message_created_at: message.created_at,
     });
-    await this.events.record(db, 'message.received', {
-      message: {
-        id: toPublicId('msg', message.id),
-        text: message.text,
-        from,
-        type: message.type,
-        created_at: message.created_at.toISOString(),
-      },
-      conversation: shown,
-    });
+    await this.events.record(db, 'message.received', MessageAddedEvent.of(await this.messages.presentNew(db, message, from), shown));
     return shown;
   }
 

@@ -8,6 +8,7 @@ import { EventsService } from '../events/events.service';
 import { ListNotificationsQuery, NotificationResponse, UnreadCountResponse } from './notification.dto';
 import type { NotificationRow, NotificationType } from './notification.entity';
 import { NotificationRepository } from './notification.repository';
+import { NotificationEvent } from './notification.events';
 
 export interface NewNotification {
   /** The uuid of the user it is for. */
@@ -45,7 +46,7 @@ export class NotificationsService {
       email_due_at: new Date(now.getTime() + this.config.emailNotificationDelayMs),
     };
     await this.notifications.insert(db, row);
-    await this.events.recordForUser(db, row.user_id, 'notification.created', { notification: NotificationResponse.of(row) });
+    await this.events.recordForUser(db, row.user_id, 'notification.created', NotificationEvent.of(NotificationResponse.of(row)));
   }
 
   /** How many of the user's notifications are unread (the bell). */

@@ -48,15 +48,6 @@ type Options<O> = {
 
 const listeners = new Set<(error: ApiError) => void>();
 let token: string | null = null;
-let budget: { limit: number; remaining: number } | null = null;
-
-/**
- * The share of the caller's rate-limit window still unspent (RateLimit-Remaining over
- * RateLimit-Limit, as the last answer said), or null before any answer.
- */
-export function rateLimitLeft(): number | null {
-  return budget && budget.limit > 0 ? budget.remaining / budget.limit : null;
-}
 
 /** The bearer token every request carries; null after logout. */
 export function setToken(value: string | null): void {
@@ -108,9 +99,6 @@ async function call<R>(method: Method, url: string, body?: unknown, headers: Rec
   } catch {
     throw new ApiError(0, 'The service cannot be reached: check your connection');
   }
-  const limit = response.headers.get('ratelimit-limit');
-  const left = response.headers.get('ratelimit-remaining');
-  if (limit !== null && left !== null) budget = { limit: Number(limit), remaining: Number(left) };
   if (!response.ok) {
     const error = await errorOf(response);
     if (token) for (const listener of listeners) listener(error);

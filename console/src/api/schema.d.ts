@@ -30,7 +30,9 @@ export interface paths {
     /**
      * The live event stream (Server-Sent Events), for any logged-in user
      * @description Every event the service records, as it happens, one frame each: `id:` the event id, `event:` its type, `data:` the event envelope (`{"id", "type", "created_at", "data"}`) as JSON on one line.
-     *     Also the caller's own `notification.created` events (`data`: `{"notification": {…}}`), and never another user's.
+     *     Also the caller's own `notification.created` events (`data`: `{"notification": {…}}`), and never another user's. Each type's `data` is documented as a schema (`x-event-payloads` names it per type); every message event carries the whole message.
+     *     A stream started without Last-Event-ID first sends `id: <the newest event the caller may see>` alone on its frame, so a client that has seen no event yet can still resume from there.
+     *     Beside the events, `event: counts` frames carry the caller's tab counts (as `GET /api/v1/conversations/counts` answers them): one when the stream starts, and another whenever an event has changed them.
      *     A comment line (`: keep-alive`) every 15 s keeps proxies from closing an idle stream.
      *
      *     Reconnecting with `Last-Event-ID` (sent by browsers' `EventSource` on its own) or `last_event_id` first sends the events recorded after that one, oldest first, then the live ones, without gap or repetition. Events are kept at least an hour; for an unknown or expired id the stream starts with a comment saying so, then the live events.
@@ -1944,6 +1946,66 @@ export interface components {
        * @enum {string}
        */
       channel: 'whatsapp' | 'sandbox';
+    };
+    MessageAddedEvent: {
+      message: components['schemas']['MessageResponse'];
+      conversation: components['schemas']['ConversationResponse'];
+    };
+    MessageChangeEvent: {
+      message: components['schemas']['MessageResponse'];
+      /** @example conv_01a2047c8e2078c99d14947d2651598e */
+      conversation_id: string;
+    };
+    MessageReactionEvent: {
+      message: components['schemas']['MessageResponse'];
+      reaction: components['schemas']['ReactionResponse'];
+    };
+    ConversationEvent: {
+      conversation: components['schemas']['ConversationResponse'];
+    };
+    LabelsChange: {
+      from: string[];
+      to: string[];
+    };
+    StatusChange: {
+      /** @enum {string} */
+      from: 'open' | 'snoozed' | 'closed';
+      /** @enum {string} */
+      to: 'open' | 'snoozed' | 'closed';
+    };
+    SnoozeChange: {
+      /** Format: date-time */
+      from: string | null;
+      /** Format: date-time */
+      to: string | null;
+    };
+    ConversationChanges: {
+      labels?: components['schemas']['LabelsChange'];
+      /** @description A snooze (to `snoozed`) and its end by a merge */
+      status?: components['schemas']['StatusChange'];
+      snoozed_until?: components['schemas']['SnoozeChange'];
+    };
+    ConversationUpdatedEvent: {
+      conversation: components['schemas']['ConversationResponse'];
+      changes: components['schemas']['ConversationChanges'];
+    };
+    ConversationAssignedEvent: {
+      conversation: components['schemas']['ConversationResponse'];
+      /** @example user_01a2047c8e2078c99d14947d2651598e */
+      assigned_to: string | null;
+      previous_assigned_to: string | null;
+      assigned_by: string | null;
+    };
+    ContactEvent: {
+      contact: components['schemas']['ContactResponse'];
+    };
+    ContactMergedEvent: {
+      contact: components['schemas']['ContactResponse'];
+      /** @example ct_01a2047c8e2078c99d14947d2651598e */
+      merged_id: string;
+    };
+    NotificationEvent: {
+      notification: components['schemas']['NotificationResponse'];
     };
   };
   responses: never;
@@ -5992,4 +6054,24 @@ export interface operations {
       };
     };
   };
+}
+
+/** The payload (`data`) of each event type. */
+export interface EventPayloads {
+  'message.received': components['schemas']['MessageAddedEvent'];
+  'message.sent': components['schemas']['MessageAddedEvent'];
+  'note.created': components['schemas']['MessageAddedEvent'];
+  'message.status': components['schemas']['MessageChangeEvent'];
+  'message.media': components['schemas']['MessageChangeEvent'];
+  'message.reaction': components['schemas']['MessageReactionEvent'];
+  'conversation.created': components['schemas']['ConversationEvent'];
+  'conversation.closed': components['schemas']['ConversationEvent'];
+  'conversation.reopened': components['schemas']['ConversationEvent'];
+  'conversation.updated': components['schemas']['ConversationUpdatedEvent'];
+  'conversation.assigned': components['schemas']['ConversationAssignedEvent'];
+  'contact.created': components['schemas']['ContactEvent'];
+  'contact.updated': components['schemas']['ContactEvent'];
+  'contact.deleted': components['schemas']['ContactEvent'];
+  'contact.merged': components['schemas']['ContactMergedEvent'];
+  'notification.created': components['schemas']['NotificationEvent'];
 }

@@ -21,8 +21,8 @@ export function NotificationBell() {
     return stream.on((event) => {
       if (event.type !== 'notification.created') return;
       setUnread((n) => n + 1);
-      const notification = event.data?.notification as Notification | undefined;
-      if (notification) setItems((previous) => (previous ? [notification, ...previous] : previous));
+      const { notification } = event.data;
+      setItems((previous) => (previous ? [notification, ...previous] : previous));
     });
   }, [stream]);
 

@@ -69,24 +69,15 @@ export function Thread(props: { conversationId: string; onRead: (id: string) => 
   useEffect(
     () =>
       stream.on((event: StreamEvent) => {
-        const data = event.data ?? {};
-        const eventConversation = data.conversation as Conversation | undefined;
-        const message = data.message as Message | undefined;
-        const about = eventConversation?.id ?? data.conversation_id ?? message?.conversation_id;
-        if (about !== id) return;
-        if (eventConversation && typeof eventConversation === 'object')
-          setConversation((c) => ({ ...c, ...eventConversation, unread_count: 0 }));
-        if (event.type === 'message.received') {
-          // The event carries the message in brief: the thread asks for it whole, then marks it read.
-          void loadNewest().then(
-            () => markRead(),
-            () => undefined,
-          );
-        } else if (message && message.direction) {
-          setMessages((previous) => upsert(previous, [message]));
-        }
+        const eventConversation = 'conversation' in event.data ? event.data.conversation : undefined;
+        const message = 'message' in event.data ? event.data.message : undefined;
+        if ((eventConversation?.id ?? message?.conversation_id) !== id) return;
+        if (eventConversation) setConversation((c) => ({ ...c, ...eventConversation, unread_count: 0 }));
+        // Every message event carries the whole message: the thread shows it as it is.
+        if (message) setMessages((previous) => upsert(previous, [message]));
+        if (event.type === 'message.received') markRead();
       }),
-    [stream, id, loadNewest, markRead],
+    [stream, id, markRead],
   );
 
   useEffect(() => {

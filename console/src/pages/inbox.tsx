@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api, type Conversation, rateLimitLeft, type Schemas } from '../api/client';
+import { api, type Conversation, type Schemas } from '../api/client';
 import { Thread } from '../components/thread';
 import { VirtualList } from '../components/virtual-list';
 import { shortTime } from '../format';
@@ -19,9 +19,6 @@ const TABS: { tab: Tab; label: string }[] = [
 ];
 const ROW_HEIGHT = 76;
 const PAGE = 100;
-const COUNTS_INTERVAL_MS = 10_000;
-/** Past half of the rate-limit window's requests, background refreshes slow down (COUNTS_INTERVAL_MS × 6). */
-const LOW_SHARE = 0.5;
 
 interface Filter {
   tab: Tab;
@@ -70,6 +67,8 @@ export function InboxPage() {
   const generation = useRef(0);
   const filterRef = useRef(filter);
   filterRef.current = filter;
+  const itemsRef = useRef(items);
+  itemsRef.current = items;
   const selectedRef = useRef(selectedId);
   selectedRef.current = selectedId;
 
@@ -95,42 +94,14 @@ export function InboxPage() {
     void load(null, true);
   }, [filter, load]);
 
-  // The counts (the stream does not carry them) are asked again after changes, at most once every
-  // COUNTS_INTERVAL_MS however many events arrive, and six times less often once half of the
-  // rate-limit window is spent: the limit counts every request (the seed's 100 per 15 minutes would
-  // otherwise go to the counts of a busy inbox), and the agent's own actions must not be refused.
-  const countsTimer = useRef<number | undefined>(undefined);
-  const countsAskedAt = useRef(0);
-  const refreshCounts = useCallback((cause: 'event' | 'action' | 'load' = 'event') => {
-    // The agent's own action shows in the counts at once; events wait for the interval.
-    if (countsTimer.current !== undefined) {
-      if (cause === 'event') return;
-      window.clearTimeout(countsTimer.current);
-    }
-    const left = rateLimitLeft();
-    const low = left !== null && left < LOW_SHARE;
-    const wait =
-      cause === 'load'
-        ? 0
-        : low
-          ? COUNTS_INTERVAL_MS * 6
-          : cause === 'action'
-            ? 300
-            : Math.max(1500, countsAskedAt.current + COUNTS_INTERVAL_MS - Date.now());
-    countsTimer.current = window.setTimeout(() => {
-      countsTimer.current = undefined;
-      countsAskedAt.current = Date.now();
-      void api.get('/api/v1/conversations/counts').then(setCounts, () => undefined);
-    }, wait);
-  }, []);
-  useEffect(() => refreshCounts('load'), [refreshCounts]);
+  // The stream sends the counts at connect and whenever an event changes them: nothing to ask for.
+  useEffect(() => stream.onCounts(setCounts), [stream]);
 
   useEffect(
     () =>
       stream.on((event: StreamEvent) => {
-        const conversation = event.data?.conversation as Conversation | undefined;
+        const conversation = 'conversation' in event.data ? event.data.conversation : undefined;
         if (!event.type.startsWith('conversation.') && !event.type.startsWith('message.') && event.type !== 'note.created') return;
-        if (event.type === 'message.received' || event.type.startsWith('conversation.')) refreshCounts();
         if (!conversation || typeof conversation !== 'object' || !conversation.id) return;
         setItems((previous) => {
           const existing = previous.find((c) => c.id === conversation.id);
@@ -144,16 +115,15 @@ export function InboxPage() {
           return [...rest, merged].sort(byActivity);
         });
       }),
-    [stream, me.id, refreshCounts],
+    [stream, me.id],
   );
 
   useEffect(
     () =>
       stream.onResync(() => {
         void load(null, true);
-        refreshCounts('load');
       }),
-    [stream, load, refreshCounts],
+    [stream, load],
   );
 
   const selectedIndex = items.findIndex((c) => c.id === selectedId);
@@ -176,22 +146,20 @@ export function InboxPage() {
     return () => removeEventListener('keydown', onKey);
   }, [items, selectedIndex]);
 
-  const onRead = useCallback(
-    (id: string) => {
-      setItems((previous) => previous.map((c) => (c.id === id ? { ...c, unread_count: 0 } : c)));
-      refreshCounts('action');
-    },
-    [refreshCounts],
-  );
+  const onRead = useCallback((id: string) => {
+    // Reading records no event: the caller's own unread count is lowered here.
+    const wasUnread = itemsRef.current.some((c) => c.id === id && (c.unread_count ?? 0) > 0);
+    if (wasUnread) setCounts((counts) => counts && { ...counts, unread: Math.max(0, counts.unread - 1) });
+    setItems((previous) => previous.map((c) => (c.id === id ? { ...c, unread_count: 0 } : c)));
+  }, []);
   const onChanged = useCallback(
     (conversation: Conversation) => {
       setItems((previous) => {
         const rest = previous.filter((c) => c.id !== conversation.id);
         return matches(conversation, filterRef.current, me.id) ? [...rest, conversation].sort(byActivity) : rest;
       });
-      refreshCounts('action');
     },
-    [me.id, refreshCounts],
+    [me.id],
   );
 
   const searchMessages = async () => {
