@@ -1,5 +1,100 @@
 // dependency-cruiser configuration, used by `npm run depcheck` (scripts/check-dependencies.mjs), which adds the
-// check between the top-level folders of src/; `npx depcruise src` alone runs the file-level rules below.
+// check for cycles between the top-level folders of src/ and keeps docs/architecture.md's table of FOLDERS in step.
+
+/**
+ * The top-level folders of src/ and the other folders each may import: the one statement of how the house is
+ * layered. Each becomes a rule below, so an import across folders that is not listed here fails CI; and
+ * docs/architecture.md shows this table (`npm run depcheck -- --write` writes it there; `npm run depcheck` fails
+ * when the page differs). A new folder, or a new edge, is a line here first. Files directly in src/ (main.ts,
+ * app.ts, app.module.ts, event-payload-schemas.ts: the composition root) may import anything.
+ */
+const FOLDERS = {
+  config: { uses: [], why: 'every setting, read once and validated' },
+  common: { uses: ['config'], why: 'written once, used everywhere' },
+  channel: { uses: [], why: 'the port to WhatsApp (ChannelClient), provided by messaging' },
+  database: { uses: ['common', 'config'], why: 'the engines, migrations, the sql helper, instances' },
+  queue: { uses: ['common', 'config'], why: 'jobs and broadcasts, in process or on Redis' },
+  users: { uses: ['common', 'config', 'database', 'queue'], why: 'the team; queue: the broadcast that forgets a user' },
+  auth: { uses: ['common', 'config', 'users'], why: 'tokens, the guard, signed URLs' },
+  metrics: { uses: ['auth', 'common', 'config', 'database', 'queue'], why: 'the registry; database: statement times; queue: depths' },
+  events: {
+    uses: ['auth', 'common', 'config', 'database', 'metrics', 'queue', 'users'],
+    why: 'the outbox, its relay, the stream and retention; auth, users: the stream route and its user',
+  },
+  'recorded-work': { uses: ['common', 'database', 'events', 'metrics', 'queue'], why: 'the one engine of work after a commit' },
+  'rate-limit': { uses: ['auth', 'common', 'config'], why: 'the throttler per user, IP and login' },
+  mail: { uses: ['common', 'config', 'database', 'events', 'recorded-work'], why: 'e-mail as recorded work' },
+  accounts: {
+    uses: ['auth', 'common', 'config', 'database', 'events', 'mail', 'users'],
+    why: 'invitations, resets, the profile: users by e-mail, above both',
+  },
+  labels: { uses: ['common', 'database', 'users'], why: 'the label catalogue' },
+  'canned-responses': { uses: ['auth', 'common', 'database', 'users'], why: "the team's saved replies" },
+  contacts: { uses: ['common', 'database', 'events'], why: 'the contact book, its import and export' },
+  notifications: {
+    uses: ['auth', 'common', 'config', 'database', 'events', 'mail', 'users'],
+    why: "each user's notifications and their e-mails",
+  },
+  templates: {
+    uses: ['channel', 'common', 'config', 'database', 'queue', 'recorded-work', 'users'],
+    why: 'the catalogue and its sync (channel: its source)',
+  },
+  media: {
+    uses: ['auth', 'channel', 'common', 'config', 'database', 'queue', 'recorded-work', 'users'],
+    why: 'media rows and bytes, their download (channel: the download)',
+  },
+  conversations: {
+    uses: [
+      'auth',
+      'channel',
+      'common',
+      'config',
+      'contacts',
+      'database',
+      'events',
+      'labels',
+      'media',
+      'metrics',
+      'notifications',
+      'recorded-work',
+      'templates',
+      'users',
+    ],
+    why: 'conversations, messages and their sends, reactions, reads (channel: the sends and receipts)',
+  },
+  'contact-merge': {
+    uses: ['auth', 'common', 'contacts', 'conversations', 'database', 'users'],
+    why: 'the one flow over contacts and conversations',
+  },
+  inbound: {
+    uses: [
+      'auth',
+      'common',
+      'config',
+      'contacts',
+      'conversations',
+      'database',
+      'events',
+      'media',
+      'metrics',
+      'notifications',
+      'templates',
+      'users',
+    ],
+    why: 'the channel webhook and its ingest',
+  },
+  messaging: { uses: ['channel', 'config'], why: 'the only code that knows the Graph API (or the sandbox): the ChannelClient' },
+  webhooks: {
+    uses: ['common', 'config', 'database', 'events', 'metrics', 'recorded-work', 'users'],
+    why: 'registrations and signed deliveries',
+  },
+  health: { uses: ['auth', 'channel', 'common', 'config'], why: 'the probes' },
+  console: { uses: [], why: 'serving the built agent console' },
+};
+
+const asPattern = (name) => name.replace(/[-]/g, '\\-');
+const folders = Object.keys(FOLDERS);
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -12,6 +107,21 @@ module.exports = {
       from: {},
       to: { circular: true },
     },
+    {
+      name: 'folder-declared',
+      severity: 'error',
+      comment:
+        'A top-level folder of src/ that FOLDERS in .dependency-cruiser.cjs does not declare: add it there, with what it may import.',
+      from: { path: '^src/[^/]+/', pathNot: `^src/(${folders.map(asPattern).join('|')})/` },
+      to: {},
+    },
+    ...Object.entries(FOLDERS).map(([folder, { uses }]) => ({
+      name: `imports-of-${folder}`,
+      severity: 'error',
+      comment: `src/${folder}/ may import only ${uses.length ? uses.map((used) => `src/${used}/`).join(', ') : 'no other folder'} (FOLDERS in .dependency-cruiser.cjs): declare the edge there, or turn it around.`,
+      from: { path: `^src/${asPattern(folder)}/` },
+      to: { path: '^src/[^/]+/', pathNot: `^src/(${[folder, ...uses].map(asPattern).join('|')})/` },
+    })),
   ],
   options: {
     // Record the imports of packages, do not cruise into them.
@@ -24,3 +134,6 @@ module.exports = {
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
   },
 };
+
+// For scripts/check-dependencies.mjs (the table in docs/architecture.md); not part of dependency-cruiser's schema.
+Object.defineProperty(module.exports, 'FOLDERS', { value: FOLDERS, enumerable: false });

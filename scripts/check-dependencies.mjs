@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// npm run depcheck: the import graph of src/ may not go in circles, between files nor between top-level folders.
+// npm run depcheck: the import graph of src/ may not go in circles, between files nor between top-level folders,
+// and a folder imports only the folders FOLDERS in .dependency-cruiser.cjs allows it (its rules); docs/architecture.md
+// shows FOLDERS as a table, which `npm run depcheck -- --write` writes and `npm run depcheck` checks.
 //
 // 1. Between files: the rules of .dependency-cruiser.cjs (no-circular, type-only imports included), each violation
 //    with its whole cycle, as `npx depcruise src` would report them.
@@ -17,6 +19,8 @@
 // cycles, so that case counts.
 //
 // Exits 1 when anything is found, 2 when the cruise itself fails.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import process from 'node:process';
 import { cruise } from 'dependency-cruiser';
@@ -29,6 +33,33 @@ const ROOT = 'src';
 const MAX_CYCLES = 100;
 
 process.chdir(path.join(import.meta.dirname, '..'));
+
+const ARCHITECTURE = 'docs/architecture.md';
+const TABLE_START = '<!-- folders: written by `npm run depcheck -- --write` from FOLDERS in .dependency-cruiser.cjs -->';
+const TABLE_END = '<!-- folders: end -->';
+
+/** FOLDERS as the table docs/architecture.md shows, between its markers. */
+function foldersTable() {
+  const { FOLDERS } = createRequire(import.meta.url)(path.resolve(CONFIG));
+  const rows = Object.entries(FOLDERS).map(
+    ([folder, { uses, why }]) => `| \`${folder}/\` | ${uses.length ? uses.map((used) => `\`${used}\``).join(', ') : '(none)'} | ${why} |`,
+  );
+  return [TABLE_START, '| folder | may import | why |', '|---|---|---|', ...rows, TABLE_END].join('\n');
+}
+
+/** Writes the table into the page (`--write`), or answers whether the page shows it as it is. */
+function architecturePageMatches(write) {
+  const page = readFileSync(ARCHITECTURE, 'utf8');
+  const start = page.indexOf(TABLE_START);
+  const end = page.indexOf(TABLE_END);
+  if (start === -1 || end === -1) {
+    console.log(`${ARCHITECTURE} has no table of the folders' allowed imports (its markers are missing)`);
+    return false;
+  }
+  const updated = page.slice(0, start) + foldersTable() + page.slice(end + TABLE_END.length);
+  if (write) writeFileSync(ARCHITECTURE, updated);
+  return write || updated === page;
+}
 
 /** The unit a module counts in: its top-level folder under src/, or itself for a file directly in src/. */
 function unitOf(source) {
@@ -156,4 +187,10 @@ console.log(
     `${fileErrors} file-level error(s), ${result.summary.warn} warning(s), ` +
     `${cycles.length}${cycles.length >= MAX_CYCLES ? '+' : ''} folder cycle(s)`,
 );
-process.exit(fileErrors > 0 || cycles.length > 0 ? 1 : 0);
+const pageMatches = architecturePageMatches(process.argv.includes('--write'));
+console.log(
+  pageMatches
+    ? `${ARCHITECTURE} shows the folders' allowed imports as .dependency-cruiser.cjs declares them`
+    : `${ARCHITECTURE} does not show the folders' allowed imports as .dependency-cruiser.cjs declares them: run \`npm run depcheck -- --write\``,
+);
+process.exit(fileErrors > 0 || cycles.length > 0 || !pageMatches ? 1 : 0);

@@ -16,7 +16,7 @@ describe('settings documentation', () => {
     expect(read('.env.example')).toMatch(new RegExp(`^${name}=`, 'm'));
   });
 
-  it.each(settings)('describes %s in the README configuration table', (name) => {
-    expect(read('README.md')).toMatch(new RegExp(`^\\| \`${name}\` \\|`, 'm'));
+  it.each(settings)('describes %s in the configuration table of docs/configuration.md', (name) => {
+    expect(read('docs/configuration.md')).toMatch(new RegExp(`^\\| \`${name}\` \\|`, 'm'));
   });
 });
