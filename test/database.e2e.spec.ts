@@ -7,7 +7,7 @@ import { createTestDatabase } from './support/test-database';
 
 describeWithPostgres('migrations on PostgreSQL (needs TEST_DATABASE_URL)', () => {
   it('lets three replicas start at once on an empty database, each migration applied once', async () => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ empty: true });
     try {
       const apps = await Promise.all([1, 2, 3].map(() => startTestApp({ database })));
       const migrations = await database.query<{ name: string }>('SELECT name FROM migrations ORDER BY id');
@@ -23,7 +23,7 @@ describeWithPostgres('migrations on PostgreSQL (needs TEST_DATABASE_URL)', () =>
 
 describeWithPostgres('migrating once before the replicas start (npm run migrate, the Kubernetes Job)', () => {
   it('applies every migration to an empty database, then finds nothing to do, and a replica starts on it', async () => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ empty: true });
     try {
       const config = loadConfig({ NODE_ENV: 'test', ...database.env }, () => 'a-generated-secret-for-this-test-only');
       expect(await migrateOnly(config)).toEqual(MIGRATIONS.map((migration) => new migration().name));

@@ -5,10 +5,14 @@
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || null;
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || null;
 export const TEST_RUN_ID = process.env.TEST_RUN_ID ?? 'local';
+/** PGlite data directories made once per run (global setup): initialised only, and with every migration applied. */
 export const PGLITE_TEMPLATE_DIR = process.env.TEST_PGLITE_TEMPLATE_DIR ?? '';
+export const PGLITE_MIGRATED_TEMPLATE_DIR = process.env.TEST_PGLITE_MIGRATED_TEMPLATE_DIR ?? '';
 
 /** Name prefix of every database and Redis key this run creates, so teardown can find leftovers. */
 export const RUN_PREFIX = `ti_test_${TEST_RUN_ID}`;
+/** The PostgreSQL database with every migration applied (global setup) that test databases are copies of. */
+export const MIGRATED_TEMPLATE_DATABASE = `${RUN_PREFIX}_template`;
 
 /** `describe` for specs that need a real PostgreSQL server; says so in the test name when skipped. */
 export const describeWithPostgres = TEST_DATABASE_URL ? describe : describe.skip;

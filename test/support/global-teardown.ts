@@ -5,7 +5,9 @@ import { Client } from 'pg';
 /** Removes whatever a crashed test file left behind: databases and keys named after this run. */
 export default async function globalTeardown(): Promise<void> {
   const runPrefix = `ti_test_${process.env.TEST_RUN_ID}`;
-  if (process.env.TEST_PGLITE_TEMPLATE_DIR) rmSync(process.env.TEST_PGLITE_TEMPLATE_DIR, { recursive: true, force: true });
+  for (const dir of [process.env.TEST_PGLITE_TEMPLATE_DIR, process.env.TEST_PGLITE_MIGRATED_TEMPLATE_DIR]) {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }
   if (process.env.TEST_DATABASE_URL) {
     const client = new Client({ connectionString: process.env.TEST_DATABASE_URL });
     await client.connect();
