@@ -1,4 +1,4 @@
-import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { SecretUnreadableError } from '../config/secret-box';
 import { RetentionService } from '../events/retention.service';
@@ -21,7 +21,7 @@ const CONCURRENCY = 8;
  * Finished e-mails are pruned after EVENT_RETENTION.
  */
 @Injectable()
-export class EmailSendProcessor implements OnModuleInit, BeforeApplicationShutdown {
+export class EmailSendProcessor implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(EmailSendProcessor.name);
 
   constructor(
@@ -62,7 +62,8 @@ export class EmailSendProcessor implements OnModuleInit, BeforeApplicationShutdo
     }
   }
 
-  beforeApplicationShutdown(): void {
+  /** After the queue has let the sends running here finish (its before-shutdown hook). */
+  onApplicationShutdown(): void {
     this.mailer.close();
   }
 

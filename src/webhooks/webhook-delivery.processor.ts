@@ -1,4 +1,4 @@
-import { BeforeApplicationShutdown, Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import http from 'node:http';
 import https from 'node:https';
 import { parseRetryAfter } from '../common/retry-after';
@@ -48,7 +48,7 @@ class DeliveryFailed extends Error {
  * is failed. Claims (by the engine) and records of concurrent attempts share statements.
  */
 @Injectable()
-export class WebhookDeliveryProcessor implements OnModuleInit, BeforeApplicationShutdown {
+export class WebhookDeliveryProcessor implements OnModuleInit, OnApplicationShutdown {
   private readonly agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
 
   constructor(
@@ -81,7 +81,8 @@ export class WebhookDeliveryProcessor implements OnModuleInit, BeforeApplication
     });
   }
 
-  beforeApplicationShutdown(): void {
+  /** After the queue has let the attempts running here finish (its before-shutdown hook): none loses its connection. */
+  onApplicationShutdown(): void {
     this.agents['http:'].destroy();
     this.agents['https:'].destroy();
   }
