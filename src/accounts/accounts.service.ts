@@ -75,7 +75,7 @@ export class AccountsService implements OnModuleInit, BeforeApplicationShutdown 
    * e-mailed, or its link answered when no provider is set).
    */
   async createUser(admin: UserRow, dto: CreateUserDto): Promise<InvitedUserResponse> {
-    const passwordHash = dto.password === undefined ? null : await hashPassword(dto.password);
+    const passwordHash = dto.password === undefined ? null : await hashPassword(dto.password, this.config.passwordHashCost);
     const { user, inviteUrl } = await this.database.transaction(async (db) => {
       const created = await this.users.add(db, {
         email: dto.email,
@@ -102,7 +102,7 @@ export class AccountsService implements OnModuleInit, BeforeApplicationShutdown 
 
   /** The invited user chooses their password (and name): they are active, and logged in. */
   async acceptInvitation(dto: AcceptInvitationDto): Promise<LoginResponse> {
-    const passwordHash = await hashPassword(dto.password);
+    const passwordHash = await hashPassword(dto.password, this.config.passwordHashCost);
     const user = await this.database.transaction(async (db) => {
       const link = await this.tokens.consume(db, hashOf(dto.token), 'invitation');
       const invited = link && (await this.users.find(db, link.user_id, true));
@@ -129,7 +129,7 @@ export class AccountsService implements OnModuleInit, BeforeApplicationShutdown 
 
   /** A new password through a reset link: every token of the user, on every replica, stops working. */
   async resetPassword(dto: ResetPasswordDto): Promise<void> {
-    const passwordHash = await hashPassword(dto.password);
+    const passwordHash = await hashPassword(dto.password, this.config.passwordHashCost);
     const user = await this.database.transaction(async (db) => {
       const link = await this.tokens.consume(db, hashOf(dto.token), 'password_reset');
       const found = link && (await this.users.find(db, link.user_id, true));
@@ -158,7 +158,7 @@ export class AccountsService implements OnModuleInit, BeforeApplicationShutdown 
     if (dto.password !== undefined) {
       if (!(await this.users.checkPassword(caller, dto.current_password!)))
         throw new UnprocessableEntityException('current_password is incorrect');
-      passwordHash = await hashPassword(dto.password);
+      passwordHash = await hashPassword(dto.password, this.config.passwordHashCost);
     }
     const user = await this.database.transaction(async (db) => {
       const current = await this.users.find(db, caller.id, true);

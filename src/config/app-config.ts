@@ -3,6 +3,9 @@ import { parseDuration } from './duration';
 import { parseKey } from './encryption-key';
 
 export type NodeEnv = 'development' | 'production' | 'test';
+
+/** PASSWORD_HASH_COST unless set, and its floor in production: log2 of scrypt's N (2^15: 32 MiB, ~50-100 ms a hash). */
+export const DEFAULT_PASSWORD_HASH_COST = 15;
 /** Who sends e-mail: an SMTP server (nodemailer) or a provider's HTTP API. Unset (null): nobody (see `Mailer`). */
 export type EmailProvider = 'smtp' | 'postmark' | 'sendgrid' | 'resend';
 export const EMAIL_PROVIDERS: readonly EmailProvider[] = ['smtp', 'postmark', 'sendgrid', 'resend'];
@@ -61,6 +64,8 @@ export class AppConfig {
   readonly rateLimitMaxRequests!: number;
   readonly loginRateLimitWindowMs!: number;
   readonly loginRateLimitMaxRequests!: number;
+  /** log2 of scrypt's N for new password hashes (15: 32 MiB, ~50-100 ms); at least 15 in production. */
+  readonly passwordHashCost!: number;
   /** POST /api/v1/auth/forgot-password per e-mail address (the per-IP limit is the login one). */
   readonly passwordResetRateLimitWindowMs!: number;
   readonly passwordResetRateLimitMaxRequests!: number;
@@ -226,6 +231,10 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
     );
   }
   const emailApiBaseUrl = read.url('EMAIL_API_BASE_URL', ['http:', 'https:']);
+  const passwordHashCost = read.integer('PASSWORD_HASH_COST', DEFAULT_PASSWORD_HASH_COST, 10, 20);
+  if (production && passwordHashCost < DEFAULT_PASSWORD_HASH_COST) {
+    problems.push(`PASSWORD_HASH_COST: must be at least ${DEFAULT_PASSWORD_HASH_COST} in production (a cheaper hash is for tests)`);
+  }
   const metricsPort = read.string('METRICS_PORT') === null ? null : read.integer('METRICS_PORT', 0, 1, 65535);
   const metricsToken = read.string('METRICS_TOKEN');
   if (metricsToken !== null && metricsToken.length < 16) {
@@ -258,6 +267,7 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
     rateLimitMaxRequests: read.integer('RATE_LIMIT_MAX_REQUESTS', 100, 1),
     loginRateLimitWindowMs: read.integer('LOGIN_RATE_LIMIT_WINDOW_MS', 60_000, 1),
     loginRateLimitMaxRequests: read.integer('LOGIN_RATE_LIMIT_MAX_REQUESTS', 10, 1),
+    passwordHashCost,
     passwordResetRateLimitWindowMs: read.integer('PASSWORD_RESET_RATE_LIMIT_WINDOW_MS', 3_600_000, 1),
     passwordResetRateLimitMaxRequests: read.integer('PASSWORD_RESET_RATE_LIMIT_MAX_REQUESTS', 5, 1),
     messagingAccessToken,

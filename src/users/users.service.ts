@@ -14,7 +14,7 @@ import { Database } from '../database/database';
 import { Broadcast } from '../queue/broadcast';
 import { isUniqueViolation } from '../database/errors';
 import type { Db } from '../database/sql';
-import { DECOY_PASSWORD_HASH, hashPassword, verifyPassword } from './password';
+import { decoyPasswordHash, hashPassword, verifyPassword } from './password';
 import { UpdateUserDto, UserResponse } from './user.dto';
 import type { EmailNotifications, UserRole, UserRow } from './user.entity';
 import { UserRepository } from './user.repository';
@@ -80,7 +80,7 @@ export class UsersService implements OnApplicationBootstrap {
         name: 'Admin',
         role: 'admin',
         beta_access: true,
-        passwordHash: await hashPassword(password),
+        passwordHash: await hashPassword(password, this.config.passwordHashCost),
       });
     } catch (error) {
       // Another replica starting at the same moment created it first.
@@ -110,13 +110,13 @@ export class UsersService implements OnApplicationBootstrap {
    */
   async authenticate(email: string, password: string): Promise<UserRow | null> {
     const user = await this.users.findByEmail(this.database.db, email.trim().toLowerCase());
-    const valid = await verifyPassword(password, user?.password_hash ?? DECOY_PASSWORD_HASH);
+    const valid = await verifyPassword(password, user?.password_hash ?? decoyPasswordHash(this.config.passwordHashCost));
     return valid && user?.status === 'active' ? user : null;
   }
 
   /** Whether `password` is the user's current one (an invited user has none). */
   checkPassword(user: UserRow, password: string): Promise<boolean> {
-    return verifyPassword(password, user.password_hash ?? DECOY_PASSWORD_HASH);
+    return verifyPassword(password, user.password_hash ?? decoyPasswordHash(this.config.passwordHashCost));
   }
 
   /** Invalidates every token issued to the user so far. */
@@ -214,7 +214,7 @@ export class UsersService implements OnApplicationBootstrap {
           updated_at: new Date(),
         });
         if (dto.password !== undefined) {
-          user.password_hash = await hashPassword(dto.password);
+          user.password_hash = await hashPassword(dto.password, this.config.passwordHashCost);
           user.token_version += 1;
           // An admin who sets an invited user's password lets them in without the invitation.
           user.status = 'active';

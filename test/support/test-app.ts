@@ -132,6 +132,8 @@ export async function startTestApp(options: StartOptions = {}): Promise<TestApp>
     RATE_LIMIT_MAX_REQUESTS: '100000',
     LOGIN_RATE_LIMIT_MAX_REQUESTS: '100000',
     DATABASE_POOL_MAX: '5',
+    // Logins and new users by the hundred: the cheapest hash the service takes (production refuses it).
+    PASSWORD_HASH_COST: '10',
     ...(TEST_REDIS_URL ? { REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: freshRedisPrefix() } : {}),
     ...database.env,
     ...options.env,

@@ -126,6 +126,22 @@ describe('loadConfig', () => {
     expect(problemsOf(channel)).toEqual([]);
   });
 
+  it('refuses a PASSWORD_HASH_COST below 15 in production, and takes it outside (the tests run on 10)', () => {
+    const production = {
+      NODE_ENV: 'production',
+      APP_URL,
+      SESSION_SECRET: 'x'.repeat(32),
+      DATABASE_URL: 'postgres://db/x',
+      ENCRYPTION_KEY: KEY,
+    };
+    expect(problemsOf({ ...production, PASSWORD_HASH_COST: '10' })).toEqual([
+      expect.stringMatching(/^PASSWORD_HASH_COST: must be at least 15 in production/),
+    ]);
+    expect(problemsOf({ ...production, PASSWORD_HASH_COST: '16' })).toEqual([]);
+    expect(problemsOf({ PASSWORD_HASH_COST: '10' })).toEqual([]);
+    expect(problemsOf({ PASSWORD_HASH_COST: '9' })).toEqual([expect.stringMatching(/^PASSWORD_HASH_COST: /)]);
+  });
+
   it('refuses a missing ENCRYPTION_KEY in production', () => {
     expect(problemsOf({ NODE_ENV: 'production', APP_URL, SESSION_SECRET: 'x'.repeat(32), DATABASE_URL: 'postgres://db/x' })).toEqual([
       expect.stringMatching(/^ENCRYPTION_KEY: must be set in production/),

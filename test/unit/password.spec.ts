@@ -1,4 +1,4 @@
-import { DECOY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../src/users/password';
+import { decoyPasswordHash, hashPassword, verifyPassword } from '../../src/users/password';
 
 describe('password hashing', () => {
   it('verifies the password it hashed and refuses another', async () => {
@@ -13,13 +13,20 @@ describe('password hashing', () => {
     expect(a).not.toBe(b);
   });
 
+  it('stores the cost it is given (PASSWORD_HASH_COST) in the hash, and verifies by it', async () => {
+    const hash = await hashPassword('cheaper', 10);
+    expect(hash).toMatch(/^scrypt\$1024\$8\$1\$/);
+    expect(await verifyPassword('cheaper', hash)).toBe(true);
+    expect(decoyPasswordHash(10)).toMatch(/^scrypt\$1024\$/);
+  });
+
   it('treats a canonically equivalent Unicode password as the same', async () => {
     const hash = await hashPassword('caf\u00e9-password');
     expect(await verifyPassword('cafe\u0301-password', hash)).toBe(true);
   });
 
   it('refuses every password against the decoy and a malformed hash', async () => {
-    expect(await verifyPassword('', DECOY_PASSWORD_HASH)).toBe(false);
+    expect(await verifyPassword('', decoyPasswordHash())).toBe(false);
     expect(await verifyPassword('anything', 'plain-text')).toBe(false);
   });
 });
