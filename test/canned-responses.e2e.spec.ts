@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { ListCannedResponsesQuery } from '../src/canned-responses/canned-response.dto';
 import { CannedResponseRepository } from '../src/canned-responses/canned-response.repository';
 import { startTestApp, TestApp } from './support/test-app';
+import { nextMillisecond } from './support/clock';
 
 describe('canned responses', () => {
   let t: TestApp;
@@ -134,7 +135,7 @@ describe('canned responses search', () => {
     for (const [i, shortcut] of shortcuts.entries()) {
       const answer = await t.request('POST', '/api/v1/canned-responses', { token, body: { shortcut, text: texts[i] } });
       if (answer.status !== 201) throw new Error(answer.text);
-      await new Promise((resolve) => setTimeout(resolve, 3));
+      await nextMillisecond();
     }
   });
   afterAll(() => t.close());

@@ -4,11 +4,9 @@ import { createConversation } from './support/factories';
 import { customerWrites } from './support/inbox';
 import { startTestApp, TestApp } from './support/test-app';
 import { WebhookReceiver } from './support/webhook-receiver';
+import { nextMillisecond } from './support/clock';
 
 const SECRET = 'merge-test-webhook-secret-5d1e';
-
-/** Distinct created_at values (millisecond precision), so the thread's order is the order of writing. */
-const nextMillisecond = () => new Promise((resolve) => setTimeout(resolve, 3));
 
 let nextPhone = 14155560000 + Math.floor(Math.random() * 9000);
 const freshPhone = () => String((nextPhone += 1));

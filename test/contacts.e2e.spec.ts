@@ -5,6 +5,7 @@ import { ContactsService } from '../src/contacts/contacts.service';
 import { parsePublicId } from '../src/common/ids';
 import { createConversation } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
+import { nextMillisecond } from './support/clock';
 
 /** A US number no other test in this file uses: +1631555xxxx. */
 let nextPhone = 1000;
@@ -364,7 +365,7 @@ describe('contacts list', () => {
       if (answer.status !== 201) throw new Error(answer.text);
       created.push(answer.body);
       // Distinct created_at values, so "newest first" is the reverse of creation order.
-      await new Promise((resolve) => setTimeout(resolve, 3));
+      await nextMillisecond();
     }
   });
   afterAll(() => t.close());

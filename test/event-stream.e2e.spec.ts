@@ -17,6 +17,7 @@ import { asInEvents, customerWrites } from './support/inbox';
 import { createTestDatabase, TestDatabase } from './support/test-database';
 import { freshRedisPrefix, startTestApp, TestApp } from './support/test-app';
 import { WebhookReceiver } from './support/webhook-receiver';
+import { nextMillisecond } from './support/clock';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const uuidOfUser = (publicId: string) => publicId.replace(/^user_(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
@@ -154,7 +155,7 @@ async function record(
     return recorded;
   });
   // Distinct milliseconds, so the table's (created_at, id) order is the order of recording.
-  await pause(2);
+  await nextMillisecond();
   return toEnvelope(event);
 }
 

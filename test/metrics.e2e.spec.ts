@@ -105,6 +105,14 @@ describe('metrics', () => {
       labels: { outcome: 'delivered' },
       value: 1,
     });
+    // Every kind of recorded work is counted and timed by the engine, per job and outcome.
+    const attempts = samples(await scrape(), 'team_inbox_recorded_work_attempts_total');
+    expect(attempts).toContainEqual({ labels: { job: 'message.send', outcome: 'done' }, value: 1 });
+    expect(attempts).toContainEqual({ labels: { job: 'webhook.deliver', outcome: 'done' }, value: 1 });
+    expect(samples(await scrape(), 'team_inbox_recorded_work_attempt_duration_seconds_count')).toContainEqual({
+      labels: { job: 'message.send' },
+      value: 1,
+    });
     expect(samples(text, 'team_inbox_queue_depth').map((s) => s.labels.queue)).toEqual(
       expect.arrayContaining(['message.send', 'webhook.deliver', 'media.download']),
     );

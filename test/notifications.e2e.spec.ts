@@ -8,11 +8,10 @@ import { NotificationRepository } from '../src/notifications/notification.reposi
 import { NotificationsService } from '../src/notifications/notifications.service';
 import { createConversation } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
+import { clockPast, nextMillisecond } from './support/clock';
 
 /** The stored uuid behind the `user_<hex>` the API answers. */
 const uuidOf = (publicId: string): string => publicId.replace(/^[a-z]+_(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('notifications', () => {
   let t: TestApp;
@@ -76,7 +75,7 @@ describe('notifications', () => {
     const ana = await t.createUser();
     for (const text of ['first', 'second', 'third']) {
       await notify(ana.id, { text });
-      await pause(3);
+      await nextMillisecond();
     }
     expect((await list(ana.token)).data.map((n) => n.text)).toEqual(['third', 'second', 'first']);
   });
@@ -143,7 +142,7 @@ describe('notifications', () => {
     const first = await t.request('POST', `/api/v1/notifications/${unread.id}/read`, { token: ana.token });
     expect(first.body.read_at).toEqual(expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/));
     // The clock past the first read_at, so a second stamp would show.
-    while (Date.now() <= Date.parse(first.body.read_at)) await pause(1);
+    await clockPast(Date.parse(first.body.read_at));
     const second = await t.request('POST', `/api/v1/notifications/${unread.id}/read`, { token: ana.token });
     expect(second.status).toBe(200);
     expect(second.body).toEqual(first.body);

@@ -1,7 +1,8 @@
 /**
  * WhatsApp Cloud API webhook bodies as Meta delivers them to POST /api/webhooks/messaging, and
- * their X-Hub-Signature-256. Shared by `npm run simulate` and the bench's ingest section so the
- * developer's hand-sent message and the load test exercise the same shape.
+ * their X-Hub-Signature-256: the one builder of them, shared by `npm run simulate`, the bench's
+ * ingest section and the tests (test/support/channel.ts, channel-fixtures.ts), so the developer's
+ * hand-sent message, the load test and the tests exercise the same shape.
  *
  * Only what a real delivery carries (see the Cloud API "Webhooks: messages" reference): one
  * entry, one change of field "messages", the receiving number in `metadata`, the sender's
@@ -97,7 +98,7 @@ export function inboundMessageWebhook(message: InboundMessage, business: Busines
   const context = message.replyTo
     ? { context: { from: business.displayPhoneNumber ?? DEFAULT_DISPLAY_PHONE_NUMBER, id: message.replyTo } }
     : {};
-  return envelope(business, {
+  return messagesWebhook({
     ...(message.profileName !== null ? { contacts: [{ profile: { name: message.profileName }, wa_id: message.from }] } : {}),
     messages: [
       {
@@ -149,56 +150,67 @@ function payloadOf(content: CustomerContent): Record<string, unknown> {
 
 /** A delivery status of an outbound message, as a whole webhook body. */
 export function statusWebhook(update: OutboundStatus, business: BusinessNumber = {}): Record<string, unknown> {
-  return envelope(business, {
-    statuses: [
-      {
-        id: update.wamid,
-        status: update.status,
-        timestamp: String(update.timestamp ?? unixNow()),
-        recipient_id: update.recipient,
-        // What the channel sends when the customer's 24-hour window had closed, the commonest failure.
-        ...(update.status === 'failed'
-          ? {
-              errors: [
-                {
-                  code: 131047,
-                  title: 'Re-engagement message',
-                  message: 'Re-engagement message',
-                  error_data: {
-                    details:
-                      'Message failed to send because more than 24 hours have passed since the customer last replied to this number.',
+  return messagesWebhook(
+    {
+      statuses: [
+        {
+          id: update.wamid,
+          status: update.status,
+          timestamp: String(update.timestamp ?? unixNow()),
+          recipient_id: update.recipient,
+          // What the channel sends when the customer's 24-hour window had closed, the commonest failure.
+          ...(update.status === 'failed'
+            ? {
+                errors: [
+                  {
+                    code: 131047,
+                    title: 'Re-engagement message',
+                    message: 'Re-engagement message',
+                    error_data: {
+                      details:
+                        'Message failed to send because more than 24 hours have passed since the customer last replied to this number.',
+                    },
                   },
-                },
-              ],
-            }
-          : {}),
-      },
-    ],
-  });
+                ],
+              }
+            : {}),
+        },
+      ],
+    },
+    business,
+  );
 }
 
-function envelope(business: BusinessNumber, value: Record<string, unknown>): Record<string, unknown> {
+/** A whole webhook body: one entry of the business account, with one change of `field` (and the entry's `time`, where the channel sends one). */
+export function webhookBody(
+  change: { field: string; value: Record<string, unknown> },
+  business: BusinessNumber = {},
+  entry: { time?: number } = {},
+): Record<string, unknown> {
   return {
     object: 'whatsapp_business_account',
     entry: [
-      {
-        id: business.businessAccountId ?? DEFAULT_BUSINESS_ACCOUNT_ID,
-        changes: [
-          {
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: {
-                display_phone_number: business.displayPhoneNumber ?? DEFAULT_DISPLAY_PHONE_NUMBER,
-                phone_number_id: business.phoneNumberId ?? DEFAULT_PHONE_NUMBER_ID,
-              },
-              ...value,
-            },
-            field: 'messages',
-          },
-        ],
-      },
+      { id: business.businessAccountId ?? DEFAULT_BUSINESS_ACCOUNT_ID, ...entry, changes: [{ value: change.value, field: change.field }] },
     ],
   };
+}
+
+/** A whole webhook body with one change of field `messages`: the number that received it, then `value` (messages, statuses, contacts, errors). */
+export function messagesWebhook(value: Record<string, unknown>, business: BusinessNumber = {}): Record<string, unknown> {
+  return webhookBody(
+    {
+      field: 'messages',
+      value: {
+        messaging_product: 'whatsapp',
+        metadata: {
+          display_phone_number: business.displayPhoneNumber ?? DEFAULT_DISPLAY_PHONE_NUMBER,
+          phone_number_id: business.phoneNumberId ?? DEFAULT_PHONE_NUMBER_ID,
+        },
+        ...value,
+      },
+    },
+    business,
+  );
 }
 
 /**

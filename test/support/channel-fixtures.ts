@@ -1,4 +1,4 @@
-import { newWamid } from './channel';
+import { messagesWebhook, newWamid } from '../../scripts/lib/channel-webhook';
 
 /**
  * Webhook bodies of the WhatsApp Cloud API for every kind of message a customer can send, every
@@ -20,24 +20,11 @@ const now = () => String(Math.floor(Date.now() / 1000));
 
 /** A whole webhook body around one change value. */
 export function webhookOf(value: Json): Json {
-  return {
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: BUSINESS_ACCOUNT_ID,
-        changes: [
-          {
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: DISPLAY_PHONE_NUMBER, phone_number_id: PHONE_NUMBER_ID },
-              ...value,
-            },
-            field: 'messages',
-          },
-        ],
-      },
-    ],
-  };
+  return messagesWebhook(value, {
+    businessAccountId: BUSINESS_ACCOUNT_ID,
+    phoneNumberId: PHONE_NUMBER_ID,
+    displayPhoneNumber: DISPLAY_PHONE_NUMBER,
+  });
 }
 
 /** A body carrying one customer message, with the sender's profile as Meta sends it. */

@@ -1,4 +1,6 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { messagesWebhook, newWamid, webhookBody } from '../../scripts/lib/channel-webhook';
+
+export { hubSignature, newWamid } from '../../scripts/lib/channel-webhook';
 
 export interface InboundOptions {
   /** The customer's number as the channel sends it, without the + */
@@ -11,10 +13,6 @@ export interface InboundOptions {
   /** The type's payload, e.g. `{ body: 'Hi' }` for text. */
   payload?: unknown;
   extra?: Record<string, unknown>;
-}
-
-export function newWamid(): string {
-  return `wamid.${randomBytes(12).toString('hex')}`;
 }
 
 /** One inbound message as the WhatsApp Cloud API's `messages` array holds it. */
@@ -36,26 +34,11 @@ export function channelWebhook(value: {
   statuses?: Record<string, unknown>[];
   contacts?: { wa_id: string; name: string }[];
 }): Record<string, unknown> {
-  return {
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: '102290129340398',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '15550000000', phone_number_id: '106540352242922' },
-              ...(value.contacts ? { contacts: value.contacts.map((c) => ({ wa_id: c.wa_id, profile: { name: c.name } })) } : {}),
-              ...(value.messages ? { messages: value.messages } : {}),
-              ...(value.statuses ? { statuses: value.statuses } : {}),
-            },
-          },
-        ],
-      },
-    ],
-  };
+  return messagesWebhook({
+    ...(value.contacts ? { contacts: value.contacts.map((c) => ({ wa_id: c.wa_id, profile: { name: c.name } })) } : {}),
+    ...(value.messages ? { messages: value.messages } : {}),
+    ...(value.statuses ? { statuses: value.statuses } : {}),
+  });
 }
 
 /** A webhook body with one change of the business account's templates (`message_template_status_update`, `template_category_update`). */
@@ -63,10 +46,7 @@ export function templateChangeWebhook(
   field: 'message_template_status_update' | 'template_category_update',
   value: Record<string, unknown>,
 ): Record<string, unknown> {
-  return {
-    object: 'whatsapp_business_account',
-    entry: [{ id: '102290129340398', time: Math.floor(Date.now() / 1000), changes: [{ field, value }] }],
-  };
+  return webhookBody({ field, value }, {}, { time: Math.floor(Date.now() / 1000) });
 }
 
 export function channelStatus(
@@ -81,11 +61,6 @@ export function channelStatus(
     recipient_id: '16315551234',
     ...(options.errors ? { errors: options.errors } : {}),
   };
-}
-
-/** X-Hub-Signature-256 as the channel computes it. */
-export function hubSignature(body: string, secret: string): string {
-  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
 /** Polls until `check` stops throwing (for work that happens after the answer, like sends). */

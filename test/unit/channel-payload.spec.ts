@@ -1,9 +1,7 @@
+import { webhookBody } from '../../scripts/lib/channel-webhook';
 import { parseChannelWebhook } from '../../src/inbound/channel-payload';
 
-const body = (value: Record<string, unknown>, field = 'messages') => ({
-  object: 'whatsapp_business_account',
-  entry: [{ id: '1', changes: [{ field, value }] }],
-});
+const body = (value: Record<string, unknown>, field = 'messages') => webhookBody({ field, value });
 const at = new Date('2026-11-22T12:00:00Z');
 
 describe('parseChannelWebhook', () => {
