@@ -1,4 +1,6 @@
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 
@@ -7,6 +9,10 @@ export default async function globalTeardown(): Promise<void> {
   const runPrefix = `ti_test_${process.env.TEST_RUN_ID}`;
   for (const dir of [process.env.TEST_PGLITE_TEMPLATE_DIR, process.env.TEST_PGLITE_MIGRATED_TEMPLATE_DIR]) {
     if (dir) rmSync(dir, { recursive: true, force: true });
+  }
+  // The fast tier's PGlite directories, one per worker (test/support/service-tier.ts).
+  for (const name of readdirSync(tmpdir())) {
+    if (name.startsWith(`team-inbox-${process.env.TEST_RUN_ID}-worker_`)) rmSync(join(tmpdir(), name), { recursive: true, force: true });
   }
   if (process.env.TEST_DATABASE_URL) {
     const client = new Client({ connectionString: process.env.TEST_DATABASE_URL });
