@@ -17,21 +17,20 @@ export class Database {
 
   /** Runs `work` in a transaction; after its commit, tells the watch of its writes (see onCommittedWrites). */
   async transaction<T>(work: (db: Db) => Promise<T>): Promise<T> {
-    let afterCommit: (() => void) | null = null;
-    const result = await this.dataSource.transaction(async (db) => {
-      const answer = await work(db);
-      afterCommit = takeWatchedWrites(db);
-      return answer;
+    const { answer, afterCommit } = await this.dataSource.transaction(async (db) => {
+      const result = await work(db);
+      return { answer: result, afterCommit: takeWatchedWrites(db) };
     });
-    (afterCommit as (() => void) | null)?.();
-    return result;
+    for (const tell of afterCommit) tell();
+    return answer;
   }
 
   /**
    * `onCommit` runs after every commit that inserted into one of `tables` or made a row of one due
-   * now (see watchWrites): the relay's wake-up, so no caller has to remember it.
+   * now (see watchWrites): the relay's wake-up, so no caller has to remember it. Answers the
+   * function that ends the watch.
    */
-  onCommittedWrites(tables: Iterable<string>, onCommit: () => void): void {
-    watchWrites(this.dataSource, tables, onCommit);
+  onCommittedWrites(tables: Iterable<string>, onCommit: () => void): () => void {
+    return watchWrites(this.dataSource, tables, onCommit);
   }
 }

@@ -73,15 +73,15 @@ export function observeStatements(observer: ((seconds: number) => void) | null):
   statementObserver = observer;
 }
 
-/** The tables whose new rows, or rows made due now, someone waits for after the commit; and who. */
+/** Tables whose new rows, or rows made due now, someone waits for after the commit; and who. */
 interface WriteWatch {
   tables: ReadonlySet<string>;
   onCommit: () => void;
 }
 
-const watches = new WeakMap<DataSource, WriteWatch>();
-/** Transactions (their runners) that wrote to a watched table and have not committed yet. */
-const watchedWritesPending = new WeakSet<QueryRunner>();
+const watches = new WeakMap<DataSource, WriteWatch[]>();
+/** Of each open transaction (its runner) that wrote to a watched table, whom to tell when it commits. */
+const toTellOnCommit = new WeakMap<QueryRunner, Set<() => void>>();
 /** `INSERT INTO t` or `UPDATE t`: the statement's verb and table. */
 const WRITE = /^\s*(INSERT\s+INTO|UPDATE)\s+([a-z_]+)/i;
 /** An UPDATE that makes recorded work due now (not `now() + …`, a lease or a retry's delay). */
@@ -90,28 +90,46 @@ const MADE_DUE_NOW = /next_attempt_at = now\(\)(?!\s*\+)/;
 /**
  * Calls `onCommit` after each commit that inserted rows into one of `tables`, or made rows of one
  * due now: at once for a statement on its own, when its transaction commits for one inside a
- * transaction (Database.transaction asks `takeWatchedWrites`), never for one rolled back. This is
- * how the relay is woken by the commits that record work or events, whoever wrote them.
+ * transaction (Database.transaction asks `takeWatchedWrites`), never for one rolled back, once per
+ * commit however many statements. This is how the relay is woken by the commits that record work
+ * or events, whoever wrote them. Answers the function that ends the watch.
  */
-export function watchWrites(dataSource: DataSource, tables: Iterable<string>, onCommit: () => void): void {
-  const known = watches.get(dataSource);
-  watches.set(dataSource, { tables: new Set([...(known?.tables ?? []), ...tables]), onCommit });
+export function watchWrites(dataSource: DataSource, tables: Iterable<string>, onCommit: () => void): () => void {
+  const watch: WriteWatch = { tables: new Set(tables), onCommit };
+  watches.set(dataSource, [...(watches.get(dataSource) ?? []), watch]);
+  return () =>
+    watches.set(
+      dataSource,
+      (watches.get(dataSource) ?? []).filter((other) => other !== watch),
+    );
 }
 
-/** What to call after the commit of the transaction of `db`, when it wrote to a watched table (forgotten once asked). */
-export function takeWatchedWrites(db: Db): (() => void) | null {
-  if (!db.queryRunner || !watchedWritesPending.delete(db.queryRunner)) return null;
-  return watches.get(db.connection)?.onCommit ?? null;
+/** Whom to tell now that the transaction of `db` committed (forgotten once asked). */
+export function takeWatchedWrites(db: Db): (() => void)[] {
+  const toTell = db.queryRunner && toTellOnCommit.get(db.queryRunner);
+  if (!toTell) return [];
+  toTellOnCommit.delete(db.queryRunner!);
+  return [...toTell];
 }
 
-/** After a statement that changed rows: told to the watch of its data source when it wrote a watched table. */
+/** After a statement that changed rows: the watches of its data source that it concerns are told, or will be at the commit. */
 function noteWrite(db: Db, text: string): void {
-  const watch = watches.get(db.connection);
-  const write = watch && WRITE.exec(text);
-  if (!write || !watch.tables.has(write[2].toLowerCase())) return;
+  const watching = watches.get(db.connection);
+  const write = watching && WRITE.exec(text);
+  if (!write) return;
   if (write[1].toUpperCase() === 'UPDATE' && !MADE_DUE_NOW.test(text)) return;
-  if (db.queryRunner?.isTransactionActive) watchedWritesPending.add(db.queryRunner);
-  else watch.onCommit();
+  const table = write[2].toLowerCase();
+  for (const watch of watching) {
+    if (!watch.tables.has(table)) continue;
+    const runner = db.queryRunner;
+    if (!runner?.isTransactionActive) {
+      watch.onCommit();
+      continue;
+    }
+    let toTell = toTellOnCommit.get(runner);
+    if (!toTell) toTellOnCommit.set(runner, (toTell = new Set()));
+    toTell.add(watch.onCommit);
+  }
 }
 
 async function run<Row>(db: Db, statement: Sql): Promise<{ rows: Row[]; affected: number }> {
