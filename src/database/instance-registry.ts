@@ -42,7 +42,7 @@ export class InstanceRegistry implements OnApplicationBootstrap, OnApplicationSh
 
   /**
    * Removes the instances that stopped beating (every other one, on the embedded engine): work
-   * claimed by an instance that is not in the table is abandoned (see releaseAbandonedWork).
+   * claimed by an instance that is not in the table is abandoned (see RecordedWorkRepository.releaseAbandoned).
    */
   async removeDead(): Promise<void> {
     const condition = this.exclusive ? sql`id <> ${this.id}` : sql`seen_at < now() - ${DEAD_AFTER_MS} * interval '1 millisecond'`;

@@ -118,6 +118,8 @@ class SseConnection {
   private readonly framesSent = new Map<string, string>();
   private readonly framesDue = new Set<UserFrame>();
   private framesTimer?: NodeJS.Timeout;
+  /** Builds of user frames run one after another, so an older build is never sent after a newer one. */
+  private framesSending: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly request: FastifyRequest,
@@ -157,7 +159,7 @@ class SseConnection {
         );
         this.drop();
       });
-    this.sendFrames(this.frames).catch((error: unknown) => this.failed('Starting', error));
+    this.sendFrames(this.frames, 'Starting');
   }
 
   /** Ends the stream cleanly, then releases its connection, which would otherwise stay open for keep-alive. */
@@ -232,18 +234,23 @@ class SseConnection {
       this.framesTimer = undefined;
       const due = [...this.framesDue];
       this.framesDue.clear();
-      this.sendFrames(due).catch((error: unknown) => this.failed('Updating', error));
+      this.sendFrames(due, 'Updating');
     }, USER_FRAME_SETTLE_MS);
   }
 
-  /** Builds the frames for this user and sends those that changed since they were last sent. */
-  private async sendFrames(frames: readonly UserFrame[]): Promise<void> {
-    for (const frame of frames) {
-      const data = JSON.stringify(await frame.build(this.userId));
-      if (this.closed || this.framesSent.get(frame.event) === data) continue;
-      this.framesSent.set(frame.event, data);
-      this.write(`event: ${frame.event}\ndata: ${data}\n\n`, true);
-    }
+  /** Builds the frames for this user, after any build under way, and sends those that changed since they were last sent. */
+  private sendFrames(frames: readonly UserFrame[], doing: 'Starting' | 'Updating'): void {
+    this.framesSending = this.framesSending
+      .then(async () => {
+        for (const frame of frames) {
+          if (this.closed) return;
+          const data = JSON.stringify(await frame.build(this.userId));
+          if (this.closed || this.framesSent.get(frame.event) === data) continue;
+          this.framesSent.set(frame.event, data);
+          this.write(`event: ${frame.event}\ndata: ${data}\n\n`, true);
+        }
+      })
+      .catch((error: unknown) => this.failed(doing, error));
   }
 
   /** A user frame could not be built (the database down): the client reconnects and gets it then. */

@@ -15,7 +15,7 @@ import type { ClaimedWork, WorkFailure, WorkKind } from './work-kind';
  */
 const CLAIM_BATCH = { maxBatch: 100, concurrency: 2 };
 
-export type AttemptOutcome = 'done' | 'retry' | 'failed';
+type AttemptOutcome = 'done' | 'retry' | 'failed';
 
 /**
  * The one engine of recorded work. A row records each piece of work in the transaction that made
