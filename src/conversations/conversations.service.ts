@@ -10,10 +10,10 @@ import { NotificationsService } from '../notifications/notifications.service';
 import type { UserRow } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { ConversationResponse, ListConversationsQuery, UpdateConversationDto } from './conversation.dto';
-import type { ConversationRow, ConversationStatus, ConversationWithCustomer } from './conversation.entity';
+import type { ConversationRow, ConversationWithCustomer } from './conversation.entity';
 import { ConversationCounts, ConversationFilter, ConversationRepository } from './conversation.repository';
 import { MessageRepository } from './message.repository';
-import { ConversationAssignedEvent, ConversationEvent, ConversationUpdatedEvent } from './conversation.events';
+import { ConversationAssignedEvent, ConversationChanges, ConversationEvent, ConversationUpdatedEvent } from './conversation.events';
 import { UserFrames } from '../events/user-frames';
 
 const isoOrNull = (at: Date | null) => (at ? at.toISOString() : null);
@@ -26,12 +26,6 @@ const WAKE_BATCH = 200;
  * sorted), and when a conversation is snoozed or its snooze moved, `status` (when it was not
  * snoozed before) and `snoozed_until`. Closing and reopening have events of their own.
  */
-export interface ConversationChanges {
-  labels?: { from: string[]; to: string[] };
-  status?: { from: ConversationStatus; to: ConversationStatus };
-  snoozed_until?: { from: string | null; to: string | null };
-}
-
 /** The repository's filter for a list query: `me` is the caller, `none` the unassigned ones. */
 export function conversationFilterOf(query: ListConversationsQuery, callerId: string): ConversationFilter {
   const assignedTo =

@@ -47,7 +47,7 @@ export class MessageSendProcessor implements OnModuleInit {
       ...SEND_WORK,
       leaseMs: SEND_LEASE_MS,
       attempt: (message) => this.send(message),
-      failure: (error) => channelFailure(error),
+      failure: channelFailure,
       nextAttemptInMs: onSchedule(() => this.config.messagingRetryScheduleMs),
       fail: async (message, failure) => {
         await this.messages.markFailed(message.id, failure.reason);

@@ -31,7 +31,7 @@ export class ReactionSendProcessor implements OnModuleInit {
       ...REACTION_SEND_WORK,
       leaseMs: SEND_LEASE_MS,
       attempt: async (reaction) => this.reactions.markSent(reaction.id, await this.channel.send(toOutboundReaction(reaction))),
-      failure: (error) => channelFailure(error),
+      failure: channelFailure,
       nextAttemptInMs: onSchedule(() => this.config.messagingRetryScheduleMs),
       fail: (reaction, failure) => this.reactions.markFailed(reaction.id, failure.reason),
     });

@@ -33,7 +33,7 @@ export class ReadReceiptProcessor implements OnModuleInit {
         await this.channel.markRead(receipt.channel_message_id);
         await this.reads.markReceiptSent(receipt.id);
       },
-      failure: (error) => channelFailure(error),
+      failure: channelFailure,
       nextAttemptInMs: onSchedule(() => this.config.messagingRetryScheduleMs),
       fail: (receipt, failure) => this.reads.markReceiptFailed(receipt.id, failure.reason),
     });

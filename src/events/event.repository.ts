@@ -68,7 +68,6 @@ export class EventRepository {
     );
   }
 
-  /** An event's place in the stream; null when unknown, pruned or not relayed yet (it will arrive live). */
   /** The id of the newest relayed event the user (uuid) may see, on events_seq_key read backwards; null when there is none. */
   async newestVisible(db: Db, userId: string): Promise<string | null> {
     const row = await queryOne<{ id: string }>(
@@ -78,6 +77,7 @@ export class EventRepository {
     return row?.id ?? null;
   }
 
+  /** An event's place in the stream; null when unknown, pruned or not relayed yet (it will arrive live). */
   async seqOf(db: Db, id: string): Promise<string | null> {
     return (await queryOne<{ seq: string | null }>(db, sql`SELECT seq FROM events WHERE id = ${id}`))?.seq ?? null;
   }

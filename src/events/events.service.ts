@@ -24,14 +24,7 @@ export class EventsService {
   }
 
   private async insert(db: Db, type: TypedEventType, data: EventPayloads[TypedEventType], audience: string | null): Promise<EventRow> {
-    const now = new Date();
-    const event: EventRow = {
-      id: newUuid(now.getTime()),
-      type,
-      data: data as unknown as Record<string, unknown>,
-      created_at: now,
-      audience,
-    };
+    const event = rowOf(type, data, audience, new Date());
     await this.events.insert(db, event);
     return event;
   }
@@ -41,13 +34,12 @@ export class EventsService {
     const now = new Date();
     await this.events.insertMany(
       db,
-      payloads.map((data) => ({
-        id: newUuid(now.getTime()),
-        type,
-        data: data as unknown as Record<string, unknown>,
-        created_at: now,
-        audience: null,
-      })),
+      payloads.map((data) => rowOf(type, data, null, now)),
     );
   }
+}
+
+/** The row of an event: its payload stored as the JSON object it is. */
+function rowOf(type: TypedEventType, data: EventPayloads[TypedEventType], audience: string | null, at: Date): EventRow {
+  return { id: newUuid(at.getTime()), type, data: data as unknown as Record<string, unknown>, created_at: at, audience };
 }

@@ -68,10 +68,7 @@ export class WebhookDeliveryProcessor implements OnModuleInit, OnApplicationShut
         const answer = await this.deliver(delivery);
         await this.record(delivery, { result: 'succeeded', statusCode: answer.statusCode, response: answer.excerpt });
       },
-      failure: (error) =>
-        error instanceof DeliveryFailed
-          ? error.failure
-          : { reason: (error as Error).message, retryable: true, statusCode: null, response: null, error: (error as Error).message },
+      failure: (error) => (error instanceof DeliveryFailed ? error : failed({ error: (error as Error).message })).failure,
       nextAttemptInMs: onSchedule(() => this.config.webhookRetryScheduleMs),
       retry: (delivery, nextAttemptAt, failure) => this.record(delivery, { result: 'retry', ...this.answerOf(failure), nextAttemptAt }),
       fail: (delivery, failure) =>

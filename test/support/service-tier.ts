@@ -22,7 +22,7 @@ export interface ServiceTier {
 }
 
 /** The directory or database of this worker, shared by the files it runs. */
-export const WORKER_DATABASE_SUFFIX = `worker_${process.env.JEST_WORKER_ID ?? '1'}`;
+const WORKER_DATABASE_SUFFIX = `worker_${process.env.JEST_WORKER_ID ?? '1'}`;
 
 export async function startServiceTier(): Promise<ServiceTier> {
   const env: Record<string, string> = {
