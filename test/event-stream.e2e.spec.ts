@@ -271,6 +271,25 @@ describe('event stream (GET /api/v1/events/stream)', () => {
     expect(resumed.positions).toEqual([]);
   });
 
+  it("starts at the newest event the caller may see: never another user's own event, but the caller's", async () => {
+    const shared = await record(t);
+    const [ana, bob] = [await t.createUser(), await t.createUser()];
+    const forAna = await t.app.get(DataSource).transaction(async (manager) => {
+      const recorded = await t.app
+        .get(EventsService)
+        .recordForUser(manager, uuidOfUser(ana.id), 'notification.created', { n: Math.random() } as never);
+      await t.app.get(EventRepository).markRelayed(manager, [recorded.id]);
+      return toEnvelope(recorded);
+    });
+    const bobClient = await SseClient.connect(url, { authorization: `Bearer ${bob.token}` });
+    const anaClient = await SseClient.connect(url, { authorization: `Bearer ${ana.token}` });
+    clients.push(bobClient, anaClient);
+    await bobClient.until((c) => c.positions.length === 1);
+    await anaClient.until((c) => c.positions.length === 1);
+    expect(bobClient.positions).toEqual([shared.id]);
+    expect(anaClient.positions).toEqual([forAna.id]);
+  });
+
   it("sends the caller's tab counts when it starts, and again when an event changes them", async () => {
     const agent = await t.createUser();
     const client = await SseClient.connect(url, { authorization: `Bearer ${agent.token}` });
