@@ -14,8 +14,14 @@ const FOLDERS = {
   channel: { uses: [], why: 'the port to WhatsApp (ChannelClient), provided by messaging' },
   database: { uses: ['common', 'config'], why: 'the engines, migrations, the sql helper, instances' },
   queue: { uses: ['common', 'config'], why: 'jobs and broadcasts, in process or on Redis' },
-  users: { uses: ['common', 'config', 'database', 'queue'], why: 'the team; queue: the broadcast that forgets a user' },
-  auth: { uses: ['common', 'config', 'users'], why: 'tokens, the guard, signed URLs' },
+  audit: { uses: ['common', 'config', 'database'], why: 'the audit log, written in the transaction of each action it records' },
+  users: { uses: ['audit', 'common', 'config', 'database', 'queue'], why: 'the team; queue: the broadcast that forgets a user' },
+  auth: {
+    uses: ['audit', 'common', 'config', 'database', 'queue', 'users'],
+    why: 'credentials (access and API tokens, stream tickets, signed URLs), the guard, the access check',
+  },
+  'audit-log': { uses: ['audit', 'common', 'users'], why: "the audit log's read API for admins" },
+  'two-factor': { uses: ['audit', 'auth', 'common', 'config', 'database', 'users'], why: 'TOTP enrolment, codes and recovery codes' },
   metrics: { uses: ['auth', 'common', 'config', 'database', 'queue'], why: 'the registry; database: statement times; queue: depths' },
   events: {
     uses: ['auth', 'common', 'config', 'database', 'metrics', 'queue', 'users'],
@@ -25,12 +31,12 @@ const FOLDERS = {
   'rate-limit': { uses: ['auth', 'common', 'config'], why: 'the throttler per user, IP and login' },
   mail: { uses: ['common', 'config', 'database', 'events', 'recorded-work'], why: 'e-mail as recorded work' },
   accounts: {
-    uses: ['auth', 'common', 'config', 'database', 'events', 'mail', 'users'],
-    why: 'invitations, resets, the profile: users by e-mail, above both',
+    uses: ['audit', 'auth', 'common', 'config', 'database', 'events', 'mail', 'two-factor', 'users'],
+    why: 'login and its lockout, invitations, resets, the profile: the account’s life, above users and auth',
   },
   labels: { uses: ['common', 'database', 'users'], why: 'the label catalogue' },
   'canned-responses': { uses: ['auth', 'common', 'database', 'users'], why: "the team's saved replies" },
-  contacts: { uses: ['common', 'database', 'events'], why: 'the contact book, its import and export' },
+  contacts: { uses: ['audit', 'common', 'database', 'events'], why: 'the contact book, its import and export' },
   notifications: {
     uses: ['auth', 'common', 'config', 'database', 'events', 'mail', 'users'],
     why: "each user's notifications and their e-mails",
@@ -63,11 +69,16 @@ const FOLDERS = {
     why: 'conversations, messages and their sends, reactions, reads (channel: the sends and receipts)',
   },
   'contact-merge': {
-    uses: ['auth', 'common', 'contacts', 'conversations', 'database', 'users'],
+    uses: ['audit', 'auth', 'common', 'contacts', 'conversations', 'database', 'users'],
     why: 'the one flow over contacts and conversations',
+  },
+  'customer-blocking': {
+    uses: ['channel', 'common', 'contacts', 'conversations', 'database'],
+    why: "a customer blocked on the channel (channel: its block list; conversations: the customer's 24 hours)",
   },
   inbound: {
     uses: [
+      'audit',
       'auth',
       'common',
       'config',
@@ -85,7 +96,7 @@ const FOLDERS = {
   },
   messaging: { uses: ['channel', 'config'], why: 'the only code that knows the Graph API (or the sandbox): the ChannelClient' },
   webhooks: {
-    uses: ['common', 'config', 'database', 'events', 'metrics', 'recorded-work', 'users'],
+    uses: ['audit', 'common', 'config', 'database', 'events', 'metrics', 'recorded-work', 'users'],
     why: 'registrations and signed deliveries',
   },
   health: { uses: ['auth', 'channel', 'common', 'config'], why: 'the probes' },

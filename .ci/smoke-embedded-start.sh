@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm start` on the embedded default: serves, answers health and the database probe, logs in with
-# the one-time admin password it printed, serves the console at /, then stops cleanly on SIGTERM and releases DATA_DIR.
+# the one-time admin password it kept in DATA_DIR/admin-password.txt, serves the console at /, then stops cleanly on SIGTERM and releases DATA_DIR.
 set -euo pipefail
 out=$1
 data=$(mktemp -d)
@@ -15,7 +15,10 @@ trap cleanup EXIT
 for _ in $(seq 1 120); do curl -fsS "http://127.0.0.1:$port/api/health" >/dev/null 2>&1 && break; sleep 1; done
 curl -fsS "http://127.0.0.1:$port/api/health"; echo
 curl -fsS "http://127.0.0.1:$port/api/health/db"; echo
-password=$(grep -o 'one-time password [^ ]*' "$log" | awk '{print $3}')
+# The generated password, where the first-start banner says it is: DATA_DIR/admin-password.txt, the owner's only.
+grep -q 'First start: log in to the console' "$log"
+[ "$(stat -c %a "$data/admin-password.txt")" = 600 ] || { echo "admin-password.txt is not mode 600"; exit 1; }
+password=$(sed -n 2p "$data/admin-password.txt")
 token=$(curl -fsS -X POST "http://127.0.0.1:$port/api/v1/auth/login" -H 'content-type: application/json' \
   -d "{\"email\":\"admin@localhost\",\"password\":\"$password\"}" | node -pe 'JSON.parse(require("fs").readFileSync(0)).token')
 curl -fsS "http://127.0.0.1:$port/api/v1/me" -H "authorization: Bearer $token"; echo

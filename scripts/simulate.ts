@@ -105,6 +105,10 @@ async function main(): Promise<number> {
     return 1;
   }
   if (simulation.kind === 'message') explainMessage(text, simulation.content);
+  else
+    console.log(
+      `The service answers 200 to a status whether or not a message has this id, as the channel expects; when none has, its log says "${simulation.wamid}, which names no message here".`,
+    );
   return 0;
 }
 

@@ -1,11 +1,14 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AccountsModule } from './accounts/accounts.module';
+import { AuditModule } from './audit/audit.module';
+import { AuditLogModule } from './audit-log/audit-log.module';
 import { AuthModule } from './auth/auth.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { CannedResponsesModule } from './canned-responses/canned-responses.module';
 import { ContactMergeModule } from './contact-merge/contact-merge.module';
+import { CustomerBlockingModule } from './customer-blocking/customer-blocking.module';
 import { ContactsModule } from './contacts/contacts.module';
 import { EventsModule } from './events/events.module';
 import { ConversationsModule } from './conversations/conversations.module';
@@ -34,6 +37,8 @@ export class AppModule {
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(config),
         EventsModule,
+        AuditModule,
+        AuditLogModule,
         QueueModule.forRoot(config),
         MetricsModule,
         RecordedWorkModule,
@@ -50,6 +55,7 @@ export class AppModule {
         MediaModule,
         ConversationsModule,
         ContactMergeModule,
+        CustomerBlockingModule,
         CannedResponsesModule,
         MessagingModule,
         InboundModule,

@@ -16,9 +16,11 @@ import { securityHeaders } from './common/security-headers';
 import { builtConsoleDirectory, serveConsole } from './console/serve-console';
 import { answerClientError, fastifyRefusal, MAX_PATH_SEGMENT_LENGTH } from './common/framework-refusals';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './common/json-depth';
-import { NestPinoLogger, requestContext } from './common/logger';
+import { logContext, NestPinoLogger } from './common/logger';
+import { requestContext } from './common/request-context';
 import { RequestValidationPipe } from './common/validation.pipe';
 import { AppConfig } from './config/app-config';
+import { withDevelopmentSecrets } from './database/development-secrets';
 import { isDatabaseUnavailable } from './database/errors';
 import { Metrics } from './metrics/metrics';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
@@ -30,7 +32,15 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
  * Builds the whole HTTP application, ready to `listen` (main.ts) or to `inject` (tests): one
  * composition for both, so the tests exercise exactly what runs in production.
  */
-export async function createApp(config: AppConfig, logger: Logger): Promise<NestFastifyApplication> {
+export async function createApp(settings: AppConfig, logger: Logger): Promise<NestFastifyApplication> {
+  const config = await withDevelopmentSecrets(settings, (message) => logger.warn(message));
+  // Scripts and styles from the service's own files only: the console has no inline script or
+  // style. Swagger UI's page (/api/docs) has inline styles, so its answers allow them.
+  const directives = { 'default-src': ["'self'"], 'img-src': ["'self'", 'data:'], 'script-src': ["'self'"] };
+  const headers = securityHeaders({ contentSecurityPolicy: { directives: { ...directives, 'style-src': ["'self'"] } } });
+  const docsHeaders = securityHeaders({
+    contentSecurityPolicy: { directives: { ...directives, 'style-src': ["'self'", "'unsafe-inline'"] } },
+  });
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true }),
@@ -50,6 +60,7 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
       if (status >= 500) request.log.error({ err: error }, 'request failed');
       void reply
         .code(status)
+        .headers(headers)
         .header('x-request-id', request.id)
         .type('application/json; charset=utf-8')
         .send(JSON.stringify({ error: message }));
@@ -74,6 +85,12 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
   fastify.removeContentTypeParser(['text/plain', 'application/json']);
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
     (request as RawBodyRequest<FastifyRequest>).rawBody = body;
+    // JSON is UTF-8 (RFC 8259): a body declared in another charset would be read wrong, not refused.
+    const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+      done(new UnsupportedMediaTypeException(`JSON bodies are UTF-8: charset=${charset} is not taken`), undefined);
+      return;
+    }
     const text = body.toString('utf8');
     if (nestsDeeperThan(text)) {
       done(new BadRequestException(`Body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`), undefined);
@@ -95,16 +112,9 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
   });
   // The agent console, at / (the API stays under /api).
   await serveConsole(fastify, builtConsoleDirectory());
-  // Scripts and styles from the service's own files only: the console has no inline script or
-  // style. Swagger UI's page (/api/docs) has inline styles, so its answers allow them.
-  const directives = { 'default-src': ["'self'"], 'img-src': ["'self'", 'data:'], 'script-src': ["'self'"] };
-  const headers = securityHeaders({ contentSecurityPolicy: { directives: { ...directives, 'style-src': ["'self'"] } } });
-  const docsHeaders = securityHeaders({
-    contentSecurityPolicy: { directives: { ...directives, 'style-src': ["'self'", "'unsafe-inline'"] } },
-  });
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.headers(request.url.startsWith('/api/docs') ? docsHeaders : headers).header('x-request-id', request.id);
-    requestContext.run({ reqId: request.id }, done);
+    logContext.run({ reqId: request.id }, () => requestContext.run({ ip: request.ip, actor: null }, done));
   });
   // Answers finished while closing end their keep-alive connection: the server only closes
   // connections idle when close() starts, and would otherwise wait out the keep-alive timeout.
@@ -161,21 +171,41 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
 }
 
 function openApiDescription() {
-  return new DocumentBuilder()
-    .setTitle('Team Inbox API')
-    .setVersion('1')
-    .setDescription(
-      [
-        'A shared inbox for support teams on the WhatsApp Business Cloud API.',
-        '',
-        '- JSON in and out; timestamps are ISO 8601 UTC. Ids are opaque strings with a type prefix (`user_`, `conv_`, …); an unknown id or one with the wrong prefix is a 404.',
-        '- Authenticate with `POST /api/v1/auth/login`, then send `Authorization: Bearer <token>`. Invited users join with `POST /api/v1/auth/accept-invite` and the token of their e-mailed link; a forgotten password is reset with `POST /api/v1/auth/forgot-password` then `POST /api/v1/auth/reset-password`.',
-        '- Links e-mailed or answered (invitations, resets, notification e-mails) start with APP_URL: `<APP_URL>/accept-invite?token=…`, `<APP_URL>/reset-password?token=…`, `<APP_URL>/conversations/conv_…`.',
-        '- Lists answer `{"data": [...], "next_cursor": "…" | null}` and take `limit` (1-100, default 25) and `cursor`.',
-        '- Every refusal answers `{"error": "<sentence>"}` with the status of its cause.',
-        '- Rate limit: RATE_LIMIT_MAX_REQUESTS per RATE_LIMIT_WINDOW_MS per user (per IP without a token); every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset, a 429 also Retry-After (seconds).',
-      ].join('\n'),
-    )
-    .addBearerAuth()
-    .build();
+  return (
+    new DocumentBuilder()
+      .setTitle('Team Inbox API')
+      .setVersion('1')
+      .setDescription(
+        [
+          'A shared inbox for support teams on the WhatsApp Business Cloud API.',
+          '',
+          '- JSON in and out; timestamps are ISO 8601 UTC. Ids are opaque strings with a type prefix (`user_`, `conv_`, …); an unknown id or one with the wrong prefix is a 404.',
+          '- Authenticate with `POST /api/v1/auth/login`, then send `Authorization: Bearer <token>`. Invited users join with `POST /api/v1/auth/accept-invite` and the token of their e-mailed link; a forgotten password is reset with `POST /api/v1/auth/forgot-password` then `POST /api/v1/auth/reset-password`.',
+          '- Links e-mailed or answered (invitations, resets, notification e-mails) start with APP_URL: `<APP_URL>/accept-invite?token=…`, `<APP_URL>/reset-password?token=…`, `<APP_URL>/conversations/conv_…`.',
+          '- Lists answer `{"data": [...], "next_cursor": "…" | null}` and take `limit` (1-100, default 25) and `cursor`.',
+          '- Every refusal answers `{"error": "<sentence>"}` with the status of its cause.',
+          '- Rate limit: RATE_LIMIT_MAX_REQUESTS per RATE_LIMIT_WINDOW_MS per user (per IP without a token); every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset, a 429 also Retry-After (seconds).',
+        ].join('\n'),
+      )
+      .addBearerAuth()
+      // The order Swagger shows them in: how to get a token first, operators' endpoints last.
+      .addTag('Authentication', 'Log in, log out, invitations and password resets')
+      .addTag('Conversations', 'The inbox: conversations, their messages, notes, reads and sends')
+      .addTag('Contacts', 'The contact book: contacts, attributes, merging, blocking, CSV import and export')
+      .addTag('Media', 'Uploads to send, and the media of messages')
+      .addTag('Templates', "The channel's message templates")
+      .addTag('Canned responses', "The team's saved replies")
+      .addTag('Labels', 'Labels for conversations')
+      .addTag('Notifications', "The caller's notifications")
+      .addTag('Users', 'The team, and one’s own profile')
+      .addTag('Two-factor login', 'TOTP enrolment, recovery codes, and an admin’s reset')
+      .addTag('API tokens', 'Bearer tokens for integrations, acting as their owner')
+      .addTag('Audit log', 'Every security-relevant action, for admins')
+      .addTag('Webhooks', 'Outgoing signed webhooks and their deliveries')
+      .addTag('Events', 'The live event stream')
+      .addTag('Channel webhook', 'What the WhatsApp Cloud API calls, and its dead letters')
+      .addTag('Health', 'Liveness and readiness')
+      .addTag('Operations', 'Metrics for Prometheus')
+      .build()
+  );
 }

@@ -3,8 +3,9 @@ import { PATH_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
 import { RequestMethod } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
 import type { AddressInfo } from 'node:net';
+import { createHmac } from 'node:crypto';
 import { PUBLIC_ROUTE } from '../src/auth/auth.decorators';
-import { REQUIRED_ROLES } from '../src/users/roles.decorator';
+import { REQUIRED_ROLES, SESSION_ONLY } from '../src/users/roles.decorator';
 import { channelMessage, channelWebhook, eventually, hubSignature } from './support/channel';
 import { FakeGraphApi } from './support/fake-graph-api';
 import { customerWrites } from './support/inbox';
@@ -25,6 +26,7 @@ const PUBLIC_OPERATIONS = new Set([
   'GET /api/health/ready',
   'GET /api/health/messaging',
   'POST /api/v1/auth/login',
+  'POST /api/v1/auth/login/mfa',
   'POST /api/v1/auth/accept-invite',
   'POST /api/v1/auth/forgot-password',
   'POST /api/v1/auth/reset-password',
@@ -55,12 +57,15 @@ interface Operation {
   summary: string;
   public: boolean;
   roles: string[] | null;
+  sessionOnly: boolean;
   stream: boolean;
 }
 
 interface NestRoute {
   public: boolean;
   roles: string[] | null;
+  /** Refuses API tokens (@SessionOnly): the account's own credentials. */
+  sessionOnly: boolean;
 }
 
 /** Nest's own view of every route: `METHOD /api/path/{param}` -> its guard metadata. */
@@ -87,11 +92,12 @@ function nestRoutes(t: TestApp): Map<string, NestRoute> {
         const isPublic = Boolean(Reflect.getMetadata(PUBLIC_ROUTE, handler) ?? Reflect.getMetadata(PUBLIC_ROUTE, controller));
         const roles = (Reflect.getMetadata(REQUIRED_ROLES, handler) ?? Reflect.getMetadata(REQUIRED_ROLES, controller) ?? null) as
           string[] | null;
+        const sessionOnly = Boolean(Reflect.getMetadata(SESSION_ONLY, handler) ?? Reflect.getMetadata(SESSION_ONLY, controller));
         for (const base of controllerPaths)
           for (const path of [methodPath].flat()) {
             const prefix = base === 'metrics' ? '' : 'api';
             const key = `${RequestMethod[requestMethod]} ${join(prefix, base, path).replace(/:(\w+)/g, '{$1}')}`;
-            routes.set(key, { public: isPublic, roles });
+            routes.set(key, { public: isPublic, roles, sessionOnly });
           }
       }
     }
@@ -117,6 +123,7 @@ function unknownId(path: string, parameter: string): string {
     labels: 'lbl',
     'canned-responses': 'cr',
     media: 'med',
+    'api-tokens': 'tok',
   };
   const prefix = prefixes[segment] ?? (parameter.endsWith('delivery_id') ? 'dlv' : 'x');
   return `${prefix}_0000000000000000000000`;
@@ -192,6 +199,7 @@ describe('access control of every endpoint', () => {
           summary: operation.summary ?? '',
           public: route.public,
           roles: route.roles,
+          sessionOnly: route.sessionOnly,
           stream,
         });
       }
@@ -293,13 +301,18 @@ describe('access control of every endpoint', () => {
       cases += 1;
       if (operation.path === '/api/v1/auth/login') {
         answer = await t.request('POST', operation.url, { body: ADMIN });
-        tokensUsed.add(answer.body.token as string);
+        tokensUsed.add((answer.body as { token: string }).token);
         expect(answer.status).toBe(200);
       } else if (operation.path === '/api/v1/auth/accept-invite') {
         // The invitation link's token is the credential: a real one logs the invited user in.
         answer = await t.request('POST', operation.url, { body: { token: await invitationToken(), password: 'accepted-password-1' } });
-        tokensUsed.add(answer.body.token as string);
+        tokensUsed.add((answer.body as { token: string }).token);
         expect(answer.status).toBe(200);
+      } else if (operation.path === '/api/v1/auth/login/mfa') {
+        // The mfa_token from the password step is the credential: a made-up one is refused.
+        answer = await t.request('POST', operation.url, { body: { mfa_token: 'a-made-up-mfa-token', code: '123456' } });
+        expect(answer.status).toBe(401);
+        expect(answer.body).toEqual({ error: 'mfa_token is invalid or has expired: log in again' });
       } else if (operation.path === '/api/v1/auth/forgot-password') {
         answer = await t.request('POST', operation.url, { body: { email: agent.email } });
         expect(answer.status).toBe(202);
@@ -384,27 +397,112 @@ describe('access control of every endpoint', () => {
     }
   });
 
-  it("gives the event stream's access_token query parameter the same checks as the header", async () => {
+  /** A stream ticket asked with `token`, as the console asks for one. */
+  async function ticketFor(token: string): Promise<string> {
+    const asked = await t.request('POST', '/api/v1/events/stream-tickets', { token });
+    expect(asked.status).toBe(201);
+    tokensUsed.add(asked.body.ticket);
+    return asked.body.ticket;
+  }
+
+  it("gives the event stream's ticket query parameter the checks of a credential, and never takes an access token in the URL", async () => {
     const stream = operations.find((o) => o.stream);
     expect(stream).toBeDefined();
     const doomed = await t.createUser({ role: 'agent' });
     tokensUsed.add(doomed.token);
+    const doomedTicket = await ticketFor(doomed.token);
     expect((await t.request('DELETE', `/api/v1/users/${doomed.id}`, { token: admin })).status).toBe(204);
+    const spent = await ticketFor(await freshToken(agent));
+    expect((await call(stream!, undefined, `?ticket=${spent}`)).status).toBe(200);
+    const ticketKey = createHmac('sha256', SESSION_SECRET).update('team-inbox stream ticket').digest();
+    const real = JSON.parse(Buffer.from(spent.split('.')[1], 'base64url').toString('utf8')) as Record<string, unknown>;
     const bad = {
       malformed: 'not-a-jwt',
       'another secret': await forged({ secret: 'some-other-secret-that-is-long-enough' }),
-      expired: await forged({ claims: { exp: Math.floor(Date.now() / 1000) - 60 } }),
-      'a deleted user': doomed.token,
+      'an access token': await freshToken(agent),
+      expired: new JwtService({ secret: ticketKey }).sign({ ...real, jti: 'expired-one', exp: Math.floor(Date.now() / 1000) - 60 }),
+      'used already': spent,
+      'a deleted user': doomedTicket,
       empty: '',
     };
-    for (const [what, token] of Object.entries(bad)) {
-      const answer = await call(stream!, undefined, `?access_token=${encodeURIComponent(token)}`);
-      if (answer.status !== 401) throw new Error(`access_token of ${what}: ${describeAnswer(stream!, answer)}`);
+    for (const [what, ticket] of Object.entries(bad)) {
+      const answer = await call(stream!, undefined, `?ticket=${encodeURIComponent(ticket)}`);
+      if (answer.status !== 401) throw new Error(`ticket of ${what}: ${describeAnswer(stream!, answer)}`);
       expect(Object.keys(answer.body as object)).toEqual(['error']);
     }
-    const good = await call(stream!, undefined, `?access_token=${await freshToken(agent)}`);
+    const inUrl = await call(stream!, undefined, `?access_token=${await freshToken(agent)}`);
+    expect(inUrl.status).toBe(401);
+    const good = await call(stream!, undefined, `?ticket=${await ticketFor(await freshToken(agent))}`);
     expect(good.status).toBe(200);
     expect(good.headers['content-type']).toMatch(/^text\/event-stream/);
+  });
+
+  /** A new API token of the user whose session `token` is. */
+  async function apiTokenOf(token: string): Promise<{ id: string; token: string }> {
+    const created = await t.request('POST', '/api/v1/api-tokens', { token, body: { name: `access ${cases}` } });
+    expect(created.status).toBe(201);
+    tokensUsed.add(created.body.token);
+    return { id: created.body.id, token: created.body.token };
+  }
+
+  it("serves an admin's API token wherever an admin is served, except the operations on the account's own credentials (403)", async () => {
+    const { token } = await apiTokenOf(await freshToken(controlAdmin));
+    const sessionOnly = protectedOperations()
+      .filter((operation) => operation.sessionOnly)
+      .map(keyOf);
+    expect(sessionOnly.sort()).toEqual(
+      [
+        'DELETE /api/v1/api-tokens/{id}',
+        'DELETE /api/v1/me/2fa',
+        'PATCH /api/v1/me',
+        'POST /api/v1/api-tokens',
+        'POST /api/v1/auth/logout',
+        'POST /api/v1/me/2fa',
+        'POST /api/v1/me/2fa/enable',
+        'PATCH /api/v1/users/{id}',
+        'POST /api/v1/users',
+        'POST /api/v1/users/{id}/invite',
+        'DELETE /api/v1/users/{id}/2fa',
+        'POST /api/v1/users/{id}/unlock',
+      ].sort(),
+    );
+    for (const operation of protectedOperations()) {
+      if (operation.sessionOnly) expectRefusal(operation, await call(operation, `Bearer ${token}`), 403);
+      else expectAllowed(operation, await call(operation, `Bearer ${token}`));
+    }
+  });
+
+  it("refuses an agent's API token on every admin operation (403), and serves it everywhere else but the session-only ones", async () => {
+    const { token } = await apiTokenOf(await freshToken(agent));
+    for (const operation of protectedOperations()) {
+      if (adminOperations().includes(operation) || operation.sessionOnly)
+        expectRefusal(operation, await call(operation, `Bearer ${token}`), 403);
+      else expectAllowed(operation, await call(operation, `Bearer ${token}`));
+    }
+  });
+
+  it('refuses every protected operation with a revoked, an expired or a made-up API token (401)', async () => {
+    const session = await freshToken(controlAdmin);
+    const revoked = await apiTokenOf(session);
+    expect((await t.request('DELETE', `/api/v1/api-tokens/${revoked.id}`, { token: session })).status).toBe(204);
+    const expired = await apiTokenOf(session);
+    await t.sql(`UPDATE api_tokens SET expires_at = now() - interval '1 minute' WHERE id = $1`, [
+      expired.id.replace(/^tok_(\w{8})(\w{4})(\w{4})(\w{4})(\w{12})$/, '$1-$2-$3-$4-$5'),
+    ]);
+    const madeUp = `tinbox_${'A'.repeat(43)}`;
+    const me = operations.find((o) => keyOf(o) === 'GET /api/v1/me')!;
+    // The expiry is read from the database again within seconds (each instance keeps a token's row briefly).
+    await eventually(async () => expectRefusal(me, await call(me, `Bearer ${expired.token}`), 401));
+    for (const operation of protectedOperations())
+      for (const token of [revoked.token, expired.token, madeUp]) expectRefusal(operation, await call(operation, `Bearer ${token}`), 401);
+  });
+
+  it('takes a stream ticket on the event stream only: everywhere else it is no credential (401)', async () => {
+    for (const operation of protectedOperations().filter((o) => !o.stream)) {
+      const ticket = await ticketFor(await freshToken(controlAdmin));
+      expectRefusal(operation, await call(operation, undefined, `${operation.url.includes('?') ? '&' : '?'}ticket=${ticket}`), 401);
+      expectRefusal(operation, await call(operation, `Bearer ${ticket}`), 401);
+    }
   });
 
   it('serves GET /api/v1/media/{id} to a valid signed URL without a token, and only that route, and refuses a forged or expired one (401)', async () => {
@@ -426,7 +524,7 @@ describe('access control of every endpoint', () => {
       token,
       body: { type: 'image', image: { media_id: uploaded.body.id } },
     });
-    const url = sent.body.media.url as string;
+    const url = sent.body.media?.url as string;
     const query = url.slice(url.indexOf('?'));
     cases += 5;
     const signed = await t.request('GET', url);
@@ -539,7 +637,7 @@ describe('access control of every endpoint', () => {
       401,
     );
     const stream = operations.find((o) => o.stream)!;
-    expect((await call(stream, undefined, `?access_token=${admin}`)).status).toBe(200);
+    expect((await call(stream, undefined, `?ticket=${await ticketFor(admin)}`)).status).toBe(200);
     expect(
       (await t.request('GET', `/api/webhooks/messaging?hub.mode=subscribe&hub.verify_token=${VERIFY_TOKEN}&hub.challenge=1`)).status,
     ).toBe(200);
@@ -565,7 +663,7 @@ describe('access control of every endpoint', () => {
     });
     const lines = t.logs.map((line) => JSON.stringify(line));
     // Positive control: the scan sees the requests that carried the secrets.
-    expect(lines.some((line) => line.includes('/api/v1/events/stream?access_token=[redacted]'))).toBe(true);
+    expect(lines.some((line) => line.includes('/api/v1/events/stream?ticket=[redacted]'))).toBe(true);
     expect(lines.length).toBeGreaterThan(100);
     const leaks = Object.entries(secrets).flatMap(([what, value]) =>
       lines.filter((line) => line.includes(value)).map((line) => `${what} in ${line.slice(0, 300)}`),

@@ -24,10 +24,12 @@ describe('authentication', () => {
         role: 'admin',
         beta_access: true,
         status: 'active',
+        two_factor_enabled: false,
+        locked_until: null,
         created_at: expect.any(String),
       },
     });
-    expect(Date.parse(answer.body.expires_at) - Date.now()).toBeGreaterThan(11 * 3600_000);
+    expect(Date.parse((answer.body as { expires_at: string }).expires_at) - Date.now()).toBeGreaterThan(11 * 3600_000);
   });
 
   it('accepts the e-mail in any case', async () => {
@@ -110,10 +112,19 @@ describe('authentication', () => {
     expect(answer.body).toEqual({ error: 'Token has been revoked' });
   });
 
-  it('revokes every token of the caller on logout', async () => {
+  it('revokes on logout the token it is called with, and only that one', async () => {
     const agent = await t.createUser();
     const secondDevice = await t.login(agent.email, agent.password);
     expect((await t.request('POST', '/api/v1/auth/logout', { token: agent.token })).status).toBe(204);
+    expect((await t.request('GET', '/api/v1/me', { token: agent.token })).body).toEqual({ error: 'Token has been revoked' });
+    expect((await t.request('GET', '/api/v1/me', { token: secondDevice })).status).toBe(200);
+    expect((await t.request('GET', '/api/v1/me', { token: await t.login(agent.email, agent.password) })).status).toBe(200);
+  });
+
+  it('revokes every token of the caller on logout with everywhere=true', async () => {
+    const agent = await t.createUser();
+    const secondDevice = await t.login(agent.email, agent.password);
+    expect((await t.request('POST', '/api/v1/auth/logout?everywhere=true', { token: agent.token })).status).toBe(204);
     expect((await t.request('GET', '/api/v1/me', { token: agent.token })).status).toBe(401);
     expect((await t.request('GET', '/api/v1/me', { token: secondDevice })).status).toBe(401);
     expect((await t.request('GET', '/api/v1/me', { token: await t.login(agent.email, agent.password) })).status).toBe(200);

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
@@ -10,7 +11,9 @@ import {
   PHONE,
   seriousAccessibilityViolations,
 } from './support/browser';
+import { totpCodeOf } from '../src/two-factor/totp';
 import { eventually } from './support/channel';
+import { MESSAGE_KINDS, messageWebhook } from './support/channel-fixtures';
 import { FakeGraphApi } from './support/fake-graph-api';
 import { customerWrites } from './support/inbox';
 import { TcpProxy } from './support/tcp-proxy';
@@ -230,6 +233,164 @@ describeWithBrowser('the agent console in Chromium', () => {
     );
   }
 
+  it('blocks and unblocks a customer from the contacts page, and shows why the channel cannot block an older one', async () => {
+    const today = await customerWrites(t, { name: 'Block Today', text: 'Rude words' });
+    await customerWrites(t, { name: 'Block Yesterday', text: 'Old words', timestamp: Math.floor(Date.now() / 1000) - 25 * 3600 });
+    const page = await openAs(ADMIN.email, ADMIN.password);
+    await page.getByRole('link', { name: 'Contacts' }).click();
+    await page.getByLabel('Search contacts').fill('Block ');
+    await page.getByRole('button', { name: 'Search' }).click();
+
+    await page.getByRole('button', { name: 'Block Block Today', exact: true }).click();
+    await page.getByRole('button', { name: 'Unblock Block Today', exact: true }).waitFor();
+    expect(
+      await page
+        .getByRole('row', { name: /Block Today/ })
+        .getByText('Blocked')
+        .isVisible(),
+    ).toBe(true);
+    expect(graph.blocked.has(today.phone)).toBe(true);
+
+    await page.getByRole('button', { name: 'Block Block Yesterday', exact: true }).click();
+    await page
+      .getByText("The customer's last message is more than 24 hours old: only a customer who wrote in the last 24 hours can be blocked")
+      .waitFor();
+
+    await page.getByRole('button', { name: 'Unblock Block Today', exact: true }).click();
+    await page.getByRole('button', { name: 'Block Block Today', exact: true }).waitFor();
+    expect(graph.blocked.has(today.phone)).toBe(false);
+    // The refusal is the test's doing.
+    const found = problems[problems.length - 1];
+    found.splice(0, found.length, ...found.filter((problem) => !/status of 422/.test(problem)));
+  });
+
+  it('opens a thread at the first unread message, at the newest when all is read, and keeps the place when older ones load above', async () => {
+    const { id, phone } = await customerWrites(t, { name: 'Long Thread', text: 'message 1' });
+    for (let n = 2; n <= 40; n += 1) await customerWrites(t, { phone: phone.slice(1), text: `message ${n}` });
+    const admin = await t.adminToken();
+    expect((await t.request('POST', `/api/v1/conversations/${id}/read`, { token: admin })).status).toBe(200);
+    // Twenty unread: more than the thread shows at once, so the first of them can be at its top.
+    for (let n = 41; n <= 60; n += 1) await customerWrites(t, { phone: phone.slice(1), text: `message ${n}` });
+
+    const page = await openAs(ADMIN.email, ADMIN.password);
+    await page.getByRole('tab', { name: /All open/ }).click();
+    await row(page, 'Long Thread').click();
+    const log = page.getByRole('log', { name: 'Messages' });
+    await log.getByText('message 60').waitFor();
+    const divider = log.getByText('New messages');
+    await divider.waitFor();
+    const [logBox, dividerBox] = [await log.boundingBox(), await divider.boundingBox()];
+    // The first unread message is at the top of the thread, not the oldest one loaded.
+    expect(Math.abs(dividerBox!.y - logBox!.y)).toBeLessThan(20);
+    expect(await log.evaluate((element) => element.scrollTop)).toBeGreaterThan(0);
+
+    // Read now: opened again, it stands at the newest.
+    await page.goto(`${baseUrl}/`);
+    await page.getByRole('tab', { name: /All open/ }).click();
+    await row(page, 'Long Thread').click();
+    await log.getByText('message 60').waitFor();
+    await eventually(async () =>
+      expect(await log.evaluate((element) => element.scrollHeight - element.scrollTop - element.clientHeight)).toBeLessThan(2),
+    );
+    expect(await log.getByText('New messages').count()).toBe(0);
+
+    // Older messages load above what is on screen, which does not move.
+    await log.evaluate((element) => (element.scrollTop = 0));
+    const fromEnd = await log.evaluate((element) => element.scrollHeight - element.scrollTop);
+    await page.getByRole('button', { name: 'Load older messages' }).click();
+    await log.getByText('message 1', { exact: true }).waitFor({ state: 'attached' });
+    expect(Math.abs((await log.evaluate((element) => element.scrollHeight - element.scrollTop)) - fromEnd)).toBeLessThan(2);
+  });
+
+  it.each([
+    ['1280 px', DESKTOP],
+    ['360 px', PHONE],
+  ])('shows every tab of the list whole at %s, none hidden past the edge', async (_, viewport) => {
+    const page = await open(viewport);
+    await logIn(page, baseUrl, ADMIN.email, ADMIN.password);
+    const strip = page.getByRole('tablist', { name: 'Conversation lists' });
+    await strip.waitFor();
+    // Counts make the labels longer: wait for them, as an agent sees the strip.
+    await strip.getByRole('tab', { name: /All open\s*\d+/ }).waitFor();
+    const stripBox = (await strip.boundingBox())!;
+    expect(await strip.evaluate((element) => element.scrollWidth - element.clientWidth)).toBe(0);
+    const names = [];
+    for (const tab of await strip.getByRole('tab').all()) {
+      const box = (await tab.boundingBox())!;
+      names.push((await tab.textContent())!.replace(/\d+$/, ''));
+      expect(box.x).toBeGreaterThanOrEqual(stripBox.x - 0.5);
+      expect(box.x + box.width).toBeLessThanOrEqual(Math.min(stripBox.x + stripBox.width, viewport.width) + 0.5);
+      expect(await tab.isVisible()).toBe(true);
+    }
+    expect(names).toEqual(['Mine', 'Unassigned', 'All open', 'Snoozed', 'Closed']);
+  });
+
+  it('shows a shared location with its address and a map link, and a shared contact whose number starts a conversation', async () => {
+    const kinds = Object.fromEntries(MESSAGE_KINDS.map((fixture) => [fixture.kind, fixture.message]));
+    const { phone } = await customerWrites(t, { name: 'Sharing Customer', text: 'Here is where and who' });
+    // A number no other test of this file writes from: the conversation it starts is a new one.
+    const shared = { name: { formatted_name: 'Dae Kim' }, phones: [{ phone: '+1 (631) 555-0199', type: 'CELL', wa_id: '16315550199' }] };
+    for (const message of [
+      kinds['location with a name and address'],
+      { type: 'contacts', contacts: [...(kinds.contacts.contacts as object[]).slice(0, 1), shared] },
+      // A card as no channel sends it, which a webhook could still carry: shown as far as it goes, never a broken thread.
+      { type: 'contacts', contacts: [null, { name: 5, phones: 'x' }, { phones: [null, { type: 7 }] }] },
+    ]) {
+      const answer = await t.request('POST', '/api/webhooks/messaging', {
+        body: messageWebhook(phone.slice(1), { ...message }, { profileName: 'Sharing Customer' }),
+      });
+      expect(answer.status).toBe(200);
+    }
+    const page = await openAs(ADMIN.email, ADMIN.password);
+    await page.getByRole('tab', { name: /All open/ }).click();
+    await row(page, 'Sharing Customer').click();
+    const log = page.getByRole('log', { name: 'Messages' });
+    await log.getByText('1 Hacker Way, Menlo Park, CA 94025').waitFor();
+    const map = log.getByRole('link', { name: /Open the map/ });
+    expect(await map.getAttribute('href')).toBe(
+      'https://www.openstreetmap.org/?mlat=37.483307&mlon=-122.148981#map=17/37.483307/-122.148981',
+    );
+    await log.getByText('Dae Kim').waitFor();
+    expect(await log.getByText('👤 A contact').count()).toBe(3);
+    expect(await log.getByText('+1 (415) 555-0123').count()).toBe(1);
+
+    await log.getByRole('button', { name: 'Start a conversation with Dae Kim at +1 (631) 555-0199' }).click();
+    await page.getByRole('heading', { name: 'Dae Kim' }).waitFor();
+    await page.getByText('The customer has not written yet: only templates can be sent').waitFor();
+    const token = await t.adminToken();
+    const contact = (await t.request('GET', `/api/v1/contacts?q=${encodeURIComponent('+16315550199')}`, { token })).body.data[0];
+    expect(contact).toMatchObject({ phone: '+16315550199', name: 'Dae Kim' });
+  });
+
+  it('says the session has ended when a request is refused with 401, with no uncaught error, and logs in again', async () => {
+    const agent = await t.createUser({ name: 'Revoked Agent' });
+    const page = await openAs(agent.email, agent.password);
+    await page.getByRole('tab', { name: /All open/ }).click();
+    // The session is revoked elsewhere (a logout on another device, a password change).
+    const token = await page.evaluate(
+      (key) =>
+        (
+          JSON.parse((globalThis as unknown as { localStorage: { getItem(k: string): string } }).localStorage.getItem(key)) as {
+            token: string;
+          }
+        ).token,
+      'team-inbox.session',
+    );
+    expect((await t.request('POST', '/api/v1/auth/logout', { token })).status).toBe(204);
+    await page.getByRole('tab', { name: /Closed/ }).click();
+    await page.getByRole('status').filter({ hasText: 'Your session has ended: log in again.' }).waitFor();
+    await page.getByLabel('E-mail').fill(agent.email);
+    await page.getByLabel('Password').fill(agent.password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('button', { name: /^Notifications/ }).waitFor();
+    expect(await page.getByText('Your session has ended').count()).toBe(0);
+    // The page is closed first, so that a request of the revoked session answered late is filtered too.
+    for (const context of contexts.splice(0)) await context.close();
+    // The refused requests are the test's doing; a page error (an uncaught one) would stay.
+    const found = problems[problems.length - 1];
+    found.splice(0, found.length, ...found.filter((problem) => !/status of 401/.test(problem)));
+  });
+
   it('resumes the event stream after the connection drops, from the last event it had, with the events sent meanwhile', async () => {
     await throughDroppedConnection(
       async (page) => {
@@ -247,6 +408,110 @@ describeWithBrowser('the agent console in Chromium', () => {
       () => customerWrites(t, { name: 'Unseen Drop', text: 'Written before the page had any event' }).then(() => undefined),
       (page) => row(page, 'Unseen Drop').waitFor(),
     );
+  });
+
+  it('asks the first admin, logged in with the generated password, for a new one before anything else', async () => {
+    const fresh = await startTestApp({ env: { ADMIN_EMAIL: '', ADMIN_PASSWORD: '' } });
+    try {
+      const url = await listen(fresh);
+      const file = join(fresh.config.dataDir, 'admin-password.txt');
+      const generated = readFileSync(file, 'utf8').split('\n')[1];
+      const page = await open();
+      await page.goto(`${url}/`);
+      await page.getByLabel('E-mail').fill('admin@localhost');
+      await page.getByLabel('Password').fill(generated);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.getByRole('heading', { name: 'Choose your password' }).waitFor();
+      await page.getByLabel('Generated password').fill(generated);
+      await page.getByLabel('New password', { exact: true }).fill('my-own-password-1');
+      await page.getByLabel('New password again').fill('my-own-password-2');
+      await page.getByRole('button', { name: 'Save and continue' }).click();
+      await page.getByText('The two new passwords differ.').waitFor();
+      await page.getByLabel('New password again').fill('my-own-password-1');
+      await page.getByRole('button', { name: 'Save and continue' }).click();
+      await page.getByRole('button', { name: /^Notifications/ }).waitFor();
+      expect(existsSync(file)).toBe(false);
+      // A reload keeps the session the new password's answer carried.
+      await page.reload();
+      await page.getByRole('button', { name: /^Notifications/ }).waitFor();
+    } finally {
+      await contexts.pop()?.close();
+      await fresh.close();
+    }
+  });
+
+  it('sets up two-factor login on the profile page from a QR code, then asks for a code at login', async () => {
+    const user = await t.createUser({ name: 'Tess Totp' });
+    const page = await openAs(user.email, user.password);
+    await page.getByRole('link', { name: 'Tess Totp' }).click();
+    await page.getByLabel('Your password').fill(user.password);
+    await page.getByRole('button', { name: 'Set up two-factor login' }).click();
+    const qr = page.getByRole('img', { name: 'QR code of the two-factor secret' });
+    await qr.waitFor();
+    expect(await qr.getAttribute('src')).toMatch(/^data:image\/svg\+xml;charset=utf-8,%3Csvg/);
+    const secret = (await page.locator('.two-factor .secret').textContent())!;
+    await page.getByLabel('Code from the app').fill(totpCodeOf(secret));
+    await page.getByRole('button', { name: 'Turn on' }).click();
+    await page.getByRole('list', { name: 'Recovery codes' }).waitFor();
+    expect(await page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem').count()).toBe(10);
+    await page.getByRole('button', { name: 'I have saved them' }).click();
+    await page.getByText('Two-factor login is on.').waitFor();
+
+    const next = await open();
+    await next.goto(`${baseUrl}/`);
+    await next.getByLabel('E-mail').fill(user.email);
+    await next.getByLabel('Password').fill(user.password);
+    await next.getByRole('button', { name: 'Log in' }).click();
+    await next.getByLabel('Code').fill('000000');
+    await next.getByRole('button', { name: 'Continue' }).click();
+    await next.getByText('code is incorrect, expired or used already').waitFor();
+    // The enrolment took the current step's code: the next step's is the one a login takes.
+    await next.getByLabel('Code').fill(totpCodeOf(secret, Date.now() + 30_000));
+    await next.getByRole('button', { name: 'Continue' }).click();
+    await next.getByRole('button', { name: /^Notifications/ }).waitFor();
+    const found = problems[problems.length - 1];
+    found.splice(0, found.length, ...found.filter((problem) => !/status of 401/.test(problem)));
+  });
+
+  it('creates an API token on the profile page, shows its secret once, and revokes it', async () => {
+    const user = await t.createUser({ name: 'Ingrid Integrator' });
+    const page = await openAs(user.email, user.password);
+    await page.getByRole('link', { name: 'Ingrid Integrator' }).click();
+    await page.getByLabel('Token name').fill('CRM sync');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const secret = (await page.locator('.new-api-token').textContent())!;
+    expect(secret).toMatch(/^tinbox_/);
+    expect((await t.request('GET', '/api/v1/me', { token: secret })).status).toBe(200);
+    await page.getByRole('cell', { name: 'CRM sync', exact: true }).waitFor();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Revoke CRM sync' }).click();
+    await page.getByText('No API tokens yet.').waitFor();
+    expect((await t.request('GET', '/api/v1/me', { token: secret })).status).toBe(401);
+  });
+
+  it('shows an admin a locked account on the users page, unlocks it, and finds both in the audit log', async () => {
+    const user = await t.createUser({ name: 'Larry Locked' });
+    for (let n = 0; n < 10; n += 1)
+      await t.request('POST', '/api/v1/auth/login', { body: { email: user.email, password: 'not-his-password' } });
+    const page = await openAs(ADMIN.email, ADMIN.password);
+    await page.getByRole('link', { name: 'Users' }).click();
+    await page
+      .getByRole('row', { name: /Larry Locked/ })
+      .getByText(/locked until/)
+      .waitFor();
+    await page.getByRole('button', { name: 'Unlock Larry Locked' }).click();
+    await page.getByRole('button', { name: 'Unlock Larry Locked' }).waitFor({ state: 'detached' });
+    expect(await t.login(user.email, user.password)).toEqual(expect.any(String));
+
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await page.getByLabel('Action').selectOption('login.locked');
+    const locked = page.getByRole('row', { name: /login\.locked/ });
+    await locked.first().waitFor();
+    expect(await locked.first().textContent()).toContain('Larry Locked');
+    await page.getByLabel('Action').selectOption('login.unlocked');
+    await page.getByRole('row', { name: /login\.unlocked.*Larry Locked/ }).waitFor();
+    expect(await page.getByRole('row', { name: /login\.locked/ }).count()).toBe(0);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
   });
 
   it('tells the agent when the rate limit refuses a request, and for how long', async () => {
@@ -287,6 +552,7 @@ describeWithBrowser('the agent console in Chromium', () => {
     },
     { name: 'webhooks', path: '/admin/webhooks', ready: (page) => page.getByRole('heading', { name: 'Webhooks' }).waitFor() },
     { name: 'dead-letters', path: '/admin/dead-letters', ready: (page) => page.getByRole('heading', { name: 'Dead letters' }).waitFor() },
+    { name: 'audit-log', path: '/admin/audit-log', ready: (page) => page.getByRole('heading', { name: 'Audit log' }).waitFor() },
   ];
 
   it.each([

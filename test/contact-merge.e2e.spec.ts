@@ -38,7 +38,7 @@ describe('contact merge', () => {
       id: string;
       [field: string]: unknown;
     };
-  const threadOf = async (conversationId: string): Promise<{ id: string; text: string; direction: string }[]> =>
+  const threadOf = async (conversationId: string): Promise<{ id: string; text: string | null; direction: string }[]> =>
     (await t.request('GET', `/api/v1/conversations/${conversationId}/messages?limit=100`, { token })).body.data;
   const writes = async (phone: string, text: string, name = 'Customer') => {
     await nextMillisecond();
@@ -163,7 +163,7 @@ describe('contact merge', () => {
     expect((await t.request('PATCH', `/api/v1/conversations/${b.id}`, { token: admin, body: { assigned_to: agent.id } })).status).toBe(200);
     const notified = await eventually(async () => {
       const list = await t.request('GET', '/api/v1/notifications', { token });
-      const about = list.body.data.filter((n: { conversation_id: string }) => n.conversation_id === b.id);
+      const about = list.body.data.filter((n) => n.conversation_id === b.id);
       expect(about).toHaveLength(1);
       return about[0] as { id: string };
     });
@@ -228,8 +228,8 @@ describe('contact merge', () => {
   });
 
   it.each([
-    ['no from', {}, 400, /^from must be a string$/],
-    ['from that is not a string', { from: 7 }, 400, /^from must be a string$/],
+    ['no from', {}, 400, /^from is required$/],
+    ['from that is not a string', { from: 7 }, 400, /^from must be text$/],
     ['from that is not a contact id', { from: 'conv_0000000000007000800000000000000a' }, 422, /^from does not name a contact$/],
     ['from that names no contact', { from: 'ct_0000000000007000800000000000000a' }, 422, /^from does not name a contact$/],
     ['an unknown field', { from: 'ct_0000000000007000800000000000000a', keep: 'both' }, 400, /^keep is not a known field$/],

@@ -4,7 +4,7 @@ import { ContactRepository } from '../src/contacts/contact.repository';
 import { ContactsService } from '../src/contacts/contacts.service';
 import { parsePublicId } from '../src/common/ids';
 import { createConversation } from './support/factories';
-import { startTestApp, TestApp } from './support/test-app';
+import { Query, startTestApp, TestApp } from './support/test-app';
 import { nextMillisecond } from './support/clock';
 
 /** A US number no other test in this file uses: +1631555xxxx. */
@@ -39,7 +39,7 @@ describe('contacts', () => {
 
   const create = (body: Record<string, unknown>) => t.request('POST', '/api/v1/contacts', { token, body });
 
-  it('creates a contact with 201, name and email null, tags and attributes empty when absent', async () => {
+  it('creates a contact with 201, name and email null, tags and attributes empty when absent, not blocked', async () => {
     const phone = freshPhone();
     const answer = await create({ phone });
     expect(answer.status).toBe(201);
@@ -50,6 +50,7 @@ describe('contacts', () => {
       email: null,
       tags: [],
       attributes: {},
+      blocked: false,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updated_at: answer.body.created_at,
     });
@@ -81,12 +82,12 @@ describe('contacts', () => {
     ['an invalid email', { email: 'not-an-email' }, /^email /],
     ['an empty name', { name: '   ' }, /^name /],
     ['a name over 200 characters', { name: 'x'.repeat(201) }, /^name /],
-    ['tags that are not an array', { tags: 'vip' }, /^tags must be an array/],
-    ['tags null', { tags: null }, /^tags must be an array/],
+    ['tags that are not an array', { tags: 'vip' }, /^tags must be a list/],
+    ['tags null', { tags: null }, /^tags must be a list/],
     ['a tag that is not a string', { tags: [7] }, /^tags must contain only strings/],
     ['a tag over 50 characters', { tags: ['x'.repeat(51)] }, /^tags must each be 1 to 50 characters long/],
     ['an empty tag', { tags: ['  '] }, /^tags must each be 1 to 50 characters long/],
-    ['more than 50 tags', { tags: Array.from({ length: 51 }, (_, i) => `t${i}`) }, /^tags must contain no more than 50 elements/],
+    ['more than 50 tags', { tags: Array.from({ length: 51 }, (_, i) => `t${i}`) }, /^tags must have at most 50 items/],
   ])('refuses %s with 400 naming the field', async (_, fields, message) => {
     const answer = await create({ phone: freshPhone(), ...fields });
     expect(answer.status).toBe(400);
@@ -370,7 +371,7 @@ describe('contacts list', () => {
   });
   afterAll(() => t.close());
 
-  const list = async (query: string): Promise<string[]> => {
+  const list = async (query: Query): Promise<string[]> => {
     const answer = await t.request('GET', `/api/v1/contacts${query}`, { token });
     expect(answer.status).toBe(200);
     return answer.body.data.map((c: { phone: string }) => c.phone);
@@ -388,12 +389,12 @@ describe('contacts list', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const query: string = cursor ? `?limit=3&cursor=${cursor}` : '?limit=3';
+      const query: Query = cursor ? `?limit=3&cursor=${cursor}` : '?limit=3';
       const answer = await t.request('GET', `/api/v1/contacts${query}`, { token });
       expect(answer.status).toBe(200);
       expect(answer.body.data.length).toBeLessThanOrEqual(3);
       seen.push(...answer.body.data.map((c: { id: string }) => c.id));
-      cursor = answer.body.next_cursor;
+      cursor = answer.body.next_cursor as string | null;
       pages += 1;
     } while (cursor);
     expect(seen).toEqual([...created].reverse().map((c) => c.id));
@@ -578,7 +579,7 @@ describe('contacts list query plan', () => {
   it('answers a selective q and a tag through the API on the larger table', async () => {
     const token = await t.adminToken();
     const answer = await t.request('GET', `/api/v1/contacts?q=${rareName.toUpperCase()}&limit=5`, { token });
-    expect(answer.body.data.map((c: { name: string }) => c.name)).toEqual([`Customer ${(await md5('n4242')).slice(0, 10)}`]);
+    expect(answer.body.data.map((c) => c.name)).toEqual([`Customer ${(await md5('n4242')).slice(0, 10)}`]);
     const vip = await t.request('GET', '/api/v1/contacts?tag=vip&limit=100', { token });
     expect(vip.body.data).toHaveLength(10);
   });

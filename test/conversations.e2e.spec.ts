@@ -6,7 +6,7 @@ import { ConversationRepository } from '../src/conversations/conversation.reposi
 import { conversationFilterOf } from '../src/conversations/conversations.service';
 import { ListConversationsQuery } from '../src/conversations/conversation.dto';
 import { asInEvents, customerWrites } from './support/inbox';
-import { startTestApp, TestApp } from './support/test-app';
+import { Query, startTestApp, TestApp } from './support/test-app';
 
 describe('conversations', () => {
   let t: TestApp;
@@ -195,16 +195,13 @@ describe('conversations', () => {
     it('lists messages newest first, page by page', async () => {
       const { id, phone } = await customerWrites(t, { text: 'm0' });
       for (let i = 1; i < 5; i++) await customerWrites(t, { phone: phone.slice(1), text: `m${i}` });
-      const texts: string[] = [];
+      const texts: (string | null)[] = [];
       let cursor: string | null = null;
       do {
-        const page: { body: { data: { text: string }[]; next_cursor: string | null } } = await t.request(
-          'GET',
-          `/api/v1/conversations/${id}/messages?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
-          { token: admin },
-        );
+        const query: Query = `?limit=2${cursor ? `&cursor=${cursor}` : ''}`;
+        const page = await t.request('GET', `/api/v1/conversations/${id}/messages${query}`, { token: admin });
         texts.push(...page.body.data.map((m) => m.text));
-        cursor = page.body.next_cursor;
+        cursor = page.body.next_cursor as string | null;
       } while (cursor);
       expect(texts).toEqual(['m4', 'm3', 'm2', 'm1', 'm0']);
     });
@@ -233,7 +230,7 @@ describe('conversation list', () => {
   afterAll(() => t.close());
 
   /** The names of this fixture's conversations in the list, in its order: the query-plan test below adds thousands of its own. */
-  const names = async (query = '', token = admin) =>
+  const names = async (query: Query = '', token = admin) =>
     ((await t.request('GET', `/api/v1/conversations${query}`, { token })).body.data as { id: string; customer: { name: string } }[])
       .filter((c) => Object.values(ids).includes(c.id))
       .map((c) => c.customer.name);
@@ -342,5 +339,68 @@ describe('conversation list', () => {
     expect(await plan({})).toContain('messages_conversation_created_idx');
     // The snoozes' wake-up finds the due ones on the partial index of the snoozed conversations.
     expect(await explain(t.app.get(ConversationRepository).wakeDueStatement(200, new Date()))).toContain('conversations_snoozed_until_idx');
+  });
+});
+
+describe('opening a conversation with a contact (POST /api/v1/conversations)', () => {
+  let t: TestApp;
+  let token: string;
+  beforeAll(async () => {
+    t = await startTestApp();
+    token = (await t.createUser()).token;
+  });
+  afterAll(() => t.close());
+
+  const newContact = async (phone: string) =>
+    (await t.request('POST', '/api/v1/contacts', { token, body: { phone, name: 'Written First' } })).body.id;
+  const start = (contactId: string) => t.request('POST', '/api/v1/conversations', { token, body: { contact_id: contactId } });
+
+  it('opens one for a contact who never wrote (201, conversation.created), answers it again with 200, and takes only templates until they write', async () => {
+    const contactId = await newContact('+14155550987');
+    const opened = await start(contactId);
+    expect(opened.status).toBe(201);
+    expect(opened.body).toMatchObject({
+      status: 'open',
+      customer: { name: 'Written First', phone: '+14155550987' },
+      window_expires_at: null,
+    });
+    const again = await start(contactId);
+    expect(again.status).toBe(200);
+    expect(again.body.id).toBe(opened.body.id);
+    expect((await t.events('conversation.created')).filter((event) => event.data.conversation.id === opened.body.id)).toHaveLength(1);
+    const text = await t.request('POST', `/api/v1/conversations/${opened.body.id}/messages`, {
+      token,
+      body: { type: 'text', text: 'Hello' },
+    });
+    expect(text.status).toBe(422);
+  });
+
+  it('answers the conversation a customer who wrote already has, with 200', async () => {
+    const { id, phone } = await customerWrites(t);
+    const contact = (await t.request('GET', `/api/v1/contacts?q=${encodeURIComponent(phone)}`, { token })).body.data[0];
+    const answer = await start(contact.id);
+    expect(answer.status).toBe(200);
+    expect(answer.body.id).toBe(id);
+  });
+
+  it.each([
+    ['an unknown contact', `ct_${'0'.repeat(32)}`],
+    ['an id that is no contact id', 'user_123'],
+  ])('refuses %s with 422', async (_, contactId) => {
+    const answer = await start(contactId);
+    expect(answer.status).toBe(422);
+    expect(answer.body.error).toBe('contact_id does not name a contact');
+  });
+
+  it.each([
+    ['no contact_id', {}, 400, 'contact_id is required'],
+    ['a null contact_id', { contact_id: null }, 400, 'contact_id is required'],
+    ['a number', { contact_id: 7 }, 400, 'contact_id must be text'],
+    ['an empty contact_id', { contact_id: '' }, 422, 'contact_id does not name a contact'],
+    ['an unknown field', { contact_id: `ct_${'0'.repeat(32)}`, inbox: 'x' }, 400, 'inbox is not a known field'],
+  ])('refuses %s with %i and a sentence naming the field', async (_, body, status, error) => {
+    const answer = await t.request('POST', '/api/v1/conversations', { token, body });
+    expect(answer.status).toBe(status);
+    expect(answer.body).toEqual({ error });
   });
 });

@@ -7,6 +7,7 @@ import { Job } from 'kubernetes-models/batch/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
 import { parse, parseAllDocuments } from 'yaml';
+import { loadConfig } from '../src/config/app-config';
 import { startTestApp, TestApp } from './support/test-app';
 
 const ROOT = join(__dirname, '..');
@@ -152,6 +153,17 @@ describe('the deployment kit', () => {
         spec: { template: { spec: { containers: { command: string[] }[] } } };
       }[];
       expect(job.spec.template.spec.containers[0].command).toEqual(['node', 'dist/src/main.js', 'migrate']);
+    });
+
+    it('trusts X-Forwarded-For from a proxy network only, a setting production takes', () => {
+      const [configMap] = documents('configmap.yaml') as unknown as { data: Record<string, string> }[];
+      const production = {
+        SESSION_SECRET: 'x'.repeat(32),
+        DATABASE_URL: 'postgres://db/x',
+        ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+      };
+      const config = loadConfig({ ...configMap.data, ...production }, () => 'unused');
+      expect(config.trustProxy).toEqual([expect.stringMatching(/^[\d.]+\/\d+$/)]);
     });
 
     it('lists every manifest in the kustomization but the Secret template', () => {

@@ -73,6 +73,8 @@ describe('error answers', () => {
       expect(answer.body).toEqual({ error: 'A path segment is longer than 100 characters' });
       expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
       expect(answer.headers['x-request-id']).toEqual(expect.any(String));
+      expect(answer.headers['x-content-type-options']).toBe('nosniff');
+      expect(answer.headers['content-security-policy']).toMatch(/default-src 'self'/);
     });
 
     it('still routes a path segment of 100 characters (an unknown id: 404)', async () => {
@@ -85,6 +87,22 @@ describe('error answers', () => {
       const answer = await t.request('GET', url, { token: await t.adminToken() });
       expect(answer.status).toBe(400);
       expect(answer.body).toEqual({ error: 'The URL holds a percent sign that does not start a valid percent-encoded UTF-8 sequence' });
+      expect(answer.headers['x-content-type-options']).toBe('nosniff');
+    });
+
+    it('refuses a JSON body declared in a charset other than UTF-8 with 415, and takes one declared UTF-8', async () => {
+      const body = JSON.stringify({ email: 'a@b.example', password: 'x' });
+      const utf16 = await t.request('POST', '/api/v1/auth/login', {
+        payload: Buffer.from(body, 'utf16le'),
+        headers: { 'content-type': 'application/json; charset=utf-16' },
+      });
+      expect(utf16.status).toBe(415);
+      expect(utf16.body).toEqual({ error: 'JSON bodies are UTF-8: charset=utf-16 is not taken' });
+      const utf8 = await t.request('POST', '/api/v1/auth/login', {
+        payload: body,
+        headers: { 'content-type': 'application/json; charset=UTF-8' },
+      });
+      expect(utf8.status).toBe(401);
     });
 
     it('answers an empty JSON body with 400', async () => {

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { EventReplayService } from '../src/events/event-replay.service';
 import { EventStream } from '../src/events/event-stream';
 import { EventStreamClients } from '../src/events/event-stream-clients.service';
-import { EVENT_TYPES, type EventType } from '../src/events/event-types';
+import type { EventType } from '../src/events/event-types';
 import type { EventEnvelope } from '../src/events/event.entity';
 import { toEnvelope } from '../src/events/event-envelope';
 import { EventRepository } from '../src/events/event.repository';
@@ -18,126 +18,10 @@ import { createTestDatabase, TestDatabase } from './support/test-database';
 import { freshRedisPrefix, startTestApp, TestApp } from './support/test-app';
 import { WebhookReceiver } from './support/webhook-receiver';
 import { nextMillisecond } from './support/clock';
+import { SseClient } from './support/sse-client';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const uuidOfUser = (publicId: string) => publicId.replace(/^user_(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
-
-/**
- * One parsed block of a text/event-stream: an event (id, event type, data), a position (an `id:`
- * alone), a user frame (an `event:` that is no event type, such as `counts`, with its data) or a comment.
- */
-type SseItem =
-  | { kind: 'event'; id?: string; event?: string; data: string }
-  | { kind: 'position'; id: string }
-  | { kind: 'frame'; event: string; data: string }
-  | { kind: 'comment'; text: string };
-
-/** The items of one block (the text between blank lines), after the rules of the SSE format. */
-function parseBlock(block: string): SseItem[] {
-  const items: SseItem[] = [];
-  const fields: Record<string, string[]> = {};
-  for (const line of block.split(/\r\n|\r|\n/)) {
-    if (line.startsWith(':')) {
-      items.push({ kind: 'comment', text: line.slice(1).replace(/^ /, '') });
-      continue;
-    }
-    const colon = line.indexOf(':');
-    const name = colon === -1 ? line : line.slice(0, colon);
-    const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
-    (fields[name] ??= []).push(value);
-  }
-  const event = fields.event?.at(-1);
-  const data = (fields.data ?? []).join('\n');
-  if (fields.id && !fields.data && !event) items.push({ kind: 'position', id: fields.id.at(-1)! });
-  else if (event && !(EVENT_TYPES as readonly string[]).includes(event)) items.push({ kind: 'frame', event, data });
-  else if (fields.data || fields.id || event) items.push({ kind: 'event', id: fields.id?.at(-1), event, data });
-  return items;
-}
-
-/** A client of the stream through a real socket, collecting what it receives. */
-class SseClient {
-  readonly items: SseItem[] = [];
-  ended = false;
-  private buffer = '';
-  private wake: () => void = () => undefined;
-  private readonly pumping: Promise<void>;
-
-  private constructor(
-    readonly response: Response,
-    private readonly abort: AbortController,
-  ) {
-    this.pumping = this.pump();
-  }
-
-  static async connect(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
-    const abort = new AbortController();
-    const response = await fetch(url, { headers, signal: abort.signal });
-    return new SseClient(response, abort);
-  }
-
-  get events(): Extract<SseItem, { kind: 'event' }>[] {
-    return this.items.filter((item) => item.kind === 'event');
-  }
-
-  get positions(): string[] {
-    return this.items.flatMap((item) => (item.kind === 'position' ? [item.id] : []));
-  }
-
-  /** The data of the user frames named `event` (the tab counts), in arrival order. */
-  frames(event: string): unknown[] {
-    return this.items.flatMap((item) => (item.kind === 'frame' && item.event === event ? [JSON.parse(item.data) as unknown] : []));
-  }
-
-  get comments(): string[] {
-    return this.items.flatMap((item) => (item.kind === 'comment' ? [item.text] : []));
-  }
-
-  /** Waits until `ready` holds for what arrived, failing after `timeoutMs`. */
-  async until(ready: (client: SseClient) => boolean, timeoutMs = 5_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!ready(this)) {
-      if (this.ended) throw new Error(`stream ended; received ${JSON.stringify(this.items)}`);
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out; received ${JSON.stringify(this.items)}`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
-  }
-
-  async close(): Promise<void> {
-    this.abort.abort();
-    await this.pumping;
-  }
-
-  private async pump(): Promise<void> {
-    const reader = this.response.body!.getReader();
-    const decoder = new TextDecoder();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        this.buffer += decoder.decode(value, { stream: true });
-        let end: number;
-        while ((end = this.buffer.search(/\r\n\r\n|\n\n|\r\r/)) !== -1) {
-          const block = this.buffer.slice(0, end);
-          this.buffer = this.buffer.slice(end).replace(/^(\r\n\r\n|\n\n|\r\r)/, '');
-          this.items.push(...parseBlock(block));
-          this.wake();
-        }
-      }
-    } catch {
-      // Aborted by close(), or the connection broke: either way the stream is over.
-    } finally {
-      this.ended = true;
-      this.wake();
-    }
-  }
-}
 
 /**
  * Records an event the way the application does, claims it as the relay does (so a running relay
@@ -210,21 +94,41 @@ describe('event stream (GET /api/v1/events/stream)', () => {
     expect(headers['content-length']).toBeUndefined();
   });
 
-  it('streams with the token in the access_token query parameter, which never reaches the logs', async () => {
-    const client = await SseClient.connect(`${url}?access_token=${encodeURIComponent(token)}`);
+  it('streams with a one-time ticket in the query, which never reaches the logs and opens no second stream', async () => {
+    const { ticket } = (await t.request('POST', '/api/v1/events/stream-tickets', { token })).body;
+    const client = await SseClient.connect(`${url}?ticket=${encodeURIComponent(ticket)}`);
     clients.push(client);
     expect(client.response.status).toBe(200);
     expect(client.response.headers.get('content-type')).toBe('text/event-stream');
+    const again = await fetch(`${url}?ticket=${encodeURIComponent(ticket)}`);
+    expect(again.status).toBe(401);
+    expect(await again.json()).toEqual({ error: 'This stream ticket was used already: ask for a new one for each connection' });
     await client.close();
     await waitFor(() => t.app.get(EventStreamClients).openCount === 0);
-    expect(t.logs.some((line) => line.msg === 'event stream closed')).toBe(true);
     expect(
       t.logs.filter(
-        (line) =>
-          line.msg === 'event stream closed' && (line.req as { url?: string })?.url === '/api/v1/events/stream?access_token=[redacted]',
+        (line) => line.msg === 'event stream closed' && (line.req as { url?: string })?.url === '/api/v1/events/stream?ticket=[redacted]',
       ),
     ).toHaveLength(1);
-    expect(JSON.stringify(t.logs)).not.toContain(token);
+    expect(JSON.stringify(t.logs)).not.toContain(ticket);
+  });
+
+  it('refuses an access token in the query, naming the ticket endpoint, and a forged ticket', async () => {
+    const answer = await fetch(`${url}?access_token=${encodeURIComponent(token)}`);
+    expect(answer.status).toBe(401);
+    expect(((await answer.json()) as { error: string }).error).toMatch(
+      /^access_token is not taken in a URL: POST \/api\/v1\/events\/stream-tickets/,
+    );
+    const forged = await fetch(`${url}?ticket=${encodeURIComponent(token)}`);
+    expect(forged.status).toBe(401);
+    expect(await forged.json()).toEqual({ error: 'Stream ticket is invalid or has expired' });
+  });
+
+  it("counts a ticket's connection against its user for the rate limit, not against the address", async () => {
+    const asked = await t.request('POST', '/api/v1/events/stream-tickets', { token });
+    const client = await SseClient.connect(`${url}?ticket=${encodeURIComponent(asked.body.ticket)}`);
+    clients.push(client);
+    expect(Number(client.response.headers.get('ratelimit-remaining'))).toBe(Number(asked.headers['ratelimit-remaining']) - 1);
   });
 
   it('sends a live event as one frame: id, event type and the envelope as data', async () => {

@@ -40,6 +40,8 @@ describe('invitations through a real SMTP server', () => {
       role: 'agent',
       beta_access: false,
       status: 'invited',
+      two_factor_enabled: false,
+      locked_until: null,
       created_at: expect.any(String),
     });
     const [received] = await smtp.waitFor(email);
@@ -185,6 +187,8 @@ describe('invitations without an e-mail provider', () => {
     expect(created.body).toMatchObject({
       email,
       status: 'invited',
+      two_factor_enabled: false,
+      locked_until: null,
       invite_url: expect.stringMatching(/^https:\/\/inbox\.example\.test\/app\/accept-invite\?token=/),
     });
     const token = new URL(created.body.invite_url as string).searchParams.get('token')!;

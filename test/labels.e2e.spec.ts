@@ -80,11 +80,11 @@ describe('labels', () => {
 
     it.each([
       ['no name', { color: '#ffffff' }, /^name /],
-      ['an empty name', { name: '   ' }, /^name must be longer than or equal to 1 characters/],
-      ['a name of 51 characters', { name: 'x'.repeat(51) }, /^name must be shorter than or equal to 50 characters/],
+      ['an empty name', { name: '   ' }, /^name is required/],
+      ['a name of 51 characters', { name: 'x'.repeat(51) }, /^name must be at most 50 characters/],
       ['a name with a comma', { name: 'a,b' }, 'name must not contain commas or control characters'],
       ['a name with a control character', { name: 'a\tb' }, 'name must not contain commas or control characters'],
-      ['a name that is not a string', { name: 42 }, /^name must be a string/],
+      ['a name that is not a string', { name: 42 }, /^name must be text/],
       ['a color that is no hex color', { name: 'fine', color: 'red' }, 'color must be a hex color like #1f93ff'],
       ['a short hex color', { name: 'fine', color: '#fff' }, 'color must be a hex color like #1f93ff'],
       ['an unknown field', { name: 'fine', priority: 1 }, 'priority is not a known field'],
@@ -179,10 +179,10 @@ describe('labels', () => {
     });
 
     it.each([
-      ['labels that are not an array', 'vip', 'labels must be an array'],
+      ['labels that are not an array', 'vip', 'labels must be a list'],
       ['a label that is not a string', ['vip', 7], 'labels must contain only strings'],
       ['an empty name', [''], 'labels must each be 1 to 50 characters long'],
-      ['51 labels', Array.from({ length: 51 }, (_, i) => `l${i}`), /^labels must contain no more than 50 elements/],
+      ['51 labels', Array.from({ length: 51 }, (_, i) => `l${i}`), /^labels must have at most 50 items/],
     ])('refuses %s with 400', async (_, labels, message) => {
       const { id } = await customerWrites(t);
       const answer = await setLabels(id, labels);

@@ -3,6 +3,9 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { signPath } from '../src/auth/signed-urls';
+import { parsePublicId } from '../src/common/ids';
+import { MediaService } from '../src/media/media.service';
+import { MediaStore, storageKeyOf } from '../src/media/media-store';
 import { channelMessage, channelWebhook, eventually } from './support/channel';
 import { TEST_DATABASE_URL } from './support/environment';
 import { FakeGraphApi } from './support/fake-graph-api';
@@ -95,12 +98,13 @@ describe.each(['filesystem', 's3'] as const)('media on the %s store', (store) =>
   const mediaBecomes = (conversationId: string, status: string) =>
     eventually(async () => {
       const message = await latestMessage(conversationId);
-      expect(message.media.status).toBe(status);
-      return message;
+      expect(message.media?.status).toBe(status);
+      return { ...message, media: message.media! };
     });
 
-  const fetchMedia = (url: string, options: { token?: string; headers?: Record<string, string> } = {}) =>
-    t.request('GET', url, { token: options.token, headers: options.headers });
+  /** Bytes on success; a refusal's `{error}` otherwise. */
+  const fetchMedia = async (url: string, options: { token?: string; headers?: Record<string, string> } = {}) =>
+    (await t.request('GET', url, { token: options.token, headers: options.headers })) as Answer<{ error?: string } | undefined>;
 
   /** Every object the store holds (partial files included). */
   async function storedObjects(): Promise<string[]> {
@@ -133,13 +137,13 @@ describe.each(['filesystem', 's3'] as const)('media on the %s store', (store) =>
         status: 'pending',
         url: expect.stringMatching(/^\/api\/v1\/media\/med_[0-9a-f]{32}\?expires=\d+&signature=[\w-]+$/),
       });
-      const whilePending = await fetchMedia(`/api/v1/media/${pending.media.id}`, { token: admin });
+      const whilePending = await fetchMedia(`/api/v1/media/${pending.media!.id}`, { token: admin });
       expect(whilePending.status).toBe(409);
       expect(whilePending.body).toEqual({ error: expect.any(String) });
 
       release();
       const ready = await mediaBecomes(conversationId, 'ready');
-      expect(ready.media).toMatchObject({ id: pending.media.id, mime_type: 'image/jpeg', size: JPEG.length, status: 'ready' });
+      expect(ready.media).toMatchObject({ id: pending.media!.id, mime_type: 'image/jpeg', size: JPEG.length, status: 'ready' });
       expect(graph.mediaRequests(image.id).map((r) => r.authorization)).toEqual(['Bearer graph-token', 'Bearer graph-token']);
 
       const byBearer = await t.app.inject({
@@ -178,7 +182,7 @@ describe.each(['filesystem', 's3'] as const)('media on the %s store', (store) =>
       const image = graph.addMedia(PNG, 'image/png');
       const { conversationId } = await customerSends('image', { id: image.id, mime_type: 'image/png', sha256: image.sha256 });
       const { media } = await mediaBecomes(conversationId, 'ready');
-      expect((await fetchMedia(media.url)).status).toBe(200);
+      expect((await fetchMedia(media.url as string)).status).toBe(200);
       const path = (media.url as string).split('?')[0];
       const expires = /expires=(\d+)/.exec(media.url as string)![1];
       const key = createHmac('sha256', SESSION_SECRET).update('team-inbox signed URLs v1').digest();
@@ -196,7 +200,7 @@ describe.each(['filesystem', 's3'] as const)('media on the %s store', (store) =>
         if (answer.status !== 401) throw new Error(`${what}: ${answer.status} ${answer.text}`);
         expect(answer.body).toEqual({ error: expect.any(String) });
       }
-      expect((await fetchMedia(refused['an expired one'])).body.error).toMatch(/expired/);
+      expect((await fetchMedia(refused['an expired one'])).body?.error).toMatch(/expired/);
       // The same key and path, unexpired, is served: the refusals above are about the signature.
       expect((await fetchMedia(signPath(key, path, Math.floor(Date.now() / 1000) + 60))).status).toBe(200);
     });
@@ -499,6 +503,34 @@ describe.each(['filesystem', 's3'] as const)('media on the %s store', (store) =>
       // Positive control: the same upload as an image is sent.
       expect((await send(id, { type: 'image', image: { media_id: uploaded.id } })).status).toBe(201);
     });
+
+    it('deletes an upload no message was sent with, bytes included, once MEDIA_UPLOAD_TTL has passed, and keeps the sent ones', async () => {
+      const unsent = (await t.request('POST', '/api/v1/media', { token: admin, ...multipart('file', 'u.png', 'image/png', PNG) })).body;
+      const sent = (await t.request('POST', '/api/v1/media', { token: admin, ...multipart('file', 's.jpg', 'image/jpeg', JPEG) })).body;
+      const { id } = await customerWritesText();
+      expect((await send(id, { type: 'image', image: { media_id: sent.id } })).status).toBe(201);
+      // Naming an upload in a text sends nothing with it: it stays unsent (no search of texts for ids).
+      expect((await send(id, { type: 'text', text: `see ${unsent.id}` })).status).toBe(201);
+      const cleanup = t.app.get(MediaService);
+      const storedBytes = (mediaId: string) =>
+        t.app
+          .get(MediaStore)
+          .get(storageKeyOf(parsePublicId('med', mediaId)!))
+          .then(
+            (stream) => (stream.destroy(), true),
+            () => false,
+          );
+
+      // Younger than MEDIA_UPLOAD_TTL (24 h): kept.
+      await cleanup.deleteUnsentUploads(new Date());
+      expect((await fetchMedia(`/api/v1/media/${unsent.id}`, { token: admin })).status).toBe(200);
+
+      expect(await cleanup.deleteUnsentUploads(new Date(Date.now() + 24 * 3_600_000 + 60_000))).toBeGreaterThanOrEqual(1);
+      expect((await fetchMedia(`/api/v1/media/${unsent.id}`, { token: admin })).status).toBe(404);
+      expect(await storedBytes(unsent.id)).toBe(false);
+      expect((await fetchMedia(`/api/v1/media/${sent.id}`, { token: admin })).status).toBe(200);
+      expect(await storedBytes(sent.id)).toBe(true);
+    });
   });
 });
 
@@ -547,18 +579,51 @@ describe('media without a WhatsApp account (the sandbox channel)', () => {
       (await t.request('GET', `/api/v1/conversations/${conversationId}/messages`, { token: admin })).body.data[0].media;
     const ready = await eventually(async () => {
       const media = await statusOf(held);
-      expect(media.status).toBe('ready');
-      return media;
+      expect(media?.status).toBe('ready');
+      return media!;
     });
     const served = await t.app.inject({ method: 'GET', url: ready.url as string });
     expect(served.rawPayload.equals(PNG)).toBe(true);
     const failed = await eventually(async () => {
       const media = await statusOf(missing);
-      expect(media.status).toBe('failed');
-      return media;
+      expect(media?.status).toBe('failed');
+      return media!;
     });
     const gone = await t.request('GET', `/api/v1/media/${failed.id}`, { token: admin });
     expect(gone.status).toBe(410);
-    expect(gone.body.error).toMatch(/The sandbox channel has no media "sandbox-test-404"/);
+    expect(gone.body?.error).toMatch(/The sandbox channel has no media "sandbox-test-404"/);
+  });
+});
+
+describe('the quota of unsent uploads (MEDIA_UPLOAD_QUOTA_MB)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { MEDIA_UPLOAD_QUOTA_MB: '1' } });
+  });
+  afterAll(() => t.close());
+
+  /** A PDF of exactly `bytes`. */
+  const document = (bytes: number) => Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(bytes - 9)]);
+  const upload = (token: string, bytes: Buffer) =>
+    t.request('POST', '/api/v1/media', { token, ...multipart('file', 'big.pdf', 'application/pdf', bytes) });
+
+  it("refuses an upload past the uploader's quota with 413, counting only their unsent uploads", async () => {
+    const agent = await t.createUser();
+    expect((await upload(agent.token, document(600_000))).status).toBe(201);
+    const refused = await upload(agent.token, document(600_000));
+    expect(refused.status).toBe(413);
+    expect(refused.body.error).toMatch(/^Your uploads not yet sent would take more than your 1 MB \(MEDIA_UPLOAD_QUOTA_MB\)/);
+    // Another user has their own quota.
+    expect((await upload((await t.createUser()).token, document(600_000))).status).toBe(201);
+  });
+
+  it('refuses at once, without reading the file, when the quota is already used up', async () => {
+    const agent = await t.createUser();
+    expect((await upload(agent.token, document(1024 * 1024))).status).toBe(201);
+    const refused = await upload(agent.token, document(100));
+    expect(refused.status).toBe(413);
+    expect(await t.sql(`SELECT count(*)::int AS n FROM media WHERE uploaded_by = $1`, [parsePublicId('user', agent.id)])).toEqual([
+      { n: 1 },
+    ]);
   });
 });

@@ -28,9 +28,7 @@ describe('what the channel carries', () => {
     graph = await FakeGraphApi.start();
     t = await startTestApp({
       env: {
-        MESSAGING_ACCESS_TOKEN: 'graph-token',
-        MESSAGING_PHONE_NUMBER_ID: '106540352242922',
-        MESSAGING_API_BASE_URL: graph.baseUrl,
+        ...graph.channelEnv,
         MESSAGING_RETRY_SCHEDULE: '50ms',
       },
     });

@@ -4,7 +4,7 @@ import { MessageRepository } from '../src/conversations/message.repository';
 import { SearchMessagesQuery } from '../src/conversations/message.dto';
 import { searchWords } from '../src/common/search';
 import { customerWrites } from './support/inbox';
-import { startTestApp, TestApp } from './support/test-app';
+import { Query, startTestApp, TestApp } from './support/test-app';
 
 /** A word no other test writes, so each test sees only its own messages. */
 const marker = () => `zq${randomBytes(4).toString('hex')}`;
@@ -85,7 +85,7 @@ describe('message search', () => {
     ['a q over 200 characters', `?q=${'a'.repeat(201)}`],
     ['a q of 11 words', `?q=${encodeURIComponent('a b c d e f g h i j k')}`],
   ])('refuses %s with 400 naming q', async (_, query) => {
-    const answer = await t.request('GET', `/api/v1/messages/search${query}`, { token });
+    const answer = await t.request('GET', `/api/v1/messages/search${query as Query}`, { token });
     expect(answer.status).toBe(400);
     expect(answer.body.error).toMatch(/\bq\b/);
   });

@@ -12,9 +12,7 @@ describe('sending through the WhatsApp Cloud API', () => {
     graph = await FakeGraphApi.start();
     t = await startTestApp({
       env: {
-        MESSAGING_ACCESS_TOKEN: 'graph-token',
-        MESSAGING_PHONE_NUMBER_ID: '106540352242922',
-        MESSAGING_API_BASE_URL: graph.baseUrl,
+        ...graph.channelEnv,
         MESSAGING_RETRY_SCHEDULE: '50ms,50ms,50ms',
       },
     });
@@ -268,6 +266,25 @@ describe('sending through the WhatsApp Cloud API', () => {
       expect(statuses).toEqual(['sent', 'read']);
     });
 
+    it('answers 200 to a status of an id no message has, changing nothing and saying so in the log, not of an out-of-order one', async () => {
+      const before = (await t.events('message.status')).length;
+      const answer = await deliverStatuses(channelStatus('wamid.nothing-has-this-id', 'read'));
+      expect(answer.status).toBe(200);
+      expect((await t.events('message.status')).length).toBe(before);
+      expect(t.logs.map((line) => line.msg)).toContain(
+        'A "read" status for wamid.nothing-has-this-id, which names no message here: nothing changed',
+      );
+      // A known message's late status changes nothing either, and is no unknown id.
+      const { id } = await customerWrites(t);
+      const sent = await send(id, { type: 'text', text: 'known' });
+      await statusBecomes(id, sent.body.id, 'sent');
+      const [row] = await t.sql<{ channel_message_id: string }>('SELECT channel_message_id FROM messages WHERE id::text = $1', [
+        parsePublicId('msg', sent.body.id)!,
+      ]);
+      await deliverStatuses(channelStatus(row.channel_message_id, 'sent'));
+      expect(t.logs.some((line) => String(line.msg).includes(`${row.channel_message_id}, which names no message`))).toBe(false);
+    });
+
     it('marks a message failed with the channel’s error text', async () => {
       const { id } = await customerWrites(t);
       const answer = await send(id, { type: 'text', text: 'bounce' });
@@ -337,7 +354,7 @@ describe('sending through the WhatsApp Cloud API', () => {
 });
 
 describe('channel health when the Graph API refuses the token or is unreachable', () => {
-  it('answers 503 with the reason when the token is refused', async () => {
+  it("answers 503 with the Graph API's reason to an admin only, and logs it", async () => {
     const graph = await FakeGraphApi.start();
     graph.healthStatus = 401;
     const t = await startTestApp({
@@ -346,7 +363,15 @@ describe('channel health when the Graph API refuses the token or is unreachable'
     try {
       const answer = await t.request('GET', '/api/health/messaging');
       expect(answer.status).toBe(503);
-      expect(answer.body).toEqual({ error: 'Messaging channel is unhealthy: (#190) Invalid OAuth access token' });
+      expect(answer.body).toEqual({
+        error: "Messaging channel is unhealthy; the reason is in the service's log, or ask with an admin's token",
+      });
+      const agent = await t.createUser();
+      expect((await t.request('GET', '/api/health/messaging', { token: agent.token })).body.error).not.toMatch(/OAuth/);
+      const toAdmin = await t.request('GET', '/api/health/messaging', { token: await t.adminToken() });
+      expect(toAdmin.status).toBe(503);
+      expect(toAdmin.body).toEqual({ error: 'Messaging channel is unhealthy: (#190) Invalid OAuth access token' });
+      expect(t.logs.some((line) => line.msg === 'Messaging channel is unhealthy: (#190) Invalid OAuth access token')).toBe(true);
     } finally {
       await t.close();
       await graph.close();
@@ -359,7 +384,7 @@ describe('channel health when the Graph API refuses the token or is unreachable'
     await graph.close();
     const t = await startTestApp({ env: { MESSAGING_ACCESS_TOKEN: 't', MESSAGING_PHONE_NUMBER_ID: '1', MESSAGING_API_BASE_URL: baseUrl } });
     try {
-      const answer = await t.request('GET', '/api/health/messaging');
+      const answer = await t.request('GET', '/api/health/messaging', { token: await t.adminToken() });
       expect(answer.status).toBe(503);
       expect(answer.body.error).toMatch(/^Messaging channel is unhealthy: The channel could not be reached/);
     } finally {
@@ -380,7 +405,7 @@ describe('the sandbox channel (no MESSAGING_ACCESS_TOKEN)', () => {
       });
       await eventually(async () => {
         const thread = await t.request('GET', `/api/v1/conversations/${id}/messages`, { token: await t.adminToken() });
-        expect(thread.body.data.find((m: { id: string }) => m.id === answer.body.id).status).toBe('sent');
+        expect(thread.body.data.find((m: { id: string }) => m.id === answer.body.id)?.status).toBe('sent');
       });
     } finally {
       await t.close();

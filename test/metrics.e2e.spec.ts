@@ -33,9 +33,7 @@ describe('metrics', () => {
       env: {
         METRICS_TOKEN,
         MESSAGING_APP_SECRET: APP_SECRET,
-        MESSAGING_ACCESS_TOKEN: 'graph-token',
-        MESSAGING_PHONE_NUMBER_ID: '106540352242922',
-        MESSAGING_API_BASE_URL: graph.baseUrl,
+        ...graph.channelEnv,
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       },
     });
@@ -162,7 +160,7 @@ describe('metrics switched off or on a port of their own', () => {
     try {
       const answer = await t.request('GET', '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
       expect(answer.status).toBe(404);
-      expect(answer.body.error).toContain('METRICS_TOKEN');
+      expect((answer.body as { error: string }).error).toContain('METRICS_TOKEN');
       // The API is untouched.
       expect((await t.request('GET', '/api/health')).status).toBe(200);
     } finally {

@@ -17,9 +17,7 @@ describe('private notes', () => {
     receiver = await WebhookReceiver.start();
     t = await startTestApp({
       env: {
-        MESSAGING_ACCESS_TOKEN: 'graph-token',
-        MESSAGING_PHONE_NUMBER_ID: '106540352242922',
-        MESSAGING_API_BASE_URL: graph.baseUrl,
+        ...graph.channelEnv,
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       },
     });
@@ -179,9 +177,9 @@ describe('private notes', () => {
 
   it.each([
     ['no text', { mentions: [] }, /^text /],
-    ['an empty text', { text: '' }, /^text must be longer than or equal to 1 characters/],
-    ['a text over 4096 characters', { text: 'x'.repeat(4097) }, /^text must be shorter than or equal to 4096 characters/],
-    ['mentions that are not an array', { text: 'Hi', mentions: 'user_x' }, 'mentions must be an array'],
+    ['an empty text', { text: '' }, /^text is required/],
+    ['a text over 4096 characters', { text: 'x'.repeat(4097) }, /^text must be at most 4096 characters/],
+    ['mentions that are not an array', { text: 'Hi', mentions: 'user_x' }, 'mentions must be a list'],
     ['a mention that is not a string', { text: 'Hi', mentions: [1] }, 'mentions must contain only user ids'],
     ['an unknown field', { text: 'Hi', private: true }, 'private is not a known field'],
   ])('refuses %s with 400', async (_, body, message) => {

@@ -131,7 +131,7 @@ describe('notifications', () => {
     const answer = await t.request('POST', `/api/v1/notifications/${unread.id}/read`, { token: ana.token });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ ...unread, read_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) });
-    expect(Date.parse(answer.body.read_at)).toBeGreaterThanOrEqual(before - 1000);
+    expect(Date.parse(answer.body.read_at as string)).toBeGreaterThanOrEqual(before - 1000);
     expect((await list(ana.token)).data[0]).toEqual(answer.body);
   });
 
@@ -142,7 +142,7 @@ describe('notifications', () => {
     const first = await t.request('POST', `/api/v1/notifications/${unread.id}/read`, { token: ana.token });
     expect(first.body.read_at).toEqual(expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/));
     // The clock past the first read_at, so a second stamp would show.
-    await clockPast(Date.parse(first.body.read_at));
+    await clockPast(Date.parse(first.body.read_at as string));
     const second = await t.request('POST', `/api/v1/notifications/${unread.id}/read`, { token: ana.token });
     expect(second.status).toBe(200);
     expect(second.body).toEqual(first.body);

@@ -2,6 +2,7 @@ import { ADMIN, startTestApp, TestApp } from './support/test-app';
 
 const PUBLIC_API_PATHS = [
   '/api/v1/auth/login',
+  '/api/v1/auth/login/mfa',
   '/api/v1/auth/accept-invite',
   '/api/v1/auth/forgot-password',
   '/api/v1/auth/reset-password',
@@ -113,6 +114,19 @@ describe('OpenAPI document', () => {
     expect(answer.text).toContain('swagger');
   });
 
+  it('lists Authentication first and Operations last, every tag an operation uses declared, /metrics under Operations', () => {
+    const declared = (doc.tags as { name: string }[]).map((tag) => tag.name);
+    expect(declared[0]).toBe('Authentication');
+    expect(declared[declared.length - 1]).toBe('Operations');
+    const used = new Set(
+      Object.values(doc.paths as Record<string, Record<string, { tags?: string[] }>>).flatMap((methods) =>
+        Object.values(methods).flatMap((operation) => operation.tags ?? []),
+      ),
+    );
+    expect([...used].filter((tag) => !declared.includes(tag))).toEqual([]);
+    expect(doc.paths['/metrics'].get.tags).toEqual(['Operations']);
+  });
+
   it('lists every endpoint', () => {
     const operations = Object.entries(doc.paths as Record<string, object>).flatMap(([path, methods]) =>
       Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`),
@@ -145,7 +159,9 @@ describe('OpenAPI document', () => {
         'GET /api/v1/contacts/{id}',
         'PATCH /api/v1/contacts/{id}',
         'DELETE /api/v1/contacts/{id}',
+        'POST /api/v1/contacts/{id}/block',
         'POST /api/v1/contacts/{id}/merge',
+        'POST /api/v1/contacts/{id}/unblock',
         'POST /api/v1/contacts/import',
         'GET /api/v1/contacts/export',
         'GET /api/v1/canned-responses',
@@ -154,6 +170,7 @@ describe('OpenAPI document', () => {
         'PATCH /api/v1/canned-responses/{id}',
         'DELETE /api/v1/canned-responses/{id}',
         'GET /api/v1/conversations',
+        'POST /api/v1/conversations',
         'GET /api/v1/conversations/counts',
         'GET /api/v1/conversations/{id}',
         'PATCH /api/v1/conversations/{id}',
@@ -182,11 +199,22 @@ describe('OpenAPI document', () => {
         'GET /api/webhooks/messaging',
         'POST /api/webhooks/messaging',
         'GET /api/v1/inbound/failed',
+        'POST /api/v1/events/stream-tickets',
         'POST /api/v1/inbound/failed/{id}/replay',
         'GET /api/v1/inbound/errors',
         'GET /api/v1/templates',
         'GET /api/v1/templates/{id}',
         'POST /api/v1/templates/sync',
+        'POST /api/v1/auth/login/mfa',
+        'POST /api/v1/users/{id}/unlock',
+        'POST /api/v1/me/2fa',
+        'POST /api/v1/me/2fa/enable',
+        'DELETE /api/v1/me/2fa',
+        'DELETE /api/v1/users/{id}/2fa',
+        'GET /api/v1/api-tokens',
+        'POST /api/v1/api-tokens',
+        'DELETE /api/v1/api-tokens/{id}',
+        'GET /api/v1/audit-log',
       ].sort(),
     );
   });

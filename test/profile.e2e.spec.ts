@@ -20,11 +20,15 @@ describe("one's own profile (PATCH /api/v1/me)", () => {
       role: 'agent',
       beta_access: false,
       status: 'active',
+      two_factor_enabled: false,
+      locked_until: null,
+      two_factor_required: false,
       email_notifications: 'immediate',
+      password_change_required: false,
       created_at: expect.any(String),
     });
     const listed = await t.request('GET', `/api/v1/users/${user.id}`, { token: user.token });
-    expect(listed.body.email_notifications).toBeUndefined();
+    expect((listed.body as object as Record<string, unknown>).email_notifications).toBeUndefined();
   });
 
   it('changes the name and email_notifications, answering the caller; the token keeps working', async () => {

@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
 import { describeWithPostgresAndRedis } from './support/environment';
 import { startTestApp, startTwoInstances, TestApp } from './support/test-app';
 
@@ -99,5 +102,60 @@ describeWithPostgresAndRedis('rate limiting across instances (needs TEST_DATABAS
     expect(last.headers['ratelimit-remaining']).toBe('0');
     expect((await a.request('GET', '/api/v1/me', { token: agent.token })).status).toBe(429);
     expect((await b.request('GET', '/api/v1/me', { token: agent.token })).status).toBe(429);
+  });
+});
+
+/** The shipped compose file's TRUST_PROXY and proxy address, and what its nginx writes as X-Forwarded-For. */
+function shippedProxy(): { trustProxy: string; proxyAddress: string; forwardedFor(client: string, clientHeader: string): string } {
+  const compose = parse(readFileSync(join(__dirname, '..', 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+    services: Record<string, { environment?: Record<string, string>; networks?: { default?: { ipv4_address?: string } } }>;
+  };
+  const nginx = readFileSync(join(__dirname, '..', 'deploy/proxy/nginx.conf'), 'utf8');
+  const directives = [...nginx.matchAll(/proxy_set_header X-Forwarded-For (\S+);/g)].map((match) => match[1]);
+  expect(directives.length).toBeGreaterThan(0);
+  expect(new Set(directives).size).toBe(1);
+  return {
+    trustProxy: String(compose.services['app-1'].environment?.TRUST_PROXY),
+    proxyAddress: String(compose.services.proxy.networks?.default?.ipv4_address),
+    // nginx's two ways: its own view of the client, or the client's header with that view appended.
+    forwardedFor: (client, clientHeader) => (directives[0] === '$remote_addr' ? client : `${clientHeader}, ${client}`),
+  };
+}
+
+describe('client addresses behind the shipped proxy settings', () => {
+  const proxy = shippedProxy();
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { RATE_LIMIT_MAX_REQUESTS: '3', TRUST_PROXY: proxy.trustProxy } });
+  });
+  afterAll(() => t.close());
+
+  const fromClient = (client: string, forged: string) =>
+    t.request('GET', '/api/v1/me', { ip: proxy.proxyAddress, headers: { 'x-forwarded-for': proxy.forwardedFor(client, forged) } });
+
+  it('trusts only the proxy of docker-compose.yml, by its fixed address', () => {
+    expect(proxy.trustProxy).toBe(proxy.proxyAddress);
+    expect(proxy.trustProxy).not.toBe('true');
+  });
+
+  it('counts a client that forges a new X-Forwarded-For on every request as the one client it is', async () => {
+    for (let i = 0; i < 3; i++) expect((await fromClient('198.51.100.40', `203.0.113.${i}`)).status).toBe(401);
+    expect((await fromClient('198.51.100.40', '203.0.113.99')).status).toBe(429);
+    expect((await fromClient('198.51.100.41', '198.51.100.40')).status).toBe(401);
+  });
+
+  it('ignores X-Forwarded-For from a sender that is not the proxy', async () => {
+    const forged = { 'x-forwarded-for': '203.0.113.50' };
+    for (let i = 0; i < 3; i++) expect((await t.request('GET', '/api/v1/me', { ip: '198.51.100.60', headers: forged })).status).toBe(401);
+    expect((await t.request('GET', '/api/v1/me', { ip: '198.51.100.60', headers: forged })).status).toBe(429);
+    expect((await t.request('GET', '/api/v1/me', { ip: '198.51.100.61', headers: forged })).status).toBe(401);
+  });
+
+  it('counts IPv6 clients by their /64 and IPv4-mapped addresses as IPv4', async () => {
+    for (let i = 1; i <= 3; i++) expect((await fromClient(`2001:db8:1:2::${i}`, '')).status).toBe(401);
+    expect((await fromClient('2001:db8:1:2:ffff::9', '')).status).toBe(429);
+    expect((await fromClient('2001:db8:1:3::1', '')).status).toBe(401);
+    for (let i = 0; i < 3; i++) expect((await fromClient('198.51.100.70', '')).status).toBe(401);
+    expect((await fromClient('::ffff:198.51.100.70', '')).status).toBe(429);
   });
 });

@@ -18,9 +18,7 @@ describe('reactions and replies, both ways', () => {
     receiver = await WebhookReceiver.start();
     t = await startTestApp({
       env: {
-        MESSAGING_ACCESS_TOKEN: 'graph-token',
-        MESSAGING_PHONE_NUMBER_ID: '106540352242922',
-        MESSAGING_API_BASE_URL: graph.baseUrl,
+        ...graph.channelEnv,
         MESSAGING_RETRY_SCHEDULE: '50ms',
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
         WEBHOOK_RETRY_SCHEDULE: '50ms',

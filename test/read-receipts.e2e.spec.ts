@@ -10,9 +10,7 @@ import { customerWrites } from './support/inbox';
 import { startTestApp, startTwoInstances, TestApp } from './support/test-app';
 
 const channelEnv = (graph: FakeGraphApi) => ({
-  MESSAGING_ACCESS_TOKEN: 'graph-token',
-  MESSAGING_PHONE_NUMBER_ID: '106540352242922',
-  MESSAGING_API_BASE_URL: graph.baseUrl,
+  ...graph.channelEnv,
   MESSAGING_RETRY_SCHEDULE: '50ms,50ms',
 });
 

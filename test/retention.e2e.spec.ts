@@ -105,7 +105,7 @@ describe('retention of events and webhook deliveries (EVENT_RETENTION, 30 days b
     expect(await t.sql('SELECT id FROM messages ORDER BY id')).toEqual(messagesBefore);
     expect(await exists('messages', message.id)).toBe(true);
     const thread = await t.request('GET', `/api/v1/conversations/${conversation.id}/messages`, { token: admin });
-    expect(thread.body.data.map((m: { text: string }) => m.text)).toContain('Keep me forever');
+    expect(thread.body.data.map((m) => m.text)).toContain('Keep me forever');
     // The attempt log answers what is left.
     const log = await t.request('GET', `/api/v1/webhooks/${registered.body.id}/deliveries`, { token: admin });
     expect(log.status).toBe(200);

@@ -1,7 +1,6 @@
-import { parsePublicId } from '../src/common/ids';
 import { eventually } from './support/channel';
 import { describeWithPostgresAndRedis } from './support/environment';
-import { asInEvents, customerWrites } from './support/inbox';
+import { customerWrites } from './support/inbox';
 import { startTestApp, startTwoInstances, TestApp } from './support/test-app';
 
 /** A time `ms` from now, as the API takes it. */
@@ -46,24 +45,6 @@ describe('snoozing a conversation', () => {
     expect((await t.request('GET', `/api/v1/conversations/${id}`, { token: admin })).body).toEqual(answer.body);
   });
 
-  it('records conversation.updated with the status and snoozed_until changes, then only the time when the snooze moves', async () => {
-    const { id } = await customerWrites(t);
-    const [first, second] = [fromNow(3600_000), fromNow(7200_000)];
-    const snoozed = await snooze(t, id, first);
-    const moved = await snooze(t, id, second);
-    expect(moved.body.snoozed_until).toBe(second);
-    expect((await eventsOf(t, 'conversation.updated', id)).map((event) => event.data)).toEqual([
-      {
-        conversation: asInEvents(snoozed.body),
-        changes: { status: { from: 'open', to: 'snoozed' }, snoozed_until: { from: null, to: first } },
-      },
-      { conversation: asInEvents(moved.body), changes: { snoozed_until: { from: first, to: second } } },
-    ]);
-    const before = (await t.events()).length;
-    expect((await snooze(t, id, second)).status).toBe(200);
-    expect((await t.events()).length).toBe(before);
-  });
-
   it('opens it again by itself when its time comes, with one conversation.reopened', async () => {
     const { id } = await customerWrites(t);
     const snoozed = await snooze(t, id, fromNow(1500));
@@ -74,50 +55,6 @@ describe('snoozing a conversation', () => {
     const reopened = await eventsOf(t, 'conversation.reopened', id);
     expect(reopened).toHaveLength(1);
     expect(reopened[0].data.conversation).toMatchObject({ id, status: 'open', snoozed_until: null });
-  });
-
-  it('opens it again when the customer writes before its time, with one conversation.reopened, and never again at that time', async () => {
-    const { id, phone } = await customerWrites(t);
-    await snooze(t, id, fromNow(3600_000));
-    await customerWrites(t, { phone: phone.slice(1), text: 'Any news?' });
-    const conversation = (await t.request('GET', `/api/v1/conversations/${id}`, { token: admin })).body;
-    expect(conversation).toMatchObject({ status: 'open', snoozed_until: null });
-    expect(await listed(t, 'status=open')).toContain(id);
-    expect((await eventsOf(t, 'conversation.reopened', id)).map((event) => event.data.conversation)).toEqual([
-      expect.objectContaining({ id, status: 'open', snoozed_until: null }),
-    ]);
-    const [row] = await t.sql<{ status: string; snoozed_until: Date | null }>(
-      'SELECT status, snoozed_until FROM conversations WHERE id = $1',
-      [parsePublicId('conv', id)],
-    );
-    expect(row).toEqual({ status: 'open', snoozed_until: null });
-  });
-
-  it('clears snoozed_until when a snoozed conversation is closed, recording conversation.closed', async () => {
-    const { id } = await customerWrites(t);
-    await snooze(t, id, fromNow(3600_000));
-    const closed = await t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body: { status: 'closed' } });
-    expect(closed.body).toMatchObject({ status: 'closed', snoozed_until: null });
-    expect((await eventsOf(t, 'conversation.closed', id)).map((event) => event.data)).toEqual([{ conversation: asInEvents(closed.body) }]);
-  });
-
-  it('clears snoozed_until when a snoozed conversation is reopened by hand, recording conversation.reopened', async () => {
-    const { id } = await customerWrites(t);
-    await snooze(t, id, fromNow(3600_000));
-    const opened = await t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body: { status: 'open' } });
-    expect(opened.body).toMatchObject({ status: 'open', snoozed_until: null });
-    expect((await eventsOf(t, 'conversation.reopened', id)).map((event) => event.data)).toEqual([
-      { conversation: asInEvents(opened.body) },
-    ]);
-  });
-
-  it('keeps the snooze when only the assignee changes', async () => {
-    const { id } = await customerWrites(t);
-    const until = fromNow(3600_000);
-    await snooze(t, id, until);
-    const agent = await t.createUser();
-    const assigned = await t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body: { assigned_to: agent.id } });
-    expect(assigned.body).toMatchObject({ status: 'snoozed', snoozed_until: until, assigned_to: agent.id });
   });
 
   it.each([

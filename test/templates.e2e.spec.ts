@@ -4,7 +4,7 @@ import { TemplateRepository, type TemplateFilter } from '../src/templates/templa
 import { eventually, templateChangeWebhook } from './support/channel';
 import { FakeGraphApi } from './support/fake-graph-api';
 import { customerWrites } from './support/inbox';
-import { startTestApp, TestApp } from './support/test-app';
+import { Query, startTestApp, TestApp } from './support/test-app';
 
 const BUSINESS_ACCOUNT = '102290129340398';
 
@@ -99,7 +99,7 @@ describe('the template catalogue of a WhatsApp Business Account', () => {
     await graph.close();
   });
 
-  const list = async (query = ''): Promise<ListedTemplate[]> => {
+  const list = async (query: Query = ''): Promise<ListedTemplate[]> => {
     const answer = await t.request('GET', `/api/v1/templates${query}`, { token: admin });
     expect(answer.status).toBe(200);
     return answer.body.data as ListedTemplate[];
@@ -230,7 +230,7 @@ describe('the template catalogue of a WhatsApp Business Account', () => {
   });
 
   describe('listing', () => {
-    const names = async (query: string) => (await list(query)).map((template) => `${template.name}/${template.language}`).sort();
+    const names = async (query: Query) => (await list(query)).map((template) => `${template.name}/${template.language}`).sort();
 
     it('filters by status (case-insensitive), language and part of the name', async () => {
       expect(await names('?status=pending')).toEqual(['spring_sale/en_US']);
@@ -263,7 +263,7 @@ describe('the template catalogue of a WhatsApp Business Account', () => {
       ['?cursor=abc', /^cursor /],
       ['?q=', /^q /],
     ])('refuses %s with 400', async (query, message) => {
-      const answer = await t.request('GET', `/api/v1/templates${query}`, { token: admin });
+      const answer = await t.request('GET', `/api/v1/templates${query as Query}`, { token: admin });
       expect(answer.status).toBe(400);
       expect(answer.body.error).toMatch(message);
     });
@@ -298,6 +298,39 @@ describe('the template catalogue of a WhatsApp Business Account', () => {
           ],
         },
       });
+    });
+
+    it("sends a header image from one of our uploads as the channel's media id, and counts the upload as sent", async () => {
+      const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+      const boundary = 'template-header-upload';
+      const uploaded = await t.request('POST', '/api/v1/media', {
+        token: admin,
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+        payload: Buffer.concat([
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="parcel.png"\r\nContent-Type: image/png\r\n\r\n`,
+          ),
+          png,
+          Buffer.from(`\r\n--${boundary}--\r\n`),
+        ]),
+      });
+      expect(uploaded.status).toBe(201);
+      const mediaId = uploaded.body.id as string;
+      const { id, phone } = await customerWrites(t);
+      const components = deliveryComponents();
+      components[0] = { type: 'header', parameters: [{ type: 'image', image: { media_id: mediaId } }] };
+      const answer = await send(id, { name: 'delivery_update', language: 'en_US', components });
+      expect(answer.status).toBe(201);
+      await eventually(async () => expect(graph.sendsTo(phone)).toHaveLength(1));
+      const header = (graph.sendsTo(phone)[0].body as { template: { components: { parameters: unknown[] }[] } }).template.components[0];
+      const upload = graph.mediaUploads.at(-1)!;
+      expect(upload.file?.bytes.equals(png)).toBe(true);
+      expect(header.parameters).toEqual([{ type: 'image', image: { id: expect.stringMatching(/\S/) } }]);
+      expect(JSON.stringify(header)).not.toContain('med_');
+      const [row] = await t.sql<{ sent_at: Date | null }>('SELECT sent_at FROM media WHERE id = $1', [
+        mediaId.replace(/^med_(\w{8})(\w{4})(\w{4})(\w{4})(\w{12})$/, '$1-$2-$3-$4-$5'),
+      ]);
+      expect(row.sent_at).not.toBeNull();
     });
 
     it('sends the quick reply payload of the second button as Meta documents it', async () => {
@@ -396,6 +429,7 @@ describe('the template catalogue of a WhatsApp Business Account', () => {
       expect((await find('order_update')).status).toBe('PAUSED');
 
       template.status = 'APPROVED';
+      const reinstatedAt = new Date();
       await webhook(
         templateChangeWebhook('message_template_status_update', {
           event: 'REINSTATED',
@@ -407,6 +441,11 @@ describe('the template catalogue of a WhatsApp Business Account', () => {
       );
       expect((await find('order_update')).status).toBe('APPROVED');
       expect((await send(id, order)).status).toBe(201);
+      // The sync this change asked for ends here, so that it cannot write the catalogue over the next test's change.
+      await eventually(async () => {
+        const [sync] = await t.sql<{ synced_at: Date | null }>('SELECT max(synced_at) AS synced_at FROM template_syncs');
+        expect(sync.synced_at !== null && new Date(sync.synced_at) >= reinstatedAt).toBe(true);
+      });
     });
 
     it('sets the category of a template_category_update at once', async () => {

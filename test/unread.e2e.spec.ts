@@ -53,8 +53,8 @@ describe('unread state per agent and the counts of the inbox', () => {
     await read(id, agent.token);
     const inList = async (token: string) =>
       (await t.request('GET', '/api/v1/conversations?limit=100', { token })).body.data.find((c: { id: string }) => c.id === id);
-    expect((await inList(admin)).unread_count).toBe(3);
-    expect((await inList(agent.token)).unread_count).toBe(0);
+    expect((await inList(admin))?.unread_count).toBe(3);
+    expect((await inList(agent.token))?.unread_count).toBe(0);
   });
 
   it('does not count the team’s notes as unread', async () => {

@@ -1,4 +1,4 @@
-import { startTestApp, TestApp } from './support/test-app';
+import { Query, startTestApp, TestApp } from './support/test-app';
 
 describe('users', () => {
   let t: TestApp;
@@ -17,6 +17,21 @@ describe('users', () => {
     ...overrides,
   });
 
+  it.each(['password', 'name', 'role', 'beta_access'])(
+    'refuses "%s": null with 400 naming the field, on creation and on change',
+    async (field) => {
+      const created = await t.request('POST', '/api/v1/users', { token: admin, body: newUser({ [field]: null }) });
+      expect(created.status).toBe(400);
+      expect(created.body.error).toMatch(new RegExp(`^${field} `));
+      const agent = await t.createUser();
+      const changed = await t.request('PATCH', `/api/v1/users/${agent.id}`, { token: admin, body: { [field]: null } });
+      expect(changed.status).toBe(400);
+      expect(changed.body.error).toMatch(new RegExp(`^${field} `));
+      // Positive control: the field left out is fine.
+      expect((await t.request('PATCH', `/api/v1/users/${agent.id}`, { token: admin, body: {} })).status).toBe(200);
+    },
+  );
+
   it('creates a user with 201 and never returns the password', async () => {
     const body = newUser({ beta_access: true });
     const answer = await t.request('POST', '/api/v1/users', { token: admin, body });
@@ -28,6 +43,8 @@ describe('users', () => {
       role: 'agent',
       beta_access: true,
       status: 'active',
+      two_factor_enabled: false,
+      locked_until: null,
       created_at: expect.any(String),
     });
     expect(answer.text).not.toContain('long-enough-pw');
@@ -131,12 +148,12 @@ describe('users list pagination', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const query: string = cursor ? `?limit=3&cursor=${cursor}` : '?limit=3';
+      const query: Query = cursor ? `?limit=3&cursor=${cursor}` : '?limit=3';
       const answer = await t.request('GET', `/api/v1/users${query}`, { token: admin });
       expect(answer.status).toBe(200);
       expect(answer.body.data.length).toBeLessThanOrEqual(3);
       seen.push(...answer.body.data.map((u: { email: string }) => u.email));
-      cursor = answer.body.next_cursor;
+      cursor = answer.body.next_cursor as string | null;
       pages += 1;
     } while (cursor);
     expect(seen).toEqual(['admin@example.com', ...[0, 1, 2, 3, 4, 5].map((i) => `page${i}@example.com`)]);

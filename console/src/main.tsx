@@ -1,6 +1,7 @@
 import { type ComponentType, render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, currentToken, type Me, onApiError, type Schemas, setToken, type User } from './api/client';
+import { api, ApiError, type Me, onApiError, type Schemas, setToken, type User } from './api/client';
+import { AdminAuditLog } from './admin/audit-log';
 import { AdminCannedResponses } from './admin/canned-responses';
 import { AdminDeadLetters } from './admin/dead-letters';
 import { AdminLabels } from './admin/labels';
@@ -8,7 +9,14 @@ import { AdminUsers } from './admin/users';
 import { AdminWebhooks } from './admin/webhooks';
 import { NotificationBell } from './components/notification-bell';
 import { ShortcutHelp } from './components/shortcut-help';
-import { AcceptInvitePage, ForgotPasswordPage, LoginPage, ResetPasswordPage } from './pages/auth';
+import {
+  AcceptInvitePage,
+  ChoosePasswordPage,
+  ForgotPasswordPage,
+  LoginPage,
+  ResetPasswordPage,
+  SecondFactorRequiredPage,
+} from './pages/auth';
 import { ContactsPage } from './pages/contacts';
 import { InboxPage } from './pages/inbox';
 import { ProfilePage } from './pages/profile';
@@ -24,6 +32,12 @@ const PUBLIC_PAGES: Record<string, ComponentType> = {
   '/forgot-password': ForgotPasswordPage,
   '/reset-password': ResetPasswordPage,
 };
+
+// A request refused with 401 ends the session: the login page says so (onApiError above). The
+// component that made the request may not catch its refusal; that is no error of the page.
+window.addEventListener('unhandledrejection', (event) => {
+  if (event.reason instanceof ApiError && event.reason.status === 401) event.preventDefault();
+});
 
 function App() {
   const { path } = useLocation();
@@ -48,12 +62,33 @@ function App() {
     );
   }, []);
 
-  useEffect(() => onApiError((error) => error.status === 401 && (forgetSession(), setMe(null))), []);
+  const [sessionEnded, setSessionEnded] = useState(false);
+  useEffect(
+    () =>
+      onApiError((error) => {
+        if (error.status !== 401) return;
+        forgetSession();
+        setMe(null);
+        setSessionEnded(true);
+      }),
+    [],
+  );
 
   const Public = PUBLIC_PAGES[path];
   if (Public) return <Public />;
   if (checking) return <p class="splash">Loading…</p>;
-  if (!me) return <LoginPage onLoggedIn={setMe} />;
+  if (!me)
+    return (
+      <LoginPage
+        notice={sessionEnded ? 'Your session has ended: log in again.' : undefined}
+        onLoggedIn={(found) => {
+          setSessionEnded(false);
+          setMe(found);
+        }}
+      />
+    );
+  if (me.password_change_required) return <ChoosePasswordPage me={me} onChanged={setMe} />;
+  if (me.two_factor_required) return <SecondFactorRequiredPage me={me} onEnrolled={setMe} />;
   return <Shell me={me} setMe={setMe} path={path} />;
 }
 
@@ -61,7 +96,7 @@ function Shell(props: { me: Me; setMe: (me: Me | null) => void; path: string }) 
   const { me, path } = props;
   const [users, setUsers] = useState<User[]>([]);
   const [labels, setLabels] = useState<Schemas['LabelResponse'][]>([]);
-  const [stream] = useState(() => new EventStream(currentToken));
+  const [stream] = useState(() => new EventStream(() => api.post('/api/v1/events/stream-tickets').then((answer) => answer.ticket)));
   const [streamState, setStreamState] = useState<StreamState>('connecting');
   const [limited, setLimited] = useState<ApiError | null>(null);
   const [menuOpen, setMenuOpen] = useState(false);
@@ -136,6 +171,7 @@ function Shell(props: { me: Me; setMe: (me: Me | null) => void; path: string }) 
             {link('/admin/canned-responses', 'Canned responses', path === '/admin/canned-responses')}
             {admin && link('/admin/webhooks', 'Webhooks', path === '/admin/webhooks')}
             {admin && link('/admin/dead-letters', 'Dead letters', path === '/admin/dead-letters')}
+            {admin && link('/admin/audit-log', 'Audit log', path === '/admin/audit-log')}
             <span class="nav-phone">{link('/profile', 'Your profile', path === '/profile')}</span>
             <button type="button" class="button secondary nav-phone" onClick={() => void logOut().finally(() => props.setMe(null))}>
               Log out
@@ -176,6 +212,7 @@ function Page(props: { path: string; admin: boolean }) {
   if (admin && path === '/admin/labels') return <AdminLabels />;
   if (admin && path === '/admin/webhooks') return <AdminWebhooks />;
   if (admin && path === '/admin/dead-letters') return <AdminDeadLetters />;
+  if (admin && path === '/admin/audit-log') return <AdminAuditLog />;
   return (
     <section class="page">
       <h1>Page not found</h1>

@@ -46,9 +46,21 @@ export function forgetSession(): void {
   setToken(null);
 }
 
-export async function logIn(email: string, password: string): Promise<Me> {
+/** The password step: signed in, or a second factor asked for (the user has two-factor login). */
+export async function logIn(email: string, password: string): Promise<Me | { mfaToken: string }> {
   const answer = await api.post('/api/v1/auth/login', { body: { email, password } });
-  keepSession(answer.token, answer.expires_at);
+  if ('mfa_required' in answer) return { mfaToken: answer.mfa_token };
+  return signedIn(answer.token, answer.expires_at);
+}
+
+/** The second step: a code of the authenticator app, or a recovery code. */
+export async function logInWithCode(mfaToken: string, code: string): Promise<Me> {
+  const answer = await api.post('/api/v1/auth/login/mfa', { body: { mfa_token: mfaToken, code } });
+  return signedIn(answer.token, answer.expires_at);
+}
+
+async function signedIn(token: string, expiresAt: string): Promise<Me> {
+  keepSession(token, expiresAt);
   const me = await api.get('/api/v1/me');
   rememberMe(me);
   return me;

@@ -15,10 +15,11 @@ export type StreamState = 'connecting' | 'live' | 'reconnecting';
 const MAX_BACKOFF_MS = 30_000;
 
 /**
- * The live event stream (`GET /api/v1/events/stream`), resumed after any drop: the browser's
- * EventSource reconnects by itself with `Last-Event-ID` after a network error, but gives up when
- * the service answers an error (a restart's 503, a 429); then this reconnects with backoff, asking
- * for the events after the last one seen, so none is missed.
+ * The live event stream (`GET /api/v1/events/stream`), resumed after any drop. Each connection
+ * opens with a fresh one-time ticket (EventSource cannot send the bearer header, and the token
+ * never goes in a URL), so the browser's own reconnection, which would reuse a spent ticket, is
+ * never left to run: after any error this reconnects with backoff and a new ticket, asking for the
+ * events after the last one seen, so none is missed.
  */
 export class EventStream {
   private source: EventSource | null = null;
@@ -33,14 +34,21 @@ export class EventStream {
   private dropped = false;
   state: StreamState = 'connecting';
 
-  /** `token` is asked at each connection: a password change replaces the session's token. */
-  constructor(private readonly token: () => string | null) {}
+  private stopped = false;
+  /** Bumped by each connect and stop: a ticket that arrives for an earlier one opens nothing (a quick stop and start would open two streams). */
+  private generation = 0;
+
+  /** `ticket` asks the service for a stream ticket, with the session's current token, at each connection. */
+  constructor(private readonly ticket: () => Promise<string>) {}
 
   start(): void {
+    this.stopped = false;
     this.connect();
   }
 
   stop(): void {
+    this.stopped = true;
+    this.generation += 1;
     window.clearTimeout(this.retryTimer);
     this.source?.close();
     this.source = null;
@@ -79,8 +87,22 @@ export class EventStream {
   }
 
   private connect(): void {
-    const query = new URLSearchParams({ access_token: this.token() ?? '' });
+    const generation = ++this.generation;
+    this.ticket().then(
+      (ticket) => {
+        if (!this.stopped && generation === this.generation) this.open(ticket);
+      },
+      () => {
+        if (!this.stopped && generation === this.generation) this.scheduleReconnect();
+      },
+    );
+  }
+
+  private open(ticket: string): void {
+    const query = new URLSearchParams({ ticket });
     if (this.lastEventId) query.set('last_event_id', this.lastEventId);
+    // One connection at a time, whatever called connect.
+    this.source?.close();
     const source = new EventSource(`/api/v1/events/stream?${query}`);
     this.source = source;
     source.onopen = () => {
@@ -90,13 +112,9 @@ export class EventStream {
       this.dropped = false;
     };
     source.onerror = () => {
-      if (source.readyState === EventSource.CLOSED) {
-        // Refused: the browser will not try again on its own.
-        source.close();
-        this.scheduleReconnect();
-      } else {
-        this.setState('reconnecting');
-      }
+      // The browser's own retry would present the spent ticket again: a new connection, with a new ticket.
+      source.close();
+      this.scheduleReconnect();
     };
     // The stream starts with the newest event's id (an `id:` line) and the counts: the counts frame
     // carries that position, so a client that saw no event yet can still resume from it.

@@ -357,6 +357,11 @@ function channelMessageId(option: string, given: string): string {
   if (wamid.startsWith('msg_')) {
     throw new UsageError(`${option} takes the channel's id of the message (wamid.…, in the service log), not the API id ${wamid}`);
   }
+  if (/…|\.\.\./.test(wamid)) {
+    throw new UsageError(
+      `${option}: "${wamid}" is the README's placeholder: give the whole id the service logged ("... as wamid.sandbox.<hex>")`,
+    );
+  }
   if (!/^wamid\.\S+$/.test(wamid)) throw new UsageError(`${option}: "${wamid}" is not a channel message id (wamid.…)`);
   return wamid;
 }

@@ -28,3 +28,16 @@ export function passwordResetEmail(user: UserRow, url: string): EmailContent {
     footer: 'If you did not ask for this, ignore this e-mail: your password stays as it is.',
   });
 }
+
+/** The e-mail that tells an account's owner their password login was locked after too many failures. */
+export function accountLockedEmail(user: UserRow, lockedUntil: Date, failures: number, ip: string | null): EmailContent {
+  return composeEmail({
+    subject: 'Your Team Inbox account was locked after failed sign-ins',
+    paragraphs: [
+      `Hello ${user.name},`,
+      `${failures} sign-ins to ${user.email} failed within 15 minutes${ip ? `, the last from ${ip}` : ''}, so password sign-in is locked until ${lockedUntil.toISOString().replace('T', ' ').slice(0, 16)} UTC.`,
+      'If this was you, wait until then, or ask an admin to unlock the account. If it was not, someone may be guessing your password: choose a stronger one and turn on two-factor login in your profile.',
+    ],
+    footer: 'Nothing else changed: your sessions and your password stay as they were.',
+  });
+}

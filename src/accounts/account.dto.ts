@@ -1,6 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { IsIn, IsString, Length, MaxLength } from 'class-validator';
+import { IsOmittable } from '../common/omittable';
+import { IsAccountEmail } from '../common/account-email';
 import { MeResponse, UserResponse } from '../users/user.dto';
 import { EMAIL_NOTIFICATION_CHOICES, type EmailNotifications } from '../users/user.entity';
 import { trimmed } from '../common/transforms';
@@ -27,7 +29,7 @@ export class AcceptInvitationDto {
   password!: string;
 
   @ApiPropertyOptional({ description: 'Replaces the name the admin gave' })
-  @IsOptional()
+  @IsOmittable()
   @Transform(trimmed)
   @IsString()
   @Length(1, 200)
@@ -38,7 +40,7 @@ export class ForgotPasswordDto {
   @ApiProperty({ example: 'ana@example.com' })
   @IsString()
   @MaxLength(254)
-  @IsEmail()
+  @IsAccountEmail()
   email!: string;
 }
 
@@ -57,26 +59,26 @@ export class ResetPasswordDto {
 /** One's own profile: any of `name`, `password` (with `current_password`) and `email_notifications`. */
 export class UpdateProfileDto {
   @ApiPropertyOptional({ example: 'Ana Silva' })
-  @IsOptional()
+  @IsOmittable()
   @Transform(trimmed)
   @IsString()
   @Length(1, 200)
   name?: string;
 
   @ApiPropertyOptional({ minLength: 8, maxLength: 256, writeOnly: true, description: 'Needs `current_password`' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @Length(8, 256)
   password?: string;
 
   @ApiPropertyOptional({ maxLength: 256, writeOnly: true, description: 'The password in use now; required with `password`' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(256)
   current_password?: string;
 
   @ApiPropertyOptional({ enum: EMAIL_NOTIFICATION_CHOICES })
-  @IsOptional()
+  @IsOmittable()
   @IsIn(EMAIL_NOTIFICATION_CHOICES, { message: `email_notifications must be one of ${EMAIL_NOTIFICATION_CHOICES.join(', ')}` })
   email_notifications?: EmailNotifications;
 }

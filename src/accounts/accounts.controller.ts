@@ -1,9 +1,12 @@
-import { Body, Controller, HttpCode, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { LoginResponse } from '../auth/auth.dto';
-import { CurrentUser, Public } from '../auth/auth.decorators';
+import { AllowBeforeSecondFactor, Public } from '../auth/auth.decorators';
+import { CurrentUser } from '../users/current-user.decorator';
+import { SessionOnly } from '../users/roles.decorator';
 import { ApiErrors } from '../common/api-errors';
 import { LoginRateLimit, PasswordResetRateLimit } from '../common/rate-limit.decorators';
+import { MeResponse } from '../users/user.dto';
 import type { UserRow } from '../users/user.entity';
 import { AcceptInvitationDto, ForgotPasswordDto, ProfileResponse, ResetPasswordDto, UpdateProfileDto } from './account.dto';
 import { AccountsService } from './accounts.service';
@@ -62,7 +65,19 @@ export class AccountsController {
     return this.accounts.resetPassword(dto);
   }
 
+  @Get('me')
+  @AllowBeforeSecondFactor()
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'The authenticated user, with their own preferences (email_notifications)' })
+  @ApiOkResponse({ type: MeResponse })
+  @ApiErrors(401, 403, 429)
+  me(@CurrentUser() user: UserRow): MeResponse {
+    return this.accounts.me(user);
+  }
+
   @Patch('me')
+  @SessionOnly()
+  @AllowBeforeSecondFactor()
   @ApiBearerAuth()
   @ApiOperation({
     summary: "Change one's own name, password or notification e-mails",

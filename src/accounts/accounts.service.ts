@@ -8,9 +8,12 @@ import {
   UnprocessableEntityException,
 } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
-import { AuthService } from '../auth/auth.service';
+import { ApiTokensService } from '../auth/api-tokens/api-tokens.service';
+import { AuthTokenService } from '../auth/auth-token.service';
+import { LoginService } from './login.service';
 import type { LoginResponse } from '../auth/auth.dto';
-import { newUuid } from '../common/ids';
+import { AuditLogService } from '../audit/audit-log.service';
+import { newUuid, toPublicId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
 import { Database } from '../database/database';
 import type { Db } from '../database/sql';
@@ -55,9 +58,12 @@ export class AccountsService implements OnModuleInit, BeforeApplicationShutdown 
     private readonly tokens: AccountTokenRepository,
     private readonly users: UsersService,
     private readonly mail: MailService,
-    private readonly auth: AuthService,
+    private readonly auth: AuthTokenService,
+    private readonly login: LoginService,
+    private readonly apiTokens: ApiTokensService,
     private readonly config: AppConfig,
     private readonly retention: RetentionService,
+    private readonly audit: AuditLogService,
   ) {}
 
   /** Used and expired links are deleted after EVENT_RETENTION, with the other finished records. */
@@ -84,6 +90,10 @@ export class AccountsService implements OnModuleInit, BeforeApplicationShutdown 
         beta_access: dto.beta_access ?? false,
         passwordHash,
       });
+      await this.audit.record(db, created.status === 'invited' ? 'user.invited' : 'user.created', {
+        target: toPublicId('user', created.id),
+        details: { email: created.email, role: created.role },
+      });
       return { user: created, inviteUrl: created.status === 'invited' ? await this.sendInvitation(db, created, admin) : null };
     });
     return this.invitedUserResponse(user, inviteUrl);
@@ -95,6 +105,7 @@ export class AccountsService implements OnModuleInit, BeforeApplicationShutdown 
       const found = await this.users.find(db, userId, true);
       if (!found) throw new NotFoundException('User not found');
       if (found.status !== 'invited') throw new UnprocessableEntityException('The user has accepted their invitation already');
+      await this.audit.record(db, 'user.invited', { target: toPublicId('user', found.id), details: { email: found.email, again: true } });
       return { user: found, inviteUrl: await this.sendInvitation(db, found, admin) };
     });
     return this.invitedUserResponse(user, inviteUrl);
@@ -108,6 +119,10 @@ export class AccountsService implements OnModuleInit, BeforeApplicationShutdown 
       const invited = link && (await this.users.find(db, link.user_id, true));
       // Sent to another address than the user's now (the admin corrected a typo): not theirs to accept.
       if (!invited || invited.status !== 'invited' || invited.email !== link.sent_to) throw new BadRequestException(INVALID_LINK);
+      await this.audit.record(db, 'invitation.accepted', {
+        actor: { id: invited.id, email: invited.email },
+        target: toPublicId('user', invited.id),
+      });
       return this.users.activate(db, invited, passwordHash, dto.name);
     });
     await this.users.forget(user.id);
@@ -130,16 +145,26 @@ export class AccountsService implements OnModuleInit, BeforeApplicationShutdown 
   /** A new password through a reset link: every token of the user, on every replica, stops working. */
   async resetPassword(dto: ResetPasswordDto): Promise<void> {
     const passwordHash = await hashPassword(dto.password, this.config.passwordHashCost);
-    const user = await this.database.transaction(async (db) => {
+    const { user, revoked } = await this.database.transaction(async (db) => {
       const link = await this.tokens.consume(db, hashOf(dto.token), 'password_reset');
       const found = link && (await this.users.find(db, link.user_id, true));
       // A password change or logout since the link was sent, or a new address, ends it.
       if (!found || found.status !== 'active' || found.email !== link.sent_to || found.token_version !== link.token_version) {
         throw new BadRequestException(INVALID_LINK);
       }
-      return this.users.changePassword(db, found, passwordHash);
+      await this.audit.record(db, 'password.reset', { actor: { id: found.id, email: found.email }, target: toPublicId('user', found.id) });
+      // The owner proved themselves by e-mail: a lockout of their account ends too.
+      await this.login.clearLoginFailures(db, found.id);
+      const revokedTokens = await this.apiTokens.revokeAllIn(db, found.id, 'password_reset');
+      return { user: await this.users.changePassword(db, found, passwordHash), revoked: revokedTokens };
     });
+    await this.apiTokens.announceRevoked(revoked);
     await this.users.forget(user.id);
+  }
+
+  /** The caller's own record. */
+  me(user: UserRow): MeResponse {
+    return MeResponse.of(user, this.users.secondFactorRequired(user));
   }
 
   /** One's own name, notification e-mails and password; a new password needs the current one and revokes every earlier token. */
@@ -163,12 +188,14 @@ export class AccountsService implements OnModuleInit, BeforeApplicationShutdown 
     const user = await this.database.transaction(async (db) => {
       const current = await this.users.find(db, caller.id, true);
       if (!current) throw new NotFoundException('User not found');
+      if (passwordHash !== undefined) await this.audit.record(db, 'password.changed', { target: toPublicId('user', current.id) });
       return this.users.updateProfile(db, current, { name: dto.name, email_notifications: dto.email_notifications, passwordHash });
     });
     await this.users.forget(user.id);
-    if (passwordHash === undefined) return MeResponse.of(user);
+    const me = this.me(user);
+    if (passwordHash === undefined) return me;
     const { token, expires_at } = this.auth.sessionFor(user);
-    return { ...MeResponse.of(user), token, expires_at };
+    return { ...me, token, expires_at };
   }
 
   private async sendPasswordReset(email: string): Promise<void> {

@@ -1,9 +1,9 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentUser } from '../auth/auth.decorators';
+import { CurrentUser } from '../users/current-user.decorator';
 import { ApiErrors } from '../common/api-errors';
 import { PublicIdPipe } from '../common/public-id.pipe';
-import { Roles } from '../users/roles.decorator';
+import { Roles, SessionOnly } from '../users/roles.decorator';
 import { CreateUserDto } from '../users/user.dto';
 import type { UserRow } from '../users/user.entity';
 import { InvitedUserResponse } from './account.dto';
@@ -19,6 +19,7 @@ export class UserInvitationsController {
 
   @Post()
   @Roles('admin')
+  @SessionOnly()
   @ApiBearerAuth()
   @ApiOperation({
     summary: 'Create a user (admin), with a password or by invitation',
@@ -36,6 +37,7 @@ export class UserInvitationsController {
 
   @Post(':id/invite')
   @Roles('admin')
+  @SessionOnly()
   @HttpCode(200)
   @ApiBearerAuth()
   @ApiOperation({

@@ -2,12 +2,20 @@ import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '../config/app-config';
+import { ExpiringCache } from '../common/expiring-cache';
+import { newUuid } from '../common/ids';
+import { UserResponse } from '../users/user.dto';
 import type { UserRow } from '../users/user.entity';
+import type { LoginResponse } from './auth.dto';
+import type { Access } from './access';
 
-/** What an access token carries: the user and the token generation it was issued in. */
+/** What an access token carries: the user, the token generation it was issued in, its session and its expiry (seconds). */
 export interface TokenClaims {
   sub: string;
   ver: number;
+  /** The session (a uuid) logout revokes; null in tokens issued before sessions had ids. */
+  sid: string | null;
+  exp: number;
 }
 
 /** A client sends the same token on every request: its signature is checked once a minute, not each time. */
@@ -23,22 +31,45 @@ const VERIFIED_TOKEN_MAX_ENTRIES = 10_000;
 @Injectable()
 export class AuthTokenService {
   private readonly claimsByRequest = new WeakMap<FastifyRequest, TokenClaims | null>();
-  private readonly verifiedTokens = new Map<string, { claims: TokenClaims; trustedUntil: number }>();
+  private readonly verifiedTokens = new ExpiringCache<TokenClaims>(VERIFIED_TOKEN_MAX_ENTRIES);
 
   constructor(
     private readonly jwt: JwtService,
     private readonly config: AppConfig,
   ) {}
 
+  /** A new session's access token. */
   issue(user: UserRow): { token: string; expiresAt: Date } {
     const expiresInSeconds = Math.floor(this.config.authTokenTtlMs / 1000);
-    const token = this.jwt.sign({ sub: user.id, ver: user.token_version } satisfies TokenClaims, { expiresIn: expiresInSeconds });
+    const token = this.jwt.sign({ sub: user.id, ver: user.token_version, sid: newUuid() } satisfies Omit<TokenClaims, 'exp'>, {
+      expiresIn: expiresInSeconds,
+    });
     return { token, expiresAt: new Date(Date.now() + expiresInSeconds * 1000) };
+  }
+
+  /** What a login answers: a fresh token of the user's current generation, and the user. */
+  sessionFor(user: UserRow): LoginResponse {
+    const { token, expiresAt } = this.issue(user);
+    return { token, expires_at: expiresAt.toISOString(), user: UserResponse.of(user) };
   }
 
   /** Whether the request carries any bearer credential, valid or not. */
   hasBearer(request: FastifyRequest): boolean {
     return bearerOf(request) !== null;
+  }
+
+  /** The request's bearer credential as sent (an access token or an API token's secret); null without one. */
+  bearerOf(request: FastifyRequest): string | null {
+    return bearerOf(request);
+  }
+
+  /** The access an access token's claims stand for. */
+  static accessOf(claims: TokenClaims): Access {
+    return {
+      userId: claims.sub,
+      credential: { kind: 'session', version: claims.ver, sessionId: claims.sid },
+      expiresAt: claims.exp * 1000,
+    };
   }
 
   /** The verified claims of the request's bearer token; null when absent, malformed, forged or expired. */
@@ -49,19 +80,17 @@ export class AuthTokenService {
     return claims;
   }
 
-  /** The verified claims of a token given some other way than the Authorization header. */
-  verify(token: string | null): TokenClaims | null {
+  private verify(token: string | null): TokenClaims | null {
     if (token === null) return null;
     const now = Date.now();
-    const verified = this.verifiedTokens.get(token);
-    if (verified && verified.trustedUntil > now) return verified.claims;
-    this.verifiedTokens.delete(token);
+    const verified = this.verifiedTokens.get(token, now);
+    if (verified) return verified;
     try {
       const payload = this.jwt.verify<Partial<TokenClaims> & { exp: number }>(token, { algorithms: ['HS256'] });
       if (typeof payload.sub !== 'string' || typeof payload.ver !== 'number') return null;
-      const claims = { sub: payload.sub, ver: payload.ver };
-      if (this.verifiedTokens.size >= VERIFIED_TOKEN_MAX_ENTRIES) this.verifiedTokens.delete(this.verifiedTokens.keys().next().value!);
-      this.verifiedTokens.set(token, { claims, trustedUntil: Math.min(now + VERIFIED_TOKEN_TTL_MS, payload.exp * 1000) });
+      if (payload.sid !== undefined && typeof payload.sid !== 'string') return null;
+      const claims = { sub: payload.sub, ver: payload.ver, sid: payload.sid ?? null, exp: payload.exp };
+      this.verifiedTokens.set(token, claims, Math.min(now + VERIFIED_TOKEN_TTL_MS, payload.exp * 1000));
       return claims;
     } catch {
       return null;

@@ -1,18 +1,19 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { UserRow } from '../users/user.entity';
+import type { Access } from './access';
 
 export const PUBLIC_ROUTE = 'auth:public';
-export const TOKEN_IN_QUERY = 'auth:token-in-query';
+export const STREAM_TICKET = 'auth:stream-ticket';
 
 /** The route answers without credentials (login, health, the channel webhook). */
 export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(PUBLIC_ROUTE, true);
 
 /**
- * The route also accepts the token as an `access_token` query parameter: browsers' EventSource
- * cannot send headers. Only for the event stream; the parameter is redacted from logs.
+ * The route also accepts a one-time stream ticket (StreamTickets) as the `ticket` query parameter:
+ * browsers' EventSource cannot send headers. Only for the event stream; redacted from logs.
  */
-export const AllowTokenInQuery = (): MethodDecorator & ClassDecorator => SetMetadata(TOKEN_IN_QUERY, true);
+export const AllowStreamTicket = (): MethodDecorator & ClassDecorator => SetMetadata(STREAM_TICKET, true);
 
 export const SIGNED_URL = 'auth:signed-url';
 
@@ -23,9 +24,21 @@ export const SIGNED_URL = 'auth:signed-url';
  */
 export const AllowSignedUrl = (): MethodDecorator & ClassDecorator => SetMetadata(SIGNED_URL, true);
 
-export type AuthenticatedRequest = FastifyRequest & { user: UserRow };
+export type AuthenticatedRequest = FastifyRequest & {
+  user: UserRow;
+  /** The credential the request came with, and until when it works: an open stream ends when it stops. */
+  access: Access;
+};
 
-/** The user the AuthGuard authenticated for this request. */
-export const CurrentUser = createParamDecorator((_: unknown, context: ExecutionContext): UserRow => {
-  return context.switchToHttp().getRequest<AuthenticatedRequest>().user;
+/** The access the request came with (see AuthenticatedRequest). */
+export const CurrentAccess = createParamDecorator((_: unknown, context: ExecutionContext): Access => {
+  return context.switchToHttp().getRequest<AuthenticatedRequest>().access;
 });
+
+export const ENROLMENT_ROUTE = 'auth:enrolment';
+
+/**
+ * The route serves a user whom REQUIRE_2FA covers before they have a second factor (everything
+ * else answers them 403): who they are, enrolment, their password, logout.
+ */
+export const AllowBeforeSecondFactor = (): MethodDecorator & ClassDecorator => SetMetadata(ENROLMENT_ROUTE, true);

@@ -3,11 +3,17 @@ import { JwtModule } from '@nestjs/jwt';
 import { createSecretKey } from 'node:crypto';
 import { AppConfig } from '../config/app-config';
 import { UsersModule } from '../users/users.module';
-import { AuthController } from './auth.controller';
+import { AccessCheck } from './access';
+import { ApiTokenRepository } from './api-tokens/api-token.repository';
+import { ApiTokensController } from './api-tokens/api-tokens.controller';
+import { ApiTokensService } from './api-tokens/api-tokens.service';
 import { AuthGuard } from './auth.guard';
-import { AuthService } from './auth.service';
 import { AuthTokenService } from './auth-token.service';
+import { RevokedSessionRepository } from './revoked-session.repository';
+import { SessionRevocations } from './session-revocations';
 import { SignedUrls } from './signed-urls';
+import { StreamTicketRepository } from './stream-ticket.repository';
+import { StreamTickets } from './stream-tickets';
 
 @Module({
   imports: [
@@ -22,8 +28,19 @@ import { SignedUrls } from './signed-urls';
       }),
     }),
   ],
-  controllers: [AuthController],
-  providers: [AuthService, AuthTokenService, AuthGuard, SignedUrls],
-  exports: [AuthService, AuthTokenService, AuthGuard, SignedUrls],
+  controllers: [ApiTokensController],
+  providers: [
+    AuthTokenService,
+    AuthGuard,
+    AccessCheck,
+    SignedUrls,
+    StreamTickets,
+    StreamTicketRepository,
+    ApiTokenRepository,
+    ApiTokensService,
+    SessionRevocations,
+    RevokedSessionRepository,
+  ],
+  exports: [JwtModule, AuthTokenService, AuthGuard, AccessCheck, SignedUrls, StreamTickets, ApiTokensService, SessionRevocations],
 })
 export class AuthModule {}

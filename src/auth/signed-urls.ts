@@ -3,8 +3,12 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '../config/app-config';
 
-/** What a signature check found. */
-export type SignedUrlVerdict = 'valid' | 'expired' | 'invalid';
+/**
+ * What a signature check found. `unrecognised`: a well-formed signature this key did not make,
+ * which is most often one made before the key changed (a new SESSION_SECRET), so the client is told
+ * to reload, as for an expired one; a forgery gets the same answer and nothing more.
+ */
+export type SignedUrlVerdict = 'valid' | 'expired' | 'unrecognised' | 'invalid';
 
 /** The longest a signed URL may live (MEDIA_URL_TTL is checked against it too): an `expires` further out was not made here. */
 const MAX_TTL_SECONDS = 7 * 86_400;
@@ -24,7 +28,8 @@ export function verifySignedPath(key: Buffer, path: string, expires: unknown, si
   const expiresAt = Number(expires);
   const given = Buffer.from(signature, 'base64url');
   const expected = Buffer.from(signatureOf(key, path, expiresAt), 'base64url');
-  if (signature !== given.toString('base64url') || given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid';
+  if (signature !== given.toString('base64url') || given.length !== expected.length) return 'invalid';
+  if (!timingSafeEqual(given, expected)) return 'unrecognised';
   const now = Math.floor(nowMs / 1000);
   if (expiresAt > now + MAX_TTL_SECONDS) return 'invalid';
   return expiresAt > now ? 'valid' : 'expired';

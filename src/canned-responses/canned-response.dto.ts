@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsOptional, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsOmittable } from '../common/omittable';
 import { toPublicId } from '../common/ids';
 import { PageQuery } from '../common/pagination';
 import type { CannedResponseRow } from './canned-response.entity';
@@ -60,7 +61,7 @@ export class ListCannedResponsesQuery extends PageQuery {
     maxLength: 100,
     description: 'A shortcut starting with it (a leading / ignored), or a text holding every word of it; case- and accent-insensitive',
   })
-  @IsOptional()
+  @IsOmittable()
   @Transform(trimmed)
   @IsString()
   @MaxLength(100)

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentUser } from '../auth/auth.decorators';
+import { CurrentUser } from '../users/current-user.decorator';
 import { ApiErrors } from '../common/api-errors';
 import { PageOf, type Page } from '../common/pagination';
 import { PublicIdPipe } from '../common/public-id.pipe';

@@ -101,4 +101,11 @@ export abstract class ChannelClient {
   abstract downloadMedia(channelMediaId: string): Promise<ChannelMediaDownload>;
   /** Uploads media for sending and answers the channel's id for it; throws ChannelError. */
   abstract uploadMedia(media: ChannelMediaUpload): Promise<string>;
+  /**
+   * Blocks a customer (E.164 with the +): they can no longer write to the business, nor it to them.
+   * The channel blocks only a customer who wrote in the last 24 hours; throws ChannelError with its reason.
+   */
+  abstract block(phone: string): Promise<void>;
+  /** Lifts a block; throws ChannelError. */
+  abstract unblock(phone: string): Promise<void>;
 }

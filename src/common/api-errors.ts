@@ -3,7 +3,7 @@ import { ApiProperty, ApiResponse } from '@nestjs/swagger';
 
 /** The body of every refused request. */
 export class ErrorBody {
-  @ApiProperty({ example: 'email must be an email' })
+  @ApiProperty({ example: 'name is required' })
   error!: string;
 }
 

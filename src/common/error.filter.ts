@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus } from
 import { ThrottlerException } from '@nestjs/throttler';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fastifyRefusal } from './framework-refusals';
+import { RetryLaterException } from './retry-later.exception';
 
 /** A dependency the service needs to answer (the database), and how to tell that an error means it is down. */
 export interface Dependency {
@@ -31,6 +32,8 @@ export class ErrorFilter implements ExceptionFilter {
     if (status >= 500) {
       request.log.error({ err: exception }, 'request failed');
     }
+    if (exception instanceof RetryLaterException)
+      void reply.header('retry-after', String(Math.max(1, Math.ceil(exception.retryAfterSeconds))));
     // The route may have set another content type before failing; the error body is always JSON.
     void reply.status(status).type('application/json; charset=utf-8').send({ error: message });
   }

@@ -1,12 +1,13 @@
 import { BadRequestException } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IsInt, IsString, Max, Min } from 'class-validator';
+import { IsOmittable } from './omittable';
 
 /** `limit` and `cursor`, accepted by every list endpoint. */
 export class PageQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 25 })
-  @IsOptional()
+  @IsOmittable()
   @Type(() => Number)
   @IsInt()
   @Min(1)
@@ -14,7 +15,7 @@ export class PageQuery {
   limit: number = 25;
 
   @ApiPropertyOptional({ description: 'The next_cursor of the previous page' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   cursor?: string;
 }

@@ -1,4 +1,8 @@
+import { runLoggedAs } from './logger';
+
 export interface PeriodicTaskOptions {
+  /** What its runs log under (`task`). */
+  name: string;
   /** One run; a failure is handed to `failed` and the task goes on at its next time. */
   run: () => Promise<unknown>;
   /** The wait after a run ends before the next one starts, asked after each run. */
@@ -45,16 +49,20 @@ export class PeriodicTask {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.wokenDuringRun = false;
-      this.running = this.options
-        .run()
-        .then(
-          () => undefined,
-          (error: unknown) => this.options.failed(error instanceof Error ? error : new Error(String(error))),
-        )
-        .finally(() => {
-          this.running = null;
-          this.schedule(this.wokenDuringRun ? 0 : this.options.everyMs());
-        });
+      // Its own context for the log, the failure and the next timer included: a wake from a
+      // request's commit must not log the run under that request.
+      this.running = runLoggedAs({ task: this.options.name }, () =>
+        this.options
+          .run()
+          .then(
+            () => undefined,
+            (error: unknown) => this.options.failed(error instanceof Error ? error : new Error(String(error))),
+          )
+          .finally(() => {
+            this.running = null;
+            this.schedule(this.wokenDuringRun ? 0 : this.options.everyMs());
+          }),
+      );
     }, delayMs);
   }
 }

@@ -37,6 +37,43 @@ export class RequestValidationPipe extends ValidationPipe {
   }
 }
 
+/**
+ * class-validator's default messages, said as a person would: "name is required", not "name must
+ * be longer than or equal to 1 characters". Each pattern is one of its defaults (after the field's
+ * name); messages written for a constraint of ours are left as they are.
+ */
+const READABLE: [RegExp, (match: RegExpMatchArray, value: unknown) => string][] = [
+  [
+    /^must be longer than or equal to (\d+) characters$/,
+    ([, n], value) => (isBlank(value) ? 'is required' : `must be at least ${n} characters`),
+  ],
+  [/^must be shorter than or equal to (\d+) characters$/, ([, n]) => `must be at most ${n} characters`],
+  [/^should not be empty$/, () => 'is required'],
+  [/^must be a string$/, (_, value) => (value === undefined || value === null ? 'is required' : 'must be text')],
+  [/^must not be less than (\S+)$/, ([, n]) => `must be at least ${n}`],
+  [/^must not be greater than (\S+)$/, ([, n]) => `must be at most ${n}`],
+  [/^must contain no more than (\d+) elements$/, ([, n]) => `must have at most ${n} items`],
+  [/^must contain at least (\d+) elements$/, ([, n]) => `must have at least ${n} items`],
+  [/^must be a boolean value$/, () => 'must be true or false'],
+  [/^must be one of the following values: (.*)$/, ([, values]) => `must be one of: ${values}`],
+  [/^must be an integer number$/, () => 'must be a whole number'],
+  [/^must be a number conforming to the specified constraints$/, () => 'must be a number'],
+  [/^must be an array$/, () => 'must be a list'],
+  [/^must be an email$/, () => 'must be an e-mail address'],
+];
+
+function isBlank(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+}
+
+function readable(message: string, value: unknown): string {
+  for (const [pattern, say] of READABLE) {
+    const match = pattern.exec(message);
+    if (match) return say(match, value);
+  }
+  return message;
+}
+
 function describeFirst(errors: ValidationError[], parentPath = ''): string {
   const error = errors[0];
   if (!error) return 'Request is invalid';
@@ -44,7 +81,10 @@ function describeFirst(errors: ValidationError[], parentPath = ''): string {
   if (error.constraints) {
     if (error.constraints.whitelistValidation) return `${path} is not a known field`;
     const message = Object.values(error.constraints)[0];
-    return message.startsWith(error.property) ? `${path}${message.slice(error.property.length)}` : `${path}: ${message}`;
+    if (!message.startsWith(error.property)) return `${path}: ${message}`;
+    const rest = message.slice(error.property.length);
+    // "attributes.plan must be …", written by a constraint of ours, keeps its own words.
+    return rest.startsWith(' ') ? `${path} ${readable(rest.slice(1), error.value)}` : `${path}${rest}`;
   }
   return describeFirst(error.children ?? [], path);
 }

@@ -1,9 +1,12 @@
 import { join } from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { parseDuration } from './duration';
 import { parseKey } from './encryption-key';
 
 export type NodeEnv = 'development' | 'production' | 'test';
 
+/** The shortest SESSION_SECRET production takes, and the shortest kept development secret used. */
+export const MIN_SESSION_SECRET_LENGTH = 32;
 /** PASSWORD_HASH_COST unless set, and its floor in production: log2 of scrypt's N (2^15: 32 MiB, ~50-100 ms a hash). */
 export const DEFAULT_PASSWORD_HASH_COST = 15;
 /** Who sends e-mail: an SMTP server (nodemailer) or a provider's HTTP API. Unset (null): nobody (see `Mailer`). */
@@ -31,8 +34,11 @@ export class AppConfig {
    * `http://localhost:<PORT>` otherwise.
    */
   readonly appUrl!: string;
+  /** The proxies whose X-Forwarded-For names the client (rate limits); see Reader.trustProxy. */
   readonly trustProxy!: boolean | string[];
   readonly logLevel!: LogLevel;
+  /** `json` lines, or `pretty` readable ones; null: pretty when standard output is a terminal outside production, else JSON. */
+  readonly logFormat!: 'json' | 'pretty' | null;
   readonly corsOrigins!: string[];
 
   /** HS256 key for access tokens; generated per process outside production when unset. */
@@ -64,8 +70,14 @@ export class AppConfig {
   readonly rateLimitMaxRequests!: number;
   readonly loginRateLimitWindowMs!: number;
   readonly loginRateLimitMaxRequests!: number;
+  /** Event streams one user may have open at once, across every instance; one more is refused (429). */
+  readonly streamMaxPerUser!: number;
   /** log2 of scrypt's N for new password hashes (15: 32 MiB, ~50-100 ms); at least 15 in production. */
   readonly passwordHashCost!: number;
+  /** Who must sign in with a second factor (TOTP): a user it covers without one can only enrol. */
+  readonly require2fa!: 'off' | 'admins' | 'all';
+  /** How long the audit log is kept. */
+  readonly auditRetentionMs!: number;
   /** POST /api/v1/auth/forgot-password per e-mail address (the per-IP limit is the login one). */
   readonly passwordResetRateLimitWindowMs!: number;
   readonly passwordResetRateLimitMaxRequests!: number;
@@ -104,6 +116,10 @@ export class AppConfig {
   readonly mediaUrlTtlMs!: number;
   /** Delays between attempts to download an inbound media from the channel; the last repeats until the channel drops the media (7 days). */
   readonly mediaDownloadRetryScheduleMs!: number[];
+  /** How long an upload no message was sent with is kept before it is deleted. */
+  readonly mediaUploadTtlMs!: number;
+  /** The bytes of unsent uploads (younger than the TTL) one user may have stored at once. */
+  readonly mediaUploadQuotaBytes!: number;
 
   /** Null: no e-mail is sent (development writes each one, links included, to the log). */
   readonly emailProvider!: EmailProvider | null;
@@ -152,7 +168,7 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
   const production = nodeEnv === 'production';
 
   const sessionSecretSetting = read.string('SESSION_SECRET');
-  if (production && (sessionSecretSetting === null || sessionSecretSetting.length < 32)) {
+  if (production && (sessionSecretSetting === null || sessionSecretSetting.length < MIN_SESSION_SECRET_LENGTH)) {
     problems.push('SESSION_SECRET: must be set to a random string of at least 32 characters in production');
   }
 
@@ -247,8 +263,9 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
     host: read.string('HOST') ?? '0.0.0.0',
     port,
     appUrl: (appUrl ?? `http://localhost:${port}`).replace(/\/+$/, ''),
-    trustProxy: read.trustProxy('TRUST_PROXY'),
+    trustProxy: read.trustProxy('TRUST_PROXY', production),
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    logFormat: read.oneOfOrNull('LOG_FORMAT', ['json', 'pretty'] as const),
     corsOrigins: read.list('CORS_ORIGIN'),
     sessionSecret: sessionSecretSetting ?? generateSecret(),
     sessionSecretGenerated: sessionSecretSetting === null,
@@ -267,7 +284,10 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
     rateLimitMaxRequests: read.integer('RATE_LIMIT_MAX_REQUESTS', 100, 1),
     loginRateLimitWindowMs: read.integer('LOGIN_RATE_LIMIT_WINDOW_MS', 60_000, 1),
     loginRateLimitMaxRequests: read.integer('LOGIN_RATE_LIMIT_MAX_REQUESTS', 10, 1),
+    streamMaxPerUser: read.integer('STREAM_MAX_PER_USER', 5, 1),
     passwordHashCost,
+    require2fa: read.oneOf('REQUIRE_2FA', ['off', 'admins', 'all'] as const, 'off'),
+    auditRetentionMs: read.duration('AUDIT_RETENTION', '365d'),
     passwordResetRateLimitWindowMs: read.integer('PASSWORD_RESET_RATE_LIMIT_WINDOW_MS', 3_600_000, 1),
     passwordResetRateLimitMaxRequests: read.integer('PASSWORD_RESET_RATE_LIMIT_MAX_REQUESTS', 5, 1),
     messagingAccessToken,
@@ -288,6 +308,8 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
     eventRetentionMs,
     mediaStore,
     mediaDir: read.string('MEDIA_DIR') ?? join(dataDir, 'media'),
+    mediaUploadTtlMs: read.duration('MEDIA_UPLOAD_TTL', '24h'),
+    mediaUploadQuotaBytes: read.integer('MEDIA_UPLOAD_QUOTA_MB', 1024, 1) * 1024 * 1024,
     s3Endpoint: read.url('S3_ENDPOINT', ['http:', 'https:']),
     s3Region: read.string('S3_REGION') ?? 'us-east-1',
     s3Bucket,
@@ -414,12 +436,22 @@ class SettingReader {
       .filter(Boolean);
   }
 
-  /** Which proxies' X-Forwarded-For to believe: true (all), false, or a comma-separated list of addresses/CIDRs. */
-  trustProxy(name: string): boolean | string[] {
+  /**
+   * Which proxies' X-Forwarded-For to believe: false, or a comma-separated list of their
+   * addresses/CIDRs; `true` (every sender) only outside production, where it would let any
+   * client name its own address to the rate limits.
+   */
+  trustProxy(name: string, production: boolean): boolean | string[] {
     const value = this.string(name);
     if (value === null || value === 'false') return false;
-    if (value === 'true') return true;
-    return this.list(name);
+    if (value === 'true') {
+      if (!production) return true;
+      return this.fail(name, "`true` believes every client's X-Forwarded-For: name the proxy's addresses or network instead", false);
+    }
+    const entries = this.list(name);
+    const bad = entries.filter((entry) => !ipaddr.isValid(entry) && !ipaddr.isValidCIDR(entry));
+    if (bad.length > 0) return this.fail(name, `not an address or CIDR: ${bad.join(', ')}`, false);
+    return entries;
   }
 
   private fail<T>(name: string, problem: string, fallback: T): T {

@@ -1,8 +1,8 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { AppConfig } from './app-config';
 import { KEY_BYTES, keyIdOf, parseKey } from './encryption-key';
+import { readOrCreateSecretFile } from './secret-file';
 
 const PREFIX = 'enc:v1:';
 const ALGORITHM = 'aes-256-gcm';
@@ -118,19 +118,7 @@ export function secretBoxFor(config: AppConfig, warn: (message: string) => void)
 }
 
 function readOrCreateKey(file: string): Buffer {
-  mkdirSync(resolve(file, '..'), { recursive: true });
-  // Written whole under another name, then linked: of two processes starting together, one link
-  // wins and both read the same complete key.
-  const draft = `${file}.${process.pid}.tmp`;
-  try {
-    writeFileSync(draft, `${randomBytes(KEY_BYTES).toString('base64')}\n`, { mode: 0o600 });
-    linkSync(draft, file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    rmSync(draft, { force: true });
-  }
-  const key = parseKey(readFileSync(file, 'utf8').trim());
+  const key = parseKey(readOrCreateSecretFile(file, () => randomBytes(KEY_BYTES).toString('base64')));
   if (!key) throw new Error(`${file} does not hold a 32-byte key in base64: remove it (secrets it encrypted are lost) or fix it`);
   return key;
 }

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentUser } from '../auth/auth.decorators';
+import { CurrentUser } from '../users/current-user.decorator';
 import { ApiErrors } from '../common/api-errors';
 import { PublicIdPipe } from '../common/public-id.pipe';
 import { ContactResponse } from '../contacts/contact.dto';

@@ -1,5 +1,6 @@
+import { AuditLogService } from '../audit/audit-log.service';
 import { Injectable, UnprocessableEntityException } from '@nestjs/common';
-import { parsePublicId } from '../common/ids';
+import { parsePublicId, toPublicId } from '../common/ids';
 import { ContactResponse } from '../contacts/contact.dto';
 import { ContactsService } from '../contacts/contacts.service';
 import { ConversationsService } from '../conversations/conversations.service';
@@ -27,6 +28,7 @@ export class ContactMergeService {
     private readonly database: Database,
     private readonly contacts: ContactsService,
     private readonly conversations: ConversationsService,
+    private readonly audit: AuditLogService,
   ) {}
 
   async merge(intoId: string, from: string, actor: UserRow): Promise<ContactResponse> {
@@ -37,6 +39,7 @@ export class ContactMergeService {
         return await this.database.transaction(async (db) => {
           const merge = await this.contacts.mergeFields(db, intoId, fromId);
           await this.conversations.mergeCustomerThreads(db, intoId, fromId, actor);
+          await this.audit.record(db, 'contacts.merged', { target: toPublicId('ct', intoId), details: { from: toPublicId('ct', fromId) } });
           return this.contacts.completeMerge(db, merge);
         });
       } catch (error) {

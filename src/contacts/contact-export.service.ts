@@ -1,3 +1,4 @@
+import { AuditLogService } from '../audit/audit-log.service';
 import { Injectable, Logger } from '@nestjs/common';
 import { stringify } from 'csv-stringify';
 import { pipeline, Readable } from 'node:stream';
@@ -24,11 +25,13 @@ export class ContactExportService {
   constructor(
     private readonly database: Database,
     private readonly contacts: ContactRepository,
+    private readonly audit: AuditLogService,
   ) {}
 
   async export(query: ContactFilterQuery): Promise<Readable> {
     const filter: ContactFilter = { q: query.q, tag: query.tag };
     const keys = await this.contacts.attributeKeys(this.database.db, filter);
+    await this.audit.recordAlone('contacts.exported', { details: { searched: query.q !== undefined, tag: query.tag ?? null } });
     const records = Readable.from(this.records(filter, keys));
     // A failure half-way (the database gone) reaches the answer's StreamableFile, which logs it and
     // ends the answer abruptly: the client sees a broken transfer, not a short file.

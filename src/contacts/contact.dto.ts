@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, IntersectionType, type ApiPropertyOptions } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsEmail, IsOptional, IsString, Length, MaxLength, ValidateBy, ValidateIf } from 'class-validator';
+import { IsOmittable } from '../common/omittable';
 import { toPublicId } from '../common/ids';
 import { PageQuery } from '../common/pagination';
 import { toE164 } from '../common/phone';
@@ -151,14 +152,14 @@ export class UpdateContactDto {
 /** The filters of the contact list, which the CSV export takes too. */
 export class ContactFilterQuery {
   @ApiPropertyOptional({ maxLength: 200, description: 'Case-insensitive substring of the name, phone or email' })
-  @IsOptional()
+  @IsOmittable()
   @Transform(trimmed)
   @IsString()
   @MaxLength(200)
   q?: string;
 
   @ApiPropertyOptional({ maxLength: MAX_TAG_LENGTH, description: 'Only contacts with this tag (exact match)' })
-  @IsOptional()
+  @IsOmittable()
   @Transform(trimmed)
   @IsString()
   @Length(1, MAX_TAG_LENGTH)
@@ -186,6 +187,11 @@ export class ContactResponse {
   @ApiProperty(attributesDoc('Custom attributes, keys in code-point order'))
   attributes!: ContactAttributes;
 
+  @ApiProperty({
+    description: 'Blocked on the channel (POST /api/v1/contacts/:id/block): the customer cannot write in, nor the inbox to them',
+  })
+  blocked!: boolean;
+
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
 
@@ -200,6 +206,7 @@ export class ContactResponse {
       email: contact.email,
       tags: contact.tags,
       attributes: sortedAttributes(contact.attributes),
+      blocked: contact.blocked_at !== null,
       created_at: contact.created_at.toISOString(),
       updated_at: contact.updated_at.toISOString(),
     };
@@ -210,7 +217,7 @@ export class ImportRefusal {
   @ApiProperty({ example: 7, description: 'The line of the file (the header is line 1) on which the refused record ends' })
   line!: number;
 
-  @ApiProperty({ example: 'email "maria@" must be an email' })
+  @ApiProperty({ example: 'email "maria@" must be an e-mail address' })
   error!: string;
 }
 

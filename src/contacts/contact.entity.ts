@@ -10,6 +10,8 @@ export interface ContactRow {
   tags: string[];
   /** Custom attributes (jsonb): at most 50 keys of string, number or boolean values. */
   attributes: ContactAttributes;
+  /** When the customer was blocked on the channel; null when they are not. */
+  blocked_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }

@@ -5,7 +5,7 @@ import { Keyset } from '../database/keyset';
 import { Db, execute, query, queryOne, Sql, sql } from '../database/sql';
 import { contactSearchText, type ContactRow } from './contact.entity';
 
-const COLUMNS = sql.raw('c.id, c.phone, c.name, c.email, c.tags, c.attributes, c.created_at, c.updated_at');
+const COLUMNS = sql.raw('c.id, c.phone, c.name, c.email, c.tags, c.attributes, c.blocked_at, c.created_at, c.updated_at');
 const NEWEST_FIRST = new Keyset<ContactRow>({ time: 'c.created_at', id: 'c.id' }, 'DESC', (row) => [row.created_at, row.id]);
 
 /** Contacts as `jsonb_to_recordset` reads them from one JSON parameter: a batch is one statement with one parameter, whatever its size. */
@@ -110,6 +110,11 @@ export class ContactRepository {
             FROM jsonb_to_recordset(${JSON.stringify(contacts)}::jsonb) AS ${CONTACT_RECORDS}
            WHERE c.id = r.id`,
     );
+  }
+
+  /** Marks the customer blocked (at a time) or not (null); answers the contact as it now is. */
+  async setBlocked(db: Db, id: string, blockedAt: Date | null, at: Date): Promise<ContactRow | null> {
+    return queryOne(db, sql`UPDATE contacts c SET blocked_at = ${blockedAt}, updated_at = ${at} WHERE c.id = ${id} RETURNING ${COLUMNS}`);
   }
 
   /** Fails on the foreign key (23503) while a conversation points at the contact. */

@@ -1,5 +1,6 @@
+import { AuditLogService } from '../audit/audit-log.service';
 import { BadRequestException, ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
-import { newUuid } from '../common/ids';
+import { newUuid, toPublicId } from '../common/ids';
 import { mapPage, Page } from '../common/pagination';
 import { toE164 } from '../common/phone';
 import { Database } from '../database/database';
@@ -13,6 +14,8 @@ import { ContactRepository } from './contact.repository';
 import { ContactEvent, ContactMergedEvent } from './contact.events';
 
 const DUPLICATE_PHONE = 'A contact with this phone already exists';
+/** The channel blocks a number: a blocked contact keeps it, and stays, until it is unblocked (the block could not be lifted otherwise). */
+const BLOCKED_NUMBER = 'The customer is blocked: unblock them first, so that the channel lifts the block of this number';
 const HAS_CONVERSATION = 'This contact has a conversation and cannot be deleted';
 const MAX_NAME_LENGTH = 200;
 
@@ -31,6 +34,7 @@ export class ContactsService {
     private readonly database: Database,
     private readonly contacts: ContactRepository,
     private readonly events: EventsService,
+    private readonly audit: AuditLogService,
   ) {}
 
   async list(query: ListContactsQuery): Promise<Page<ContactResponse>> {
@@ -41,6 +45,27 @@ export class ContactsService {
     const contact = await this.contacts.find(this.database.db, id);
     if (!contact) throw new NotFoundException('Contact not found');
     return ContactResponse.of(contact);
+  }
+
+  /** The contact locked until the caller's transaction ends (a block and its channel call are one at a time); a 404 when unknown. */
+  async lockForBlocking(db: Db, id: string): Promise<ContactResponse> {
+    return ContactResponse.of(await this.lock(db, id));
+  }
+
+  /**
+   * Marks the customer blocked (at a time) or not (null) in the caller's transaction, recording
+   * contact.updated; answers the contact as it now is.
+   */
+  async setBlocked(db: Db, id: string, blockedAt: Date | null): Promise<ContactResponse> {
+    const contact = await this.contacts.setBlocked(db, id, blockedAt, new Date());
+    if (!contact) throw new NotFoundException('Contact not found');
+    return this.record(db, 'contact.updated', contact);
+  }
+
+  /** A 422 when the customer is blocked: the channel would refuse anything sent to them. */
+  async assertNotBlocked(db: Db, id: string): Promise<void> {
+    const contact = await this.contacts.find(db, id);
+    if (contact?.blocked_at) throw new UnprocessableEntityException('The customer is blocked: unblock them to write to them');
   }
 
   async create(dto: CreateContactDto): Promise<ContactResponse> {
@@ -54,6 +79,7 @@ export class ContactsService {
           email: dto.email ?? null,
           tags: dto.tags ?? [],
           attributes: dto.attributes ?? {},
+          blocked_at: null,
           created_at: now,
           updated_at: now,
         };
@@ -79,6 +105,8 @@ export class ContactsService {
     try {
       return await this.database.transaction(async (db) => {
         const contact = await this.lock(db, id);
+        if (contact.blocked_at && changes.phone !== undefined && changes.phone !== contact.phone)
+          throw new ConflictException(BLOCKED_NUMBER);
         const changed = (Object.keys(changes) as (keyof ContactFields)[]).filter((field) =>
           field === 'attributes'
             ? !sameAttributes(changes.attributes!, contact.attributes)
@@ -104,8 +132,10 @@ export class ContactsService {
     try {
       await this.database.transaction(async (db) => {
         const contact = await this.lock(db, id);
+        if (contact.blocked_at) throw new ConflictException(BLOCKED_NUMBER);
         await this.contacts.delete(db, id);
         await this.record(db, 'contact.deleted', contact);
+        await this.audit.record(db, 'contact.deleted', { target: toPublicId('ct', id) });
       });
     } catch (error) {
       if (isForeignKeyViolation(error)) throw new ConflictException(HAS_CONVERSATION);
@@ -144,6 +174,7 @@ export class ContactsService {
         email: null,
         tags: [],
         attributes: {},
+        blocked_at: null,
         created_at: now,
         updated_at: now,
       };
@@ -194,6 +225,7 @@ export class ContactsService {
     if (!into) throw new NotFoundException('Contact not found');
     const from = locked.find((contact) => contact.id === fromId);
     if (!from) throw new UnprocessableEntityException('from does not name a contact');
+    if (from.blocked_at) throw new ConflictException(`from is blocked: ${BLOCKED_NUMBER}`);
     const tags = [...new Set([...into.tags, ...from.tags])];
     if (tags.length > MAX_TAGS)
       throw new UnprocessableEntityException(`The merged contact would have ${tags.length} tags; a contact has at most ${MAX_TAGS}`);

@@ -29,6 +29,7 @@ export class ConversationUpkeep implements OnApplicationBootstrap, BeforeApplica
   private readonly logger = new Logger(ConversationUpkeep.name);
   private checks = 0;
   private readonly task = new PeriodicTask({
+    name: 'conversation-upkeep',
     run: () => this.upkeep(),
     everyMs: () => CHECK_EVERY_MS,
     failed: (error) => this.logger.warn(`Upkeep failed, trying again: ${error.message}`),

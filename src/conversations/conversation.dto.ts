@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, Length, Matches, ValidateBy, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsString, Length, Matches, ValidateBy, ValidateIf } from 'class-validator';
+import { IsOmittable } from '../common/omittable';
 import { toPublicId } from '../common/ids';
 import { PageQuery } from '../common/pagination';
 import { MAX_LABEL_NAME_LENGTH, sortLabelNames } from '../labels/label.entity';
@@ -152,24 +153,24 @@ export class ConversationResponse {
 
 export class ListConversationsQuery extends PageQuery {
   @ApiPropertyOptional({ enum: CONVERSATION_STATUSES, description: '`open` leaves out the snoozed ones' })
-  @IsOptional()
+  @IsOmittable()
   @IsIn(CONVERSATION_STATUSES)
   status?: ConversationStatus;
 
   @ApiPropertyOptional({ description: '`me`, `none` (unassigned) or a user id', example: 'me' })
-  @IsOptional()
+  @IsOmittable()
   @Matches(/^(me|none|user_[0-9a-f]{32})$/, { message: 'assigned_to must be me, none or a user id' })
   assigned_to?: string;
 
   @ApiPropertyOptional({ description: 'Part of the customer name or phone, case-insensitive' })
-  @IsOptional()
+  @IsOmittable()
   @Transform(trimmed)
   @IsString()
   @Length(1, 100)
   q?: string;
 
   @ApiPropertyOptional({ description: 'Only the conversations with this label (its name, case-insensitive)', example: 'vip' })
-  @IsOptional()
+  @IsOmittable()
   @Transform(trimmed)
   @IsString()
   @Length(1, MAX_LABEL_NAME_LENGTH)
@@ -179,7 +180,7 @@ export class ListConversationsQuery extends PageQuery {
     type: Boolean,
     description: '`true`: only the conversations with messages the caller has not read; `false` (or absent): all of them',
   })
-  @IsOptional()
+  @IsOmittable()
   @Transform(booleanWord)
   @IsBoolean({ message: 'unread must be true or false' })
   unread?: boolean;
@@ -206,12 +207,18 @@ export class ConversationCountsResponse {
 }
 
 /** Every field optional, at least one present; `assigned_to: null` unassigns. */
+export class StartConversationDto {
+  @ApiProperty({ example: 'ct_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d', description: 'The contact to write to' })
+  @IsString()
+  contact_id!: string;
+}
+
 export class UpdateConversationDto {
   @ApiPropertyOptional({
     enum: CONVERSATION_STATUSES,
     description: 'Closing and reopening are both allowed; `snoozed` needs `snoozed_until`. Leaving `snoozed` clears `snoozed_until`.',
   })
-  @IsOptional()
+  @IsOmittable()
   @IsIn(CONVERSATION_STATUSES)
   status?: ConversationStatus;
 

@@ -182,6 +182,15 @@ export class ConversationRepository {
   }
 
   /** The contact's conversation, locked until the caller's transaction ends. */
+  /** When the contact last wrote (the channel's time), from their conversation; null if they never did or have none. */
+  async lastInboundAtOfContact(db: Db, contactId: string): Promise<Date | null> {
+    const row = await queryOne<{ last_inbound_at: Date | null }>(
+      db,
+      sql`SELECT last_inbound_at FROM conversations WHERE contact_id = ${contactId}`,
+    );
+    return row?.last_inbound_at ?? null;
+  }
+
   lockByContact(db: Db, contactId: string): Promise<ConversationRow | null> {
     return queryOne(db, sql`SELECT ${COLUMNS} FROM conversations WHERE contact_id = ${contactId} FOR UPDATE`);
   }

@@ -1,12 +1,18 @@
 import { BadRequestException, Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { CurrentUser } from '../auth/auth.decorators';
+import { CurrentUser } from '../users/current-user.decorator';
 import { ApiErrors } from '../common/api-errors';
 import { PageOf, PageQuery, type Page } from '../common/pagination';
 import { PublicIdPipe } from '../common/public-id.pipe';
 import type { UserRow } from '../users/user.entity';
-import { ConversationCountsResponse, ConversationResponse, ListConversationsQuery, UpdateConversationDto } from './conversation.dto';
+import {
+  ConversationCountsResponse,
+  ConversationResponse,
+  ListConversationsQuery,
+  StartConversationDto,
+  UpdateConversationDto,
+} from './conversation.dto';
 import { ConversationsService } from './conversations.service';
 import { AddNoteDto, MessageResponse, SendMessageDto } from './message.dto';
 import { MessagesService } from './messages.service';
@@ -38,6 +44,26 @@ export class ConversationsController {
   @ApiErrors(400)
   list(@Query() query: ListConversationsQuery, @CurrentUser() caller: UserRow): Promise<Page<ConversationResponse>> {
     return this.conversations.list(query, caller);
+  }
+
+  @Post()
+  @ApiOperation({
+    summary: 'Open a conversation with a contact: 201 with a new one, 200 with the one they have',
+    description:
+      'For writing first, to a contact who may never have written: the conversation is open, and until the customer writes only templates can be sent (the 24-hour window). ' +
+      'A contact has one conversation: asked again, this answers it (200) as it is. Event conversation.created for a new one. A contact_id that names no contact is a 422.',
+  })
+  @ApiCreatedResponse({ type: ConversationResponse })
+  @ApiOkResponse({ type: ConversationResponse })
+  @ApiErrors(400, 422)
+  async start(
+    @Body() dto: StartConversationDto,
+    @CurrentUser() actor: UserRow,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ConversationResponse> {
+    const { conversation, created } = await this.conversations.start(dto.contact_id, actor);
+    void reply.status(created ? 201 : 200);
+    return conversation;
   }
 
   @Get('counts')

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ContactsModule } from '../contacts/contacts.module';
 import { LabelsModule } from '../labels/labels.module';
 import { MediaModule } from '../media/media.module';
 import { NotificationsModule } from '../notifications/notifications.module';
@@ -22,7 +23,7 @@ import { ReadReceiptProcessor } from './read-receipt.processor';
 import { SendJournal } from './send-journal';
 
 @Module({
-  imports: [MediaModule, NotificationsModule, UsersModule, TemplatesModule, LabelsModule],
+  imports: [ContactsModule, MediaModule, NotificationsModule, UsersModule, TemplatesModule, LabelsModule],
   controllers: [ConversationsController, MessagesController],
   providers: [
     ConversationRepository,

@@ -2,6 +2,7 @@ import { BadRequestException, Injectable, NotFoundException, OnModuleInit, Unpro
 import { newUuid, parsePublicId } from '../common/ids';
 import { mapPage, Page } from '../common/pagination';
 import { Database } from '../database/database';
+import { isForeignKeyViolation } from '../database/errors';
 import type { Db } from '../database/sql';
 import { EventsService } from '../events/events.service';
 import { sameLabelName, sortLabelNames } from '../labels/label.entity';
@@ -12,6 +13,7 @@ import { UsersService } from '../users/users.service';
 import { ConversationResponse, ListConversationsQuery, UpdateConversationDto } from './conversation.dto';
 import type { ConversationRow, ConversationWithCustomer } from './conversation.entity';
 import { ConversationCounts, ConversationFilter, ConversationRepository } from './conversation.repository';
+import { assertWithinCustomerWindow } from './customer-window';
 import { MessageRepository } from './message.repository';
 import { ConversationAssignedEvent, ConversationChanges, ConversationEvent, ConversationUpdatedEvent } from './conversation.events';
 import { UserFrames } from '../events/user-frames';
@@ -179,6 +181,34 @@ export class ConversationsService implements OnModuleInit {
       }
       return ConversationResponse.of(await this.findWithCustomer(db, id, actor.id));
     });
+  }
+
+  /**
+   * The conversation with a contact, opened by an agent (the contact may never have written): a
+   * new one is `created` (event conversation.created) and open; an existing one is answered as it is.
+   * Until the customer writes, only templates can be sent in it.
+   */
+  async start(contactPublicId: string, actor: UserRow): Promise<{ conversation: ConversationResponse; created: boolean }> {
+    const contactId = parsePublicId('ct', contactPublicId);
+    if (contactId === null) throw new UnprocessableEntityException('contact_id does not name a contact');
+    return this.database.transaction(async (db) => {
+      const existing = await this.conversations.lockByContact(db, contactId);
+      if (existing)
+        return { conversation: ConversationResponse.of(await this.findWithCustomer(db, existing.id, actor.id)), created: false };
+      let opened: ConversationRow;
+      try {
+        opened = await this.openForContact(db, contactId, new Date(), { reopen: false });
+      } catch (error) {
+        if (isForeignKeyViolation(error)) throw new UnprocessableEntityException('contact_id does not name a contact');
+        throw error;
+      }
+      return { conversation: ConversationResponse.of(await this.findWithCustomer(db, opened.id, actor.id)), created: true };
+    });
+  }
+
+  /** A 422 unless the contact wrote within the last 24 hours (their conversation's window); `what` says what waits on it. */
+  async assertContactWithinWindow(db: Db, contactId: string, now: Date, what: string): Promise<void> {
+    assertWithinCustomerWindow({ last_inbound_at: await this.conversations.lastInboundAtOfContact(db, contactId) }, now, what);
   }
 
   /**

@@ -5,7 +5,11 @@ import type { ConversationRow } from './conversation.entity';
 export const CUSTOMER_WINDOW_MS = 24 * 3600_000;
 
 /** A 422 unless the customer wrote within the window (counted from the channel's timestamp of their last message). */
-export function assertWithinCustomerWindow(conversation: ConversationRow, now: Date, what = 'only template messages can be sent'): void {
+export function assertWithinCustomerWindow(
+  conversation: Pick<ConversationRow, 'last_inbound_at'>,
+  now: Date,
+  what = 'only template messages can be sent',
+): void {
   if (!conversation.last_inbound_at || now.getTime() - conversation.last_inbound_at.getTime() > CUSTOMER_WINDOW_MS) {
     throw new UnprocessableEntityException(`The customer's last message is more than 24 hours old: ${what}`);
   }

@@ -6,7 +6,6 @@ import {
   IsDefined,
   IsIn,
   IsObject,
-  IsOptional,
   IsString,
   IsUrl,
   Length,
@@ -19,6 +18,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { IsOmittable } from '../common/omittable';
 import { toPublicId } from '../common/ids';
 import { MessageMediaResponse } from '../media/media.dto';
 import { PageQuery } from '../common/pagination';
@@ -43,7 +43,7 @@ export class TemplateDto {
   language!: string;
 
   @ApiPropertyOptional({ type: [Object], description: 'As the Graph API takes them' })
-  @IsOptional()
+  @IsOmittable()
   @IsArray()
   @IsObject({ each: true })
   components?: Record<string, unknown>[];
@@ -61,7 +61,7 @@ export class StickerDto {
     example: 'med_01a2047c8e2078c99d14947d2651598e',
     description: 'A media uploaded with POST /api/v1/media (or a ready inbound one), of the kind the type names; or link',
   })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(100)
   media_id?: string;
@@ -69,13 +69,13 @@ export class StickerDto {
 
 export class MediaDto extends StickerDto {
   @ApiPropertyOptional()
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(1024)
   caption?: string;
 
   @ApiPropertyOptional({ description: 'For documents: the file name the customer sees' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(240)
   filename?: string;
@@ -185,7 +185,7 @@ export class SendMessageDto {
     description:
       "A message of this conversation to quote (422 for another conversation's, or one that failed); sent as the channel's context",
   })
-  @IsOptional()
+  @IsOmittable()
   @Matches(MESSAGE_ID, { message: 'reply_to must be a message id (msg_…)' })
   @IsString()
   reply_to?: string;
@@ -226,7 +226,7 @@ export class AddNoteDto {
     example: ['user_01a2047c8e2078c99d14947d2651598e'],
     description: 'Users to notify (a notification of type `mention` each, the author excepted); an id that names no user is a 422',
   })
-  @IsOptional()
+  @IsOmittable()
   @MaxLength(100, { each: true, message: 'mentions must contain only user ids' })
   @IsString({ each: true, message: 'mentions must contain only user ids' })
   @ArrayMaxSize(MAX_MENTIONS)

@@ -2,6 +2,7 @@ import {
   BadRequestException,
   ConflictException,
   Injectable,
+  Logger,
   NotFoundException,
   OnModuleInit,
   UnprocessableEntityException,
@@ -10,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { newUuid, parsePublicId } from '../common/ids';
 import { searchWords } from '../common/search';
 import { mapPage, Page, PageQuery } from '../common/pagination';
+import { ContactsService } from '../contacts/contacts.service';
 import { Database } from '../database/database';
 import { isUniqueViolation } from '../database/errors';
 import type { Db } from '../database/sql';
@@ -76,6 +78,8 @@ export interface SendResult {
 
 @Injectable()
 export class MessagesService implements OnModuleInit {
+  private readonly logger = new Logger(MessagesService.name);
+
   constructor(
     private readonly database: Database,
     private readonly messages: MessageRepository,
@@ -86,6 +90,7 @@ export class MessagesService implements OnModuleInit {
     private readonly reactions: ReactionsService,
     private readonly templates: TemplatesService,
     private readonly media: MediaService,
+    private readonly contacts: ContactsService,
   ) {}
 
   onModuleInit(): void {
@@ -111,7 +116,7 @@ export class MessagesService implements OnModuleInit {
    * after the answer, with retries. A template is first checked against the catalogue (422).
    */
   async send(conversationId: string, dto: SendMessageDto, actor: UserRow, idempotencyKey: string | null): Promise<SendResult> {
-    const { type, text, content, mediaId } = payloadOf(dto);
+    const { type, text, content, mediaId, mediaType } = payloadOf(dto);
     // A reaction is no message of its own: setting the same emoji twice changes and sends nothing, so it needs no Idempotency-Key.
     if (type === 'reaction') return { message: await this.reactions.react(conversationId, dto.reaction!, actor), replayed: false };
     const requestHash = idempotencyKey ? hashRequest(conversationId, dto) : null;
@@ -131,9 +136,10 @@ export class MessagesService implements OnModuleInit {
         const conversation = await this.conversationRows.lock(db, conversationId);
         if (!conversation) throw new NotFoundException('Conversation not found');
         const now = new Date();
+        await this.contacts.assertNotBlocked(db, conversation.contact_id);
         if (type !== 'template') assertWithinCustomerWindow(conversation, now);
         const quoted = quotedId === null ? null : await this.quotable(db, conversationId, quotedId);
-        const media = mediaId === null ? null : await this.mediaToSend(db, type as MediaType, mediaId);
+        const media = mediaId === null ? null : await this.mediaToSend(db, mediaType!, mediaId);
         if (media?.kind === 'document' && content && content.filename === undefined && media.filename) content.filename = media.filename;
         const queued: MessageRow = {
           id: newUuid(now.getTime()),
@@ -267,7 +273,10 @@ export class MessagesService implements OnModuleInit {
       at: status.at,
     });
     if (moved) await this.recordStatusEvent(db, moved);
-    else if (status.pricingCategory) await this.messages.setPricingCategory(db, status.channelMessageId, status.pricingCategory);
+    else if (!(await this.isKnown(db, status.channelMessageId))) {
+      // Answered 200 all the same, as the channel expects; said here for whoever sent it by hand (npm run simulate -- --status).
+      this.logger.log(`A "${status.status}" status for ${status.channelMessageId}, which names no message here: nothing changed`);
+    } else if (status.pricingCategory) await this.messages.setPricingCategory(db, status.channelMessageId, status.pricingCategory);
   }
 
   private async finishSend(
@@ -328,7 +337,7 @@ export class MessagesService implements OnModuleInit {
   /** The media a message is sent with: known (else 422), of the kind the type names, and ready. */
   private async mediaToSend(db: Db, type: MediaType, publicId: string) {
     const uuid = parsePublicId('med', publicId);
-    const media = uuid === null ? null : await this.media.find(db, uuid);
+    const media = uuid === null ? null : await this.media.takeForSending(db, uuid);
     if (!media) throw new UnprocessableEntityException(`${type}.media_id ${JSON.stringify(publicId)} is not a known media`);
     if (media.kind !== type)
       throw new UnprocessableEntityException(`${type}.media_id is ${article(media.kind)} ${media.kind}, not ${article(type)} ${type}`);
@@ -354,27 +363,55 @@ function payloadOf(dto: SendMessageDto): {
   type: string;
   text: string | null;
   content: Record<string, unknown> | null;
-  /** The public `med_` id a media message is sent with, if any. */
+  /** The public `med_` id a media message (or a template's header) is sent with, if any. */
   mediaId: string | null;
+  /** The kind of media `mediaId` must be. */
+  mediaType: MediaType | null;
 } {
   const present = (['text', 'template', 'reaction', ...MEDIA_TYPES] as const).filter((field) => dto[field] !== undefined);
   const stray = present.find((field) => field !== dto.type);
   if (stray) throw new UnprocessableEntityException(`${stray} does not go with type ${dto.type}`);
   if (dto.type === 'reaction') {
     if (dto.reply_to !== undefined) throw new UnprocessableEntityException('reply_to does not go with type reaction');
-    return { type: 'reaction', text: null, content: null, mediaId: null };
+    return { type: 'reaction', text: null, content: null, mediaId: null, mediaType: null };
   }
-  if (dto.type === 'text') return { type: 'text', text: dto.text!, content: null, mediaId: null };
+  if (dto.type === 'text') return { type: 'text', text: dto.text!, content: null, mediaId: null, mediaType: null };
   if (dto.type === 'template') {
     const { name, language, components } = dto.template!;
-    return { type: 'template', text: null, content: { name, language, ...(components ? { components } : {}) }, mediaId: null };
+    const header = templateHeaderUpload(components);
+    return {
+      type: 'template',
+      text: null,
+      content: { name, language, ...(components ? { components } : {}) },
+      mediaId: header?.mediaId ?? null,
+      mediaType: header?.mediaType ?? null,
+    };
   }
   const media = dto[dto.type]!;
   if (media.link !== undefined && media.media_id !== undefined) {
     throw new BadRequestException(`${dto.type} takes either link or media_id, not both`);
   }
   const caption = 'caption' in media ? (media.caption ?? null) : null;
-  return { type: dto.type, text: caption, content: { ...media }, mediaId: media.media_id ?? null };
+  return { type: dto.type, text: caption, content: { ...media }, mediaId: media.media_id ?? null, mediaType: dto.type };
+}
+
+/**
+ * The upload a template's header is sent with (`{"type":"header","parameters":[{"type":"image",
+ * "image":{"media_id":"med_…"}}]}`), if any: the message takes it as its media, so the send
+ * uploads it to the channel and the upload counts as sent.
+ */
+function templateHeaderUpload(components: unknown): { mediaId: string; mediaType: MediaType } | null {
+  if (!Array.isArray(components)) return null;
+  const header = components.find(
+    (component): component is { parameters?: unknown } =>
+      typeof component === 'object' && component !== null && String((component as { type?: unknown }).type).toLowerCase() === 'header',
+  );
+  const parameter: unknown = Array.isArray(header?.parameters) ? header.parameters[0] : undefined;
+  if (typeof parameter !== 'object' || parameter === null) return null;
+  const format = String((parameter as { type?: unknown }).type).toLowerCase() as MediaType;
+  if (!(MEDIA_TYPES as readonly string[]).includes(format)) return null;
+  const media = (parameter as Record<string, unknown>)[format] as { media_id?: unknown } | undefined;
+  return typeof media?.media_id === 'string' ? { mediaId: media.media_id, mediaType: format } : null;
 }
 
 function article(word: string): string {

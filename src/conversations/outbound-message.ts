@@ -17,7 +17,13 @@ export function toOutboundMessage(message: MessageToSend, channelMediaId: string
   if (message.type === 'template') {
     // Rows written before messages kept the API's shape already hold `{code}`.
     const language = typeof content.language === 'string' ? { code: content.language } : content.language;
-    return { to: message.customer_phone, type: 'template', content: { ...content, language }, ...context };
+    const components = channelMediaId === null ? content.components : withHeaderMedia(content.components, channelMediaId);
+    return {
+      to: message.customer_phone,
+      type: 'template',
+      content: { ...content, language, ...(components === undefined ? {} : { components }) },
+      ...context,
+    };
   }
   if (channelMediaId !== null) {
     const { media_id: _ours, ...rest } = content;
@@ -33,4 +39,22 @@ export function toOutboundReaction(reaction: ReactionToSend): OutboundMessage {
     type: 'reaction',
     content: { message_id: reaction.target_channel_message_id, emoji: reaction.emoji },
   };
+}
+
+/** A template's components with the header's upload (`media_id: med_…`) named by the channel's id of it, as the Graph API takes it. */
+function withHeaderMedia(components: unknown, channelMediaId: string): unknown {
+  if (!Array.isArray(components)) return components;
+  return components.map((component: Record<string, unknown>) => {
+    if (String(component.type).toLowerCase() !== 'header' || !Array.isArray(component.parameters)) return component;
+    return {
+      ...component,
+      parameters: (component.parameters as Record<string, unknown>[]).map((parameter) => {
+        const format = String(parameter.type).toLowerCase();
+        const media = parameter[format] as Record<string, unknown> | undefined;
+        if (!media || media.media_id === undefined) return parameter;
+        const { media_id: _ours, ...rest } = media;
+        return { ...parameter, [format]: { id: channelMediaId, ...rest } };
+      }),
+    };
+  });
 }

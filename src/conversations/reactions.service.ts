@@ -1,5 +1,6 @@
 import { Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
 import { newUuid, parsePublicId } from '../common/ids';
+import { ContactsService } from '../contacts/contacts.service';
 import { Database } from '../database/database';
 import type { Db } from '../database/sql';
 import { EventsService } from '../events/events.service';
@@ -44,6 +45,7 @@ export class ReactionsService {
     private readonly conversationRows: ConversationRepository,
     private readonly conversations: ConversationsService,
     private readonly events: EventsService,
+    private readonly contacts: ContactsService,
   ) {}
 
   /**
@@ -58,6 +60,7 @@ export class ReactionsService {
       const conversation = await this.conversationRows.lock(db, conversationId);
       if (!conversation) throw new NotFoundException('Conversation not found');
       const now = new Date();
+      await this.contacts.assertNotBlocked(db, conversation.contact_id);
       assertWithinCustomerWindow(conversation, now, 'reactions cannot be sent');
       const target = targetId === null ? null : await this.messages.findInConversation(db, conversationId, targetId);
       if (!target) throw new UnprocessableEntityException('reaction.message_id does not name a message of this conversation');

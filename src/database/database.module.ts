@@ -2,6 +2,7 @@ import { DynamicModule, Global, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/app-config';
+import { ClosingDataSource } from './closing-data-source';
 import { Database } from './database';
 import { EmbeddedPostgres } from './embedded-postgres';
 import { InstanceRegistry } from './instance-registry';
@@ -11,7 +12,7 @@ import { MIGRATIONS } from './migrations';
 const EMBEDDED_CONNECTIONS = 1;
 
 /** A DataSource that also stops the embedded server it runs on, after its own pool has closed. */
-class EmbeddedDataSource extends DataSource {
+class EmbeddedDataSource extends ClosingDataSource {
   constructor(
     options: DataSourceOptions,
     private readonly embedded: EmbeddedPostgres,
@@ -41,7 +42,10 @@ export class DatabaseModule {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRootAsync({
-          useFactory: () => dataSourceOptions(config),
+          // A start that cannot open its database says why and exits (an orchestrator restarts it);
+          // the module's default, nine quiet retries 3 s apart, kept a second instance on a busy
+          // DATA_DIR or an unreachable DATABASE_URL waiting half a minute.
+          useFactory: () => ({ ...dataSourceOptions(config), retryAttempts: 0 }),
           dataSourceFactory: (options) => openDataSource(config, options as DataSourceOptions),
         }),
       ],
@@ -75,6 +79,16 @@ export async function migrateOnly(config: AppConfig): Promise<string[]> {
   return applied;
 }
 
+/** Runs `use` on a data source of its own (migrated first), closed after. */
+export async function withMigratedDataSource<T>(config: AppConfig, use: (dataSource: DataSource) => Promise<T>): Promise<T> {
+  const dataSource = await openDataSource(config, dataSourceOptions(config));
+  try {
+    return await use(dataSource);
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
 async function openDataSource(
   config: AppConfig,
   options: DataSourceOptions,
@@ -83,7 +97,7 @@ async function openDataSource(
   const logger = new Logger('Database');
   let dataSource: DataSource;
   if (config.databaseUrl) {
-    dataSource = new DataSource(options);
+    dataSource = new ClosingDataSource(options);
   } else {
     // One connection: PGlite has one session and runs one statement at a time, and pglite-socket
     // interleaves the extended-protocol messages (Parse, Bind, Execute) of concurrent connections

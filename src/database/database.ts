@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { ClosingDataSource } from './closing-data-source';
 import { type Db, takeWatchedWrites, watchWrites } from './sql';
 
 /**
@@ -32,5 +33,10 @@ export class Database {
    */
   onCommittedWrites(tables: Iterable<string>, onCommit: () => void): () => void {
     return watchWrites(this.dataSource, tables, onCommit);
+  }
+
+  /** `statements` run when the pool is about to close at shutdown: after the jobs have stopped, before the connections end. */
+  beforeClose(statements: () => Promise<void>): void {
+    if (this.dataSource instanceof ClosingDataSource) this.dataSource.beforeClose(statements);
   }
 }

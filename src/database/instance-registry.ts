@@ -20,6 +20,9 @@ export class InstanceRegistry implements OnApplicationBootstrap, OnApplicationSh
   readonly id = newUuid();
   private readonly logger = new Logger(InstanceRegistry.name);
   private timer?: NodeJS.Timeout;
+  /** The heartbeat being written, if one is: leaving waits for it, so it cannot write the row again after. */
+  private beating: Promise<void> = Promise.resolve();
+  private leaving = false;
   private readonly exclusive: boolean;
 
   constructor(
@@ -31,13 +34,24 @@ export class InstanceRegistry implements OnApplicationBootstrap, OnApplicationSh
 
   async onApplicationBootstrap(): Promise<void> {
     await this.beat();
-    this.timer = setInterval(() => void this.beat(), HEARTBEAT_EVERY_MS).unref();
+    this.timer = setInterval(() => {
+      this.beating = this.beat();
+    }, HEARTBEAT_EVERY_MS).unref();
+    // The last statement before the pool closes, after the jobs running here have finished (the
+    // before-shutdown hooks): a clean stop leaves nothing claimed, and the next start nothing to take up.
+    this.database.beforeClose(() => this.leave());
   }
 
-  /** After the jobs running here have finished (before-shutdown hooks): a clean stop leaves nothing claimed. */
-  async onApplicationShutdown(): Promise<void> {
+  onApplicationShutdown(): void {
     clearInterval(this.timer);
-    await execute(this.database.db, sql`DELETE FROM instances WHERE id = ${this.id}`).catch(() => undefined);
+  }
+
+  private async leave(): Promise<void> {
+    this.leaving = true;
+    clearInterval(this.timer);
+    await this.beating;
+    await execute(this.database.db, sql`DELETE FROM instances WHERE id = ${this.id}`);
+    this.logger.log('Left the instances on this database: nothing of this instance is left to take up');
   }
 
   /**
@@ -51,6 +65,7 @@ export class InstanceRegistry implements OnApplicationBootstrap, OnApplicationSh
   }
 
   private async beat(): Promise<void> {
+    if (this.leaving) return;
     try {
       await execute(
         this.database.db,

@@ -15,6 +15,13 @@ import { LabelsSnoozeNotes1763950000000 } from './migrations/1763950000000-label
 import { MessageSearch1763960000000 } from './migrations/1763960000000-message-search';
 import { ReadState1763970000000 } from './migrations/1763970000000-read-state';
 import { RecordedWork1763980000000 } from './migrations/1763980000000-recorded-work';
+import { ContactBlocking1763990000000 } from './migrations/1763990000000-contact-blocking';
+import { PasswordChangeRequired1764000000000 } from './migrations/1764000000000-password-change-required';
+import { DevelopmentSecrets1764010000000 } from './migrations/1764010000000-development-secrets';
+import { StreamAccess1764020000000 } from './migrations/1764020000000-stream-access';
+import { SecurityControls1764040000000 } from './migrations/1764040000000-security-controls';
+import { UploadReferences1764050000000 } from './migrations/1764050000000-upload-references';
+import { UploadRetention1764030000000 } from './migrations/1764030000000-upload-retention';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -35,4 +42,11 @@ export const MIGRATIONS = [
   MessageSearch1763960000000,
   ReadState1763970000000,
   RecordedWork1763980000000,
+  ContactBlocking1763990000000,
+  PasswordChangeRequired1764000000000,
+  DevelopmentSecrets1764010000000,
+  StreamAccess1764020000000,
+  UploadRetention1764030000000,
+  SecurityControls1764040000000,
+  UploadReferences1764050000000,
 ];

@@ -1,9 +1,17 @@
-import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { BeforeApplicationShutdown, HttpException, HttpStatus, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { newUuid } from '../common/ids';
+import { AppConfig } from '../config/app-config';
+import { Database } from '../database/database';
+import { InstanceRegistry } from '../database/instance-registry';
+import type { UserRow } from '../users/user.entity';
+import { UsersService } from '../users/users.service';
+import { Access, AccessCheck, AccessEnded, accessEnded } from '../auth/access';
 import { EventReplayService } from './event-replay.service';
 import { EventStream } from './event-stream';
 import type { EventEnvelope } from './event.entity';
+import { OpenStreamRepository } from './open-stream.repository';
 import { StreamInterruptions } from './stream-interruptions';
 import { UserFrames, type UserFrame } from './user-frames';
 
@@ -17,6 +25,12 @@ const SHUTDOWN_FLUSH_MS = 1_000;
 const USER_FRAME_SETTLE_MS = 250;
 
 const UNKNOWN_LAST_EVENT_ID = ': Last-Event-ID is unknown or past retention; sending live events only\n\n';
+
+/** The access a stream was opened with: its user as they were then, and the credential. */
+export interface StreamAccess {
+  user: UserRow;
+  access: Access;
+}
 
 /** One SSE frame: the envelope's id and type, then the envelope itself as JSON on one line. */
 export function sseFrame(event: EventEnvelope): string {
@@ -37,22 +51,42 @@ export class EventStreamClients implements OnModuleInit, BeforeApplicationShutdo
   static keepAliveIntervalMs = 15_000;
   /** A client that leaves more than this unread in its socket buffer is disconnected (it resumes). */
   static maxUnreadBytes = 1024 * 1024;
+  /**
+   * Between checks that each stream's access still holds. A change of a user (logout, new
+   * password, role, removal) is checked at once on every instance through the broadcast; this
+   * check is for an expiry, and for a broadcast lost while Redis was away.
+   */
+  static accessCheckIntervalMs = 5_000;
 
   private readonly logger = new Logger(EventStreamClients.name);
   private readonly connections = new Set<SseConnection>();
+  /** The ids of this instance's streams in `event_streams`, while they are open. */
+  private readonly openStreamIds = new Set<string>();
   private closing = false;
   private stopWatching: () => void = () => undefined;
+  private accessTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly stream: EventStream,
     private readonly replay: EventReplayService,
     private readonly interruptions: StreamInterruptions,
     private readonly userFrames: UserFrames,
+    private readonly users: UsersService,
+    private readonly accessCheck: AccessCheck,
+    private readonly database: Database,
+    private readonly openStreams: OpenStreamRepository,
+    private readonly instance: InstanceRegistry,
+    private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
     // Live events may have been lost: the clients reconnect and replay them from the table.
     this.stopWatching = this.interruptions.onInterrupted(() => void this.endAll());
+    this.users.onChanged((userId) => void this.checkAccess(userId));
+    this.accessTimer = setInterval(() => {
+      void this.checkAccess(null);
+      void this.forgetClosedStreams();
+    }, EventStreamClients.accessCheckIntervalMs).unref();
   }
 
   /** How many streams are open on this instance. */
@@ -61,11 +95,29 @@ export class EventStreamClients implements OnModuleInit, BeforeApplicationShutdo
   }
 
   /**
-   * Takes the reply over from Fastify and streams to it until the client leaves or the application
-   * shuts down: every event for everyone, and those for `userId` (uuid) alone. `lastEventId`: the
-   * public id of the last event the client has, if any.
+   * Takes the reply over from Fastify and streams to it until the client leaves, its access ends or
+   * the application shuts down: every event for everyone, and those for its user alone.
+   * `lastEventId`: the public id of the last event the client has, if any. Refused (429) when the
+   * user has STREAM_MAX_PER_USER streams open already, on any instance.
    */
-  serve(request: FastifyRequest, reply: FastifyReply, userId: string, lastEventId: string | null): void {
+  async serve(request: FastifyRequest, reply: FastifyReply, access: StreamAccess, lastEventId: string | null): Promise<void> {
+    const streamId = newUuid();
+    if (!this.closing) {
+      const opened = await this.database.transaction((db) =>
+        this.openStreams.openUnlessAt(
+          db,
+          { id: streamId, userId: access.user.id, instanceId: this.instance.id },
+          this.config.streamMaxPerUser,
+        ),
+      );
+      if (opened) this.openStreamIds.add(streamId);
+      if (!opened) {
+        throw new HttpException(
+          `At most ${this.config.streamMaxPerUser} event streams per user are open at once: close one (another tab or device) first`,
+          HttpStatus.TOO_MANY_REQUESTS,
+        );
+      }
+    }
     const headers: OutgoingHttpHeaders = {};
     // The headers set so far (x-request-id, rate limit, CORS, security headers) survive the hijack.
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value;
@@ -83,23 +135,76 @@ export class EventStreamClients implements OnModuleInit, BeforeApplicationShutdo
       reply.raw.end();
       return;
     }
-    const connection = new SseConnection(request, reply.raw, userId, this.stream, this.replay, this.userFrames.all, this.logger, () =>
-      this.connections.delete(connection),
-    );
+    const connection = new SseConnection(request, reply.raw, access, this.stream, this.replay, this.userFrames.all, this.logger, () => {
+      this.connections.delete(connection);
+      this.openStreamIds.delete(streamId);
+      this.database
+        .transaction((db) => this.openStreams.close(db, streamId))
+        .catch((error: unknown) =>
+          // Left counted until the next sweep (forgetClosedStreams): the user may open one fewer meanwhile.
+          this.logger.warn(`Event stream ${request.id} closed but still counted for its user, until the next sweep: ${String(error)}`),
+        );
+    });
     this.connections.add(connection);
     connection.start(lastEventId, EventStreamClients.keepAliveIntervalMs);
+  }
+
+  /**
+   * Deletes this instance's rows of streams no longer open, whose own delete failed (the database
+   * away at that moment), so they stop counting against their users' cap. Rows younger than a
+   * check interval are left: their stream may be opening right now.
+   */
+  private async forgetClosedStreams(): Promise<void> {
+    try {
+      const openedBefore = new Date(Date.now() - EventStreamClients.accessCheckIntervalMs);
+      await this.openStreams.forgetClosed(this.database.db, this.instance.id, [...this.openStreamIds], openedBefore);
+    } catch (error) {
+      this.logger.warn(`Sweeping the closed event streams failed, tried again soon: ${String(error)}`);
+    }
   }
 
   /** Ends every open stream before the HTTP server closes, which would otherwise wait for them. */
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
+    clearInterval(this.accessTimer);
     this.stopWatching();
     await this.endAll();
+  }
+
+  /**
+   * Ends the streams whose access no longer holds (expired; the user removed, their tokens revoked
+   * or their role changed since the stream opened): of one user, or of everyone for null.
+   */
+  private async checkAccess(userId: string | null): Promise<void> {
+    const byUser = new Map<string, SseConnection[]>();
+    for (const connection of this.connections) {
+      if (userId !== null && connection.access.user.id !== userId) continue;
+      byUser.set(connection.access.user.id, [...(byUser.get(connection.access.user.id) ?? []), connection]);
+    }
+    for (const connections of byUser.values()) {
+      for (const connection of connections) {
+        let ended: string | null;
+        try {
+          ended = endedAccess(connection.access, await this.accessCheck.check(connection.access.access));
+        } catch (error) {
+          this.logger.warn(`Checking the access of an event stream failed, checked again soon: ${String(error)}`);
+          continue;
+        }
+        if (ended) void connection.endBecause(ended);
+      }
+    }
   }
 
   private async endAll(): Promise<void> {
     await Promise.allSettled([...this.connections].map((connection) => connection.end()));
   }
+}
+
+/** Why a stream's access no longer holds (AccessCheck's answer, or its user's role changed since it opened), or null while it does. */
+function endedAccess(opened: StreamAccess, now: UserRow | AccessEnded): string | null {
+  if (accessEnded(now)) return now.reason;
+  if (now.role !== opened.user.role) return "its user's role changed";
+  return null;
 }
 
 class SseConnection {
@@ -124,8 +229,8 @@ class SseConnection {
   constructor(
     private readonly request: FastifyRequest,
     private readonly raw: ServerResponse,
-    /** The user of the stream: events for another user alone never reach it. */
-    private readonly userId: string,
+    /** The access it was opened with; events for another user alone never reach it. */
+    readonly access: StreamAccess,
     private readonly stream: EventStream,
     private readonly replay: EventReplayService,
     private readonly frames: readonly UserFrame[],
@@ -145,7 +250,7 @@ class SseConnection {
     this.held = [];
     // Subscribed before the replay reads the table: an event is either read or held, or both.
     this.unsubscribe = this.stream.subscribe(({ envelope, audience }) => {
-      if (audience === null || audience === this.userId) this.receive(envelope);
+      if (audience === null || audience === this.access.user.id) this.receive(envelope);
     });
     this.timer = setInterval(() => this.keepAlive(), keepAliveMs);
     // The position is read after subscribing: an event relayed since is at or before it, or held and sent after it.
@@ -160,6 +265,13 @@ class SseConnection {
         this.drop();
       });
     this.sendFrames(this.frames, 'Starting');
+  }
+
+  /** Ends the stream because its access ended; the client's next connection is refused until it logs in again. */
+  async endBecause(reason: string): Promise<void> {
+    if (this.closed) return;
+    this.request.log.info({ req: this.request }, `event stream ended: ${reason}`);
+    await this.end();
   }
 
   /** Ends the stream cleanly, then releases its connection, which would otherwise stay open for keep-alive. */
@@ -201,7 +313,7 @@ class SseConnection {
     if (cursor === null) {
       this.write(UNKNOWN_LAST_EVENT_ID, false);
     } else {
-      for await (const batch of this.replay.eventsAfter(cursor, this.userId)) {
+      for await (const batch of this.replay.eventsAfter(cursor, this.access.user.id)) {
         if (this.closed) return;
         for (const { envelope, mayStillArrive } of batch) {
           this.sendEvent(envelope, false);
@@ -223,7 +335,7 @@ class SseConnection {
 
   /** `id: <the newest event the user may see>` on its own: the position of a client that has seen no event. */
   private async sendPosition(): Promise<void> {
-    const newest = await this.replay.newestFor(this.userId);
+    const newest = await this.replay.newestFor(this.access.user.id);
     if (newest !== null) this.write(`id: ${newest}\n\n`, false);
   }
 
@@ -244,7 +356,7 @@ class SseConnection {
       .then(async () => {
         for (const frame of frames) {
           if (this.closed) return;
-          const data = JSON.stringify(await frame.build(this.userId));
+          const data = JSON.stringify(await frame.build(this.access.user.id));
           if (this.closed || this.framesSent.get(frame.event) === data) continue;
           this.framesSent.set(frame.event, data);
           this.write(`event: ${frame.event}\ndata: ${data}\n\n`, true);

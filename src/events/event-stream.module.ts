@@ -1,11 +1,14 @@
 import { DynamicModule, Injectable, Module, OnModuleInit, Provider } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
 import { AppConfig } from '../config/app-config';
+import { UsersModule } from '../users/users.module';
 import { toEnvelope } from './event-envelope';
 import { EventReplayService } from './event-replay.service';
 import { EventStream } from './event-stream';
 import { EventStreamClients } from './event-stream-clients.service';
 import { EventsStreamController } from './events-stream.controller';
 import { LocalEventStream } from './local-event-stream';
+import { OpenStreamRepository } from './open-stream.repository';
 import { OutboxRelay } from './outbox-relay';
 import { RedisEventStream } from './redis-event-stream';
 import { StreamInterruptions } from './stream-interruptions';
@@ -41,10 +44,12 @@ export class EventStreamModule {
       { provide: StreamInterruptions, useExisting: engine },
       EventReplayService,
       EventStreamClients,
+      OpenStreamRepository,
       StreamPublisher,
     ];
     return {
       module: EventStreamModule,
+      imports: [AuthModule, UsersModule],
       providers,
       controllers: [EventsStreamController],
     };

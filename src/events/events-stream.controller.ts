@@ -1,10 +1,14 @@
-import { Controller, Get, Headers, Query, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Headers, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AllowTokenInQuery, CurrentUser } from '../auth/auth.decorators';
+import { CurrentAccess, AllowStreamTicket } from '../auth/auth.decorators';
+import { CurrentUser } from '../users/current-user.decorator';
+import { StreamTickets } from '../auth/stream-tickets';
+import type { Access } from '../auth/access';
 import { ApiErrors } from '../common/api-errors';
 import type { UserRow } from '../users/user.entity';
 import { EventStreamClients } from './event-stream-clients.service';
+import { StreamTicketResponse } from './stream-ticket.dto';
 
 const FRAME_EXAMPLE = [
   'id: evt_0193a1b2c3d47e8f9a0b1c2d3e4f5a6b',
@@ -27,10 +31,24 @@ function lastEventIdOf(header: string | undefined, query: string | undefined): s
 @ApiErrors(401, 403, 429)
 @Controller('v1/events')
 export class EventsStreamController {
-  constructor(private readonly clients: EventStreamClients) {}
+  constructor(
+    private readonly clients: EventStreamClients,
+    private readonly tickets: StreamTickets,
+  ) {}
+
+  @Post('stream-tickets')
+  @ApiOperation({
+    summary: 'A one-time ticket that opens the event stream, for clients that cannot send headers (EventSource)',
+    description:
+      'Valid a minute (never past the access token it was asked with) and for one connection: ask for a new one each time the stream is opened. The stream it opens ends when the access token expires or is revoked.',
+  })
+  @ApiCreatedResponse({ type: StreamTicketResponse })
+  issueTicket(@CurrentAccess() access: Access): StreamTicketResponse {
+    return this.tickets.issue(access);
+  }
 
   @Get('stream')
-  @AllowTokenInQuery()
+  @AllowStreamTicket()
   @ApiOperation({
     summary: 'The live event stream (Server-Sent Events), for any logged-in user',
     description: [
@@ -42,15 +60,17 @@ export class EventsStreamController {
       '',
       "Reconnecting with `Last-Event-ID` (sent by browsers' `EventSource` on its own) or `last_event_id` first sends the events recorded after that one, oldest first, then the live ones, without gap or repetition. Events are kept at least an hour; for an unknown or expired id the stream starts with a comment saying so, then the live events.",
       '',
-      'Authentication: the bearer header, or the `access_token` query parameter (on this endpoint only: `EventSource` cannot send headers). The connection counts as one request for the rate limit. The stream ends when the server shuts down; reconnect with `Last-Event-ID`.',
+      'Authentication: the bearer header, or a one-time `ticket` from `POST /api/v1/events/stream-tickets` (`EventSource` cannot send headers; an access token is never taken in the URL, where proxies log it). The connection counts as one request of its user for the rate limit. A user has at most STREAM_MAX_PER_USER streams open across every instance (one more is `429`).',
+      'The stream ends when the server shuts down, and within seconds of its access ending: the token expires, or is revoked (logout, password change or reset), or the user is removed or their role changes. Reconnect with `Last-Event-ID`.',
     ].join('\n'),
   })
   @ApiProduces('text/event-stream')
   @ApiQuery({
-    name: 'access_token',
+    name: 'ticket',
     required: false,
     type: String,
-    description: 'The access token, for clients that cannot send the Authorization header (EventSource); never logged',
+    description:
+      'A stream ticket (POST /api/v1/events/stream-tickets), for clients that cannot send the Authorization header; used once, never logged',
   })
   @ApiQuery({ name: 'last_event_id', required: false, type: String, description: 'Like the Last-Event-ID header, which takes precedence' })
   @ApiHeader({
@@ -67,9 +87,10 @@ export class EventsStreamController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
     @CurrentUser() user: UserRow,
+    @CurrentAccess() access: Access,
     @Headers('last-event-id') header: string | undefined,
     @Query('last_event_id') query: string | undefined,
-  ): void {
-    this.clients.serve(request, reply, user.id, lastEventIdOf(header, query));
+  ): Promise<void> {
+    return this.clients.serve(request, reply, { user, access }, lastEventIdOf(header, query));
   }
 }

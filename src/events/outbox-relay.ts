@@ -51,6 +51,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   private readonly consumers: EventConsumer[] = [];
   private readonly sources: WorkSource[] = [];
   private readonly cycle = new PeriodicTask({
+    name: 'outbox-relay',
     run: () => this.relayPending(),
     everyMs: () => POLL_EVERY_MS,
     failed: (error) => this.logger.warn(`Relay failed, retrying: ${error.message}`),

@@ -40,6 +40,7 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
   private readonly logger = new Logger(RetentionService.name);
   private readonly participants: RetentionParticipant[] = [];
   private readonly task = new PeriodicTask({
+    name: 'retention',
     run: () => this.pruneNow(),
     everyMs: () => EVERY_MS + Math.random() * JITTER_MS,
     failed: (error) => this.logger.warn(`Pruning old events failed, trying again in an hour: ${error.message}`),

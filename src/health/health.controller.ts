@@ -1,7 +1,8 @@
-import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
+import { Controller, Get, Logger, Req, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
-import { Public } from '../auth/auth.decorators';
+import { type AuthenticatedRequest, Public } from '../auth/auth.decorators';
+import { AuthGuard } from '../auth/auth.guard';
 import { ApiErrors } from '../common/api-errors';
 import { ChannelClient } from '../channel/channel-client';
 import { NoRateLimit } from '../common/rate-limit.decorators';
@@ -42,11 +43,14 @@ const REDIS_DOWN =
 @NoRateLimit()
 @Controller('health')
 export class HealthController {
+  private readonly logger = new Logger(HealthController.name);
+
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
     private readonly channel: ChannelClient,
     private readonly redis: RedisHealth,
+    private readonly guard: AuthGuard,
   ) {}
 
   @Get()
@@ -92,12 +96,22 @@ export class HealthController {
   }
 
   @Get('messaging')
-  @ApiOperation({ summary: 'The channel connection: the Graph API answers for the phone number id (checked at most every 5 s)' })
+  @ApiOperation({
+    summary: 'The channel connection: the Graph API answers for the phone number id (checked at most every 5 s)',
+    description:
+      "A 503 says why only to an admin's bearer token (the Graph API's own words may name the account); anyone else reads that the channel is unhealthy, and the reason is in the log.",
+  })
   @ApiOkResponse({ type: ChannelHealthResponse })
   @ApiErrors(503)
-  async messaging(): Promise<ChannelHealthResponse> {
+  async messaging(@Req() request: AuthenticatedRequest): Promise<ChannelHealthResponse> {
     const health = await this.channel.health();
-    if (!health.ok) throw new ServiceUnavailableException(`Messaging channel is unhealthy: ${health.error}`);
+    if (!health.ok) {
+      this.logger.warn(`Messaging channel is unhealthy: ${health.error}`);
+      if (await this.guard.isAdmin(request)) throw new ServiceUnavailableException(`Messaging channel is unhealthy: ${health.error}`);
+      throw new ServiceUnavailableException(
+        "Messaging channel is unhealthy; the reason is in the service's log, or ask with an admin's token",
+      );
+    }
     return { status: 'ok', channel: health.channel };
   }
 

@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
+import { AuthModule } from '../auth/auth.module';
 import { HealthController } from './health.controller';
 import { RedisHealth } from './redis-health';
 
 @Module({
-  imports: [TerminusModule.forRoot({ errorLogStyle: 'json' })],
+  imports: [TerminusModule.forRoot({ errorLogStyle: 'json' }), AuthModule],
   controllers: [HealthController],
   providers: [RedisHealth],
 })

@@ -1,3 +1,4 @@
+import { AuditLogService } from '../audit/audit-log.service';
 import {
   ConflictException,
   ForbiddenException,
@@ -69,10 +70,13 @@ export class InboundService implements OnApplicationBootstrap {
     private readonly reactions: ReactionsService,
     private readonly channelErrors: ChannelErrorRepository,
     private readonly templates: TemplatesService,
+    private readonly audit: AuditLogService,
   ) {}
 
   onApplicationBootstrap(): void {
-    if (!this.config.messagingAppSecret) {
+    if (!this.config.messagingAppSecret && this.config.isProduction) {
+      this.logger.error('MESSAGING_APP_SECRET is not set: inbound channel webhooks are refused (production verifies every one)');
+    } else if (!this.config.messagingAppSecret) {
       this.logger.warn('MESSAGING_APP_SECRET is not set: inbound channel webhooks are accepted without checking X-Hub-Signature-256');
     }
   }
@@ -89,6 +93,10 @@ export class InboundService implements OnApplicationBootstrap {
   /** X-Hub-Signature-256 is `sha256=<hex HMAC of the raw body keyed with the app secret>`. */
   verifySignature(rawBody: Buffer | undefined, signature: string | undefined): void {
     const secret = this.config.messagingAppSecret;
+    // Unverified webhooks would let anyone write as any customer: only outside production, for trying the service.
+    if (!secret && this.config.isProduction) {
+      throw new ForbiddenException('Channel webhooks are refused: MESSAGING_APP_SECRET is not set, and production verifies every webhook');
+    }
     if (!secret) return;
     const expected = `sha256=${createHmac('sha256', secret)
       .update(rawBody ?? Buffer.alloc(0))
@@ -136,6 +144,7 @@ export class InboundService implements OnApplicationBootstrap {
         if (letter.replayed_at) throw new ConflictException('This body was already replayed and stored');
         storing = true;
         await this.store(db, this.parse(JSON.parse(letter.raw_body.toString('utf8')), letter.received_at), letter.received_at);
+        await this.audit.record(db, 'dead_letter.replayed', { target: toPublicId('ibf', id) });
         return (await this.deadLetters.markReplayed(db, id, new Date()))!;
       });
       return DeadLetterResponse.of(replayed);

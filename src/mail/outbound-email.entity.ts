@@ -1,5 +1,5 @@
 /** Why an e-mail is sent; kept on its row for the record. */
-export type EmailKind = 'invitation' | 'password_reset' | 'notification' | 'notification_digest';
+export type EmailKind = 'invitation' | 'password_reset' | 'notification' | 'notification_digest' | 'account_locked';
 
 export type OutboundEmailStatus = 'pending' | 'sent' | 'failed';
 

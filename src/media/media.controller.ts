@@ -15,7 +15,8 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AllowSignedUrl, CurrentUser } from '../auth/auth.decorators';
+import { AllowSignedUrl } from '../auth/auth.decorators';
+import { CurrentUser } from '../users/current-user.decorator';
 import { ApiErrors, ErrorBody } from '../common/api-errors';
 import { PublicIdPipe } from '../common/public-id.pipe';
 import type { UserRow } from '../users/user.entity';
@@ -44,7 +45,8 @@ export class MediaController {
       'The type is read from the bytes, not the name or the declared type, and must be one WhatsApp takes, each with its limit (MB = MiB):',
       'image JPEG, PNG 5 MB; video MP4, 3GPP 16 MB; audio AAC, AMR, MP3, M4A, OGG 16 MB; sticker WebP 500 KB; document PDF, Word, Excel, PowerPoint, plain text 100 MB.',
       'Two formats have no signature in their bytes: the old Office formats (.doc, .xls, .ppt share one container, named by the extension or declared type) and plain text (accepted when declared `text/plain` or named `.txt`, and only if the whole file is UTF-8 text without NUL bytes).',
-      '413 as soon as the file crosses its limit (the partial file is discarded); 415 for a type the channel does not take, or a body that is not multipart.',
+      '413 as soon as the file crosses its limit (the partial file is discarded), or when it would take your uploads not yet sent past your quota (MEDIA_UPLOAD_QUOTA_MB, 1 GB unless set); 415 for a type the channel does not take, or a body that is not multipart.',
+      'An upload no message is sent with is deleted MEDIA_UPLOAD_TTL after it was made (a day unless set).',
       'Send the answer\'s id with a message: `{"type":"image","image":{"media_id":"med_…"}}`.',
     ].join('\n\n'),
   })

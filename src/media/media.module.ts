@@ -8,6 +8,7 @@ import { MediaRepository } from './media.repository';
 import { MediaService } from './media.service';
 import { MediaStore } from './media-store';
 import { S3MediaStore } from './s3-media-store';
+import { UnsentUploadCleanup } from './unsent-upload-cleanup';
 
 /** Media: the `media` table, the store of their bytes (file system or S3), uploads and the signed download route. */
 @Module({
@@ -23,6 +24,7 @@ import { S3MediaStore } from './s3-media-store';
     MediaRepository,
     MediaService,
     MediaDownloadProcessor,
+    UnsentUploadCleanup,
   ],
   exports: [MediaService],
 })

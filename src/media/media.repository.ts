@@ -13,6 +13,12 @@ export const DOWNLOAD_WORK = {
   needs: { columns: COLUMNS },
 } satisfies Pick<WorkKind, 'table' | 'waiting' | 'needs'>;
 
+/** The class of the advisory locks that serialise one user's uploads against their quota (the second key is the user's). */
+const UPLOAD_QUOTA_LOCK_CLASS = 7_302;
+
+/** An upload no message was sent with (as its media or a template's header): takeForSending sets sent_at. */
+const UNSENT = sql`m.direction = 'outbound' AND m.sent_at IS NULL`;
+
 /** The SQL of the `media` table. */
 @Injectable()
 export class MediaRepository {
@@ -29,6 +35,40 @@ export class MediaRepository {
 
   find(db: Db, id: string): Promise<MediaRow | null> {
     return queryOne(db, sql`SELECT ${COLUMNS} FROM media WHERE id = ${id}`);
+  }
+
+  /**
+   * A media about to be sent, marked sent in the caller's transaction (so it is no unsent upload
+   * from its commit on; a rollback unmarks it) and locked meanwhile, so the deletion of unsent
+   * uploads cannot take it (it skips it).
+   */
+  takeForSending(db: Db, id: string): Promise<MediaRow | null> {
+    return queryOne(db, sql`UPDATE media SET sent_at = coalesce(sent_at, now()) WHERE id = ${id} RETURNING ${COLUMNS}`);
+  }
+
+  /** Holds `userId`'s uploads back until the caller's transaction ends: two uploads at once count each other against the quota. */
+  async lockUploadsOf(db: Db, userId: string): Promise<void> {
+    await execute(db, sql`SELECT pg_advisory_xact_lock(${UPLOAD_QUOTA_LOCK_CLASS}, hashtext(${userId}))`);
+  }
+
+  /** The bytes of `userId`'s unsent uploads made since `since`. */
+  async unsentBytesOf(db: Db, userId: string, since: Date): Promise<number> {
+    const row = await queryOne<{ bytes: string | null }>(
+      db,
+      sql`SELECT sum(m.size) AS bytes FROM media m WHERE m.uploaded_by = ${userId} AND m.created_at >= ${since} AND ${UNSENT}`,
+    );
+    return Number(row?.bytes ?? 0);
+  }
+
+  /** Deletes up to `limit` unsent uploads made before `before` (skipping any being sent); answers their storage keys. */
+  async deleteUnsentBefore(db: Db, before: Date, limit: number): Promise<string[]> {
+    const rows = await query<{ storage_key: string | null }>(
+      db,
+      sql`DELETE FROM media WHERE id IN (
+            SELECT m.id FROM media m WHERE m.created_at < ${before} AND ${UNSENT} LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+          RETURNING storage_key`,
+    );
+    return rows.flatMap((row) => (row.storage_key ? [row.storage_key] : []));
   }
 
   findMany(db: Db, ids: string[]): Promise<MediaRow[]> {

@@ -10,7 +10,8 @@ import {
   PayloadTooLargeException,
   UnsupportedMediaTypeException,
 } from '@nestjs/common';
-import { fileTypeFromBuffer } from 'file-type';
+// The core entry: the same detection from bytes, without the Node stream helpers (jest resolves it; the package root needs module-sync).
+import { fileTypeFromBuffer } from 'file-type/core';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { SignedUrls } from '../auth/signed-urls';
@@ -36,6 +37,8 @@ export const CHANNEL_MEDIA_LIFETIME_MS = 7 * 86_400_000;
  */
 const CHANNEL_UPLOAD_REUSE_MS = 29 * 86_400_000;
 const MAX_FILENAME_LENGTH = 240;
+/** Unsent uploads deleted per transaction. */
+const UPLOAD_DELETE_BATCH = 100;
 
 /** A file part of an upload, read from the request as it arrives. */
 export interface IncomingFile {
@@ -108,18 +111,27 @@ export class MediaService implements OnModuleInit {
     }
   }
 
-  /** Stores an upload as it arrives: its type read from its first bytes, its size held to the channel's limit for that type. */
+  /**
+   * Stores an upload as it arrives: its type read from its first bytes, its size held to the
+   * channel's limit for that type and to what is left of the uploader's quota of unsent uploads
+   * (MEDIA_UPLOAD_QUOTA_MB), checked again, under a lock, when it is recorded.
+   */
   async upload(file: IncomingFile, uploader: UserRow): Promise<UploadedMediaResponse> {
     const now = new Date();
+    const quotaLeft = this.config.mediaUploadQuotaBytes - (await this.unsentBytesOf(this.database.db, uploader.id, now));
+    if (quotaLeft <= 0) throw this.overQuota();
     const id = newUuid(now.getTime());
     let kind: MediaKind | null = null;
     let mimeType = 'application/octet-stream';
     const intake = new MediaIntake({
-      maxBytes: MAX_MEDIA_BYTES,
-      tooLarge: (limit) =>
-        kind
+      // Held to the quota left as it streams: a user near their quota cannot write 100 MB to the store first.
+      maxBytes: Math.min(MAX_MEDIA_BYTES, quotaLeft),
+      tooLarge: (limit) => {
+        if (limit < (kind ? KIND_LIMITS[kind] : MAX_MEDIA_BYTES)) return this.overQuota().message;
+        return kind
           ? `The file is larger than WhatsApp takes for ${kind === 'image' ? 'an' : 'a'} ${kind} (${describeSize(limit)})`
-          : `The file is larger than WhatsApp takes for any media (${describeSize(limit)})`,
+          : `The file is larger than WhatsApp takes for any media (${describeSize(limit)})`;
+      },
       decide: async (sample) => {
         if (sample.length === 0) throw new MediaRefusal('The file is empty', 400);
         const classified = classifyUpload((await fileTypeFromBuffer(sample))?.mime, file.declaredType, file.filename);
@@ -158,12 +170,50 @@ export class MediaService implements OnModuleInit {
       updated_at: now,
     };
     try {
-      await this.media.insert(this.database.db, row);
+      await this.database.transaction(async (db) => {
+        await this.media.lockUploadsOf(db, uploader.id);
+        if ((await this.unsentBytesOf(db, uploader.id, now)) + intake.size > this.config.mediaUploadQuotaBytes) throw this.overQuota();
+        await this.media.insert(db, row);
+      });
     } catch (error) {
       await this.store.delete(key).catch(() => undefined);
       throw error;
     }
     return UploadedMediaResponse.of(row);
+  }
+
+  /**
+   * Deletes the uploads no message was sent with that are older than MEDIA_UPLOAD_TTL, rows first
+   * (a send of one waits for, or is skipped by, the deletion) and then their bytes; answers how
+   * many. Bytes whose deletion fails are left in the store, and logged.
+   */
+  async deleteUnsentUploads(now = new Date()): Promise<number> {
+    const before = new Date(now.getTime() - this.config.mediaUploadTtlMs);
+    let deleted = 0;
+    for (let batch = UPLOAD_DELETE_BATCH; batch === UPLOAD_DELETE_BATCH;) {
+      const keys = await this.database.transaction((db) => this.media.deleteUnsentBefore(db, before, UPLOAD_DELETE_BATCH));
+      batch = keys.length;
+      deleted += keys.length;
+      for (const key of keys) {
+        await this.store
+          .delete(key)
+          .catch((error: unknown) => this.logger.warn(`The bytes of deleted upload ${key} stay in the store: ${String(error)}`));
+      }
+    }
+    if (deleted > 0)
+      this.logger.log(`Deleted ${deleted} upload(s) no message was sent with, older than ${before.toISOString()} (MEDIA_UPLOAD_TTL)`);
+    return deleted;
+  }
+
+  private unsentBytesOf(db: Db, userId: string, now: Date): Promise<number> {
+    return this.media.unsentBytesOf(db, userId, new Date(now.getTime() - this.config.mediaUploadTtlMs));
+  }
+
+  private overQuota(): PayloadTooLargeException {
+    const quota = describeSize(this.config.mediaUploadQuotaBytes);
+    return new PayloadTooLargeException(
+      `Your uploads not yet sent would take more than your ${quota} (MEDIA_UPLOAD_QUOTA_MB): send them, or wait until they are deleted, a day after upload (MEDIA_UPLOAD_TTL)`,
+    );
   }
 
   /** The bytes of a media for `GET /api/v1/media/:id`: 409 while pending, 410 when they will never be there. */
@@ -258,9 +308,9 @@ export class MediaService implements OnModuleInit {
     return id;
   }
 
-  /** A media a message may be sent with, in the caller's transaction. */
-  find(db: Db, id: string): Promise<MediaRow | null> {
-    return this.media.find(db, id);
+  /** A media a message in the caller's transaction is sent with: from its commit on it is no unsent upload. */
+  takeForSending(db: Db, id: string): Promise<MediaRow | null> {
+    return this.media.takeForSending(db, id);
   }
 
   get(id: string): Promise<MediaRow | null> {

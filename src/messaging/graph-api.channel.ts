@@ -34,6 +34,15 @@ interface GraphError {
   error?: { message?: string; code?: number; error_subcode?: number; error_data?: { details?: string } };
 }
 
+/** The answer of `{phone number id}/block_users`: who was blocked or unblocked, and who not and why. */
+interface GraphBlockUsers {
+  block_users?: {
+    added_users?: unknown[];
+    removed_users?: unknown[];
+    failed_users?: { input?: string; errors?: { message?: string; code?: number; error_data?: { details?: string } }[] }[];
+  };
+}
+
 /** `GET /{media-id}`: where the media can be downloaded for the next 5 minutes. */
 interface GraphMediaUrl {
   url?: unknown;
@@ -84,6 +93,44 @@ export class GraphApiChannel extends ChannelClient {
     await this.postMessages<{ success?: boolean }>(
       { messaging_product: 'whatsapp', status: 'read', message_id: channelMessageId },
       (answer) => answer.success === true,
+    );
+  }
+
+  /**
+   * `POST {phone number id}/block_users` `{"messaging_product":"whatsapp","block_users":[{"user":…}]}`,
+   * answered with the user among `block_users.added_users`; a refusal is per user, in
+   * `block_users.failed_users[].errors[]` (`131047` Re-engagement required: no message in 24 hours).
+   */
+  async block(phone: string): Promise<void> {
+    await this.changeBlockList('POST', phone, 'added_users');
+  }
+
+  /** `DELETE {phone number id}/block_users` with the same body, answered among `block_users.removed_users`. */
+  async unblock(phone: string): Promise<void> {
+    await this.changeBlockList('DELETE', phone, 'removed_users');
+  }
+
+  private async changeBlockList(method: 'POST' | 'DELETE', phone: string, changed: 'added_users' | 'removed_users'): Promise<void> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.config.messagingApiBaseUrl}/${this.config.messagingPhoneNumberId}/block_users`, {
+        method,
+        headers: { authorization: `Bearer ${this.config.messagingAccessToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ messaging_product: 'whatsapp', block_users: [{ user: phone }] }),
+        signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+      });
+    } catch (error) {
+      throw new ChannelError(`The channel could not be reached: ${(error as Error).message}`, true);
+    }
+    const body = (await response.json().catch(() => ({}))) as GraphError & GraphBlockUsers;
+    const done = body.block_users?.[changed];
+    if (response.ok && Array.isArray(done) && done.length > 0) return;
+    const refusal = body.block_users?.failed_users?.[0]?.errors?.[0];
+    const code = refusal?.code ?? body.error?.code;
+    const retryable = response.status === 429 || response.status >= 500 || (code !== undefined && THROTTLING_CODES.has(Number(code)));
+    throw new ChannelError(
+      refusal?.message ? describeGraphError(response.status, { error: refusal }) : describeGraphError(response.status, body),
+      retryable,
     );
   }
 

@@ -49,6 +49,17 @@ export class SandboxChannel extends ChannelClient {
     return Promise.resolve();
   }
 
+  /** The service checked the customer's 24 hours before asking: the sandbox accepts what it is asked. */
+  block(phone: string): Promise<void> {
+    this.logger.log(`Sandbox blocked ${phone}`);
+    return Promise.resolve();
+  }
+
+  unblock(phone: string): Promise<void> {
+    this.logger.log(`Sandbox unblocked ${phone}`);
+    return Promise.resolve();
+  }
+
   health(): Promise<ChannelHealth> {
     return Promise.resolve({ ok: true, channel: 'sandbox' });
   }

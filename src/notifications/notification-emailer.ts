@@ -25,6 +25,7 @@ export class NotificationEmailer implements OnApplicationBootstrap, BeforeApplic
   private readonly logger = new Logger(NotificationEmailer.name);
   private readonly everyMs: number;
   private readonly task = new PeriodicTask({
+    name: 'notification-emailer',
     run: () => this.sweep(),
     everyMs: () => this.everyMs,
     failed: (error) => this.logger.warn(`Notification e-mails not swept, trying again: ${error.message}`),

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsOptional } from 'class-validator';
+import { IsBoolean } from 'class-validator';
+import { IsOmittable } from '../common/omittable';
 import { toPublicId } from '../common/ids';
 import { PageQuery } from '../common/pagination';
 import { NOTIFICATION_TYPES, type NotificationRow, type NotificationType } from './notification.entity';
@@ -8,7 +9,7 @@ import { booleanWord } from '../common/transforms';
 
 export class ListNotificationsQuery extends PageQuery {
   @ApiPropertyOptional({ type: Boolean, description: '`true`: only the unread ones; `false` (or absent): all of them' })
-  @IsOptional()
+  @IsOmittable()
   @Transform(booleanWord)
   @IsBoolean({ message: 'unread must be true or false' })
   unread?: boolean;

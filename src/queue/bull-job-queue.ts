@@ -66,7 +66,7 @@ export class BullJobQueue extends JobQueue implements BeforeApplicationShutdown 
   }
 
   protected startProcessing(name: JobName, definition: JobDefinition): void {
-    void this.queue(name).process(definition.concurrency ?? DEFAULT_CONCURRENCY, (job) => definition.handle(job.data as WorkItem));
+    void this.queue(name).process(definition.concurrency ?? DEFAULT_CONCURRENCY, (job) => this.run(name, definition, job.data as WorkItem));
   }
 
   private queue(name: JobName): Queue {

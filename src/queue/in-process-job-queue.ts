@@ -55,17 +55,14 @@ export class InProcessJobQueue extends JobQueue implements BeforeApplicationShut
       const { work } = queue.shift()!;
       const key = `${name}:${jobIdOf(work)}`;
       this.runningCount.set(name, (this.runningCount.get(name) ?? 0) + 1);
-      const run = definition
-        .handle(work)
-        .catch((error: unknown) =>
-          this.logger.error(`Job ${key} failed: ${String(error)}`, error instanceof Error ? error.stack : undefined),
-        )
-        .finally(() => {
-          this.pending.delete(key);
-          this.running.delete(run);
-          this.runningCount.set(name, (this.runningCount.get(name) ?? 1) - 1);
-          this.startWaiting(name);
-        });
+      const run = this.run(name, definition, work, (error) =>
+        this.logger.error(`Job ${key} failed: ${String(error)}`, error instanceof Error ? error.stack : undefined),
+      ).finally(() => {
+        this.pending.delete(key);
+        this.running.delete(run);
+        this.runningCount.set(name, (this.runningCount.get(name) ?? 1) - 1);
+        this.startWaiting(name);
+      });
       this.running.add(run);
     }
   }

@@ -1,4 +1,5 @@
 import { OnApplicationBootstrap } from '@nestjs/common';
+import { runLoggedAs } from '../common/logger';
 
 /** Every kind of background job. The queue refuses to boot while one of them has no handler. */
 export const JOB_NAMES = [
@@ -95,4 +96,14 @@ export abstract class JobQueue implements OnApplicationBootstrap {
   }
 
   protected abstract startProcessing(name: JobName, definition: JobDefinition): void;
+
+  /**
+   * One job, logged under its own id, its failure (`failed`, when given; else the rejection) too:
+   * never under the request (or task) whose commit handed it on.
+   */
+  protected run(name: JobName, definition: JobDefinition, work: WorkItem, failed?: (error: unknown) => void): Promise<void> {
+    return runLoggedAs({ jobId: `${name}:${jobIdOf(work)}` }, () =>
+      failed ? definition.handle(work).catch(failed) : definition.handle(work),
+    );
+  }
 }

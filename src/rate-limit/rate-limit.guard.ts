@@ -10,10 +10,13 @@ import {
 } from '@nestjs/throttler';
 import type { ThrottlerRequest } from '@nestjs/throttler/dist/throttler.guard.interface';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiTokensService } from '../auth/api-tokens/api-tokens.service';
 import { AuthTokenService } from '../auth/auth-token.service';
+import { StreamTickets } from '../auth/stream-tickets';
+import { clientKeyOf } from './client-address';
 
 /**
- * @nestjs/throttler's guard, counting per user (per IP without a valid token) across all routes
+ * @nestjs/throttler's guard, counting per user (per client address, see clientKeyOf, without a valid token) across all routes
  * rather than per route, and answering with the headers of the contract: RateLimit-Limit,
  * RateLimit-Remaining, RateLimit-Reset and, on 429, Retry-After (seconds).
  */
@@ -24,13 +27,24 @@ export class RateLimitGuard extends ThrottlerGuard {
     @InjectThrottlerStorage() storage: ThrottlerStorage,
     reflector: Reflector,
     private readonly tokens: AuthTokenService,
+    private readonly tickets: StreamTickets,
+    private readonly apiTokens: ApiTokensService,
   ) {
     super(options, storage, reflector);
   }
 
-  protected override getTracker(request: FastifyRequest): Promise<string> {
-    const claims = this.tokens.claimsOf(request);
-    return Promise.resolve(claims ? `user:${claims.sub}` : `ip:${request.ip}`);
+  /**
+   * The user of the bearer token, of the API token (its owner: an integration shares its owner's
+   * limit) or of a stream ticket (used or not: a replayed ticket still counts against its user).
+   */
+  protected override async getTracker(request: FastifyRequest): Promise<string> {
+    const { ticket } = request.query as { ticket?: unknown };
+    const bearer = this.tokens.bearerOf(request);
+    const user =
+      bearer !== null && ApiTokensService.isApiToken(bearer)
+        ? (await this.apiTokens.find(bearer))?.user_id
+        : (this.tokens.claimsOf(request)?.sub ?? (typeof ticket === 'string' ? this.tickets.claimsOf(ticket)?.sub : undefined));
+    return user ? `user:${user}` : `ip:${clientKeyOf(request.ip)}`;
   }
 
   protected override generateKey(_context: ExecutionContext, tracker: string, throttlerName: string): string {

@@ -10,6 +10,7 @@ import {
   PASSWORD_RESET_RATE_LIMITED,
   PASSWORD_RESET_THROTTLER,
 } from '../common/rate-limit.decorators';
+import { clientKeyOf } from './client-address';
 import { RateLimitGuard } from './rate-limit.guard';
 import { InMemoryRateLimitStorage, RedisRateLimitStorage } from './rate-limit.storage';
 
@@ -25,7 +26,7 @@ function addressKeyOf(request: { body?: unknown }): string | null {
 
 /**
  * Three limits: `default`, RATE_LIMIT_MAX_REQUESTS per RATE_LIMIT_WINDOW_MS per user on every
- * route; `login`, per IP, only on routes marked @LoginRateLimit; `password-reset`, per e-mail
+ * route; `login`, per client address (an IPv6 client by its /64), only on routes marked @LoginRateLimit; `password-reset`, per e-mail
  * address, only on routes marked @PasswordResetRateLimit. Counts live in Redis when REDIS_URL is
  * set, in process otherwise.
  */
@@ -41,7 +42,7 @@ function addressKeyOf(request: { body?: unknown }): string | null {
             name: LOGIN_THROTTLER,
             ttl: config.loginRateLimitWindowMs,
             limit: config.loginRateLimitMaxRequests,
-            getTracker: (request: Record<string, unknown>) => `ip:${String(request.ip)}`,
+            getTracker: (request: Record<string, unknown>) => `ip:${clientKeyOf(String(request.ip))}`,
             skipIf: (context: ExecutionContext) => Reflect.getMetadata(LOGIN_RATE_LIMITED, context.getHandler()) !== true,
           },
           {

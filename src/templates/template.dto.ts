@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsOptional, IsString, Length, Matches } from 'class-validator';
+import { IsString, Length, Matches } from 'class-validator';
+import { IsOmittable } from '../common/omittable';
 import { toPublicId } from '../common/ids';
 import { PageQuery } from '../common/pagination';
 import { HEADER_FORMATS, type HeaderFormat, type TemplateParameters } from './template-parameters';
@@ -96,20 +97,20 @@ export class TemplateResponse {
 
 export class ListTemplatesQuery extends PageQuery {
   @ApiPropertyOptional({ example: 'APPROVED', description: 'A status as the channel names it; case-insensitive' })
-  @IsOptional()
+  @IsOmittable()
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().toUpperCase() : value))
   @IsString()
   @Matches(/^[A-Z_]{1,40}$/, { message: 'status must be a template status such as APPROVED' })
   status?: string;
 
   @ApiPropertyOptional({ example: 'en_US' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @Matches(/^[A-Za-z]{2,3}(_[A-Za-z0-9]{2,8})*$/, { message: 'language must be a language code such as en or en_US' })
   language?: string;
 
   @ApiPropertyOptional({ description: 'Part of the name, case-insensitive' })
-  @IsOptional()
+  @IsOmittable()
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
   @IsString()
   @Length(1, 100)

@@ -4,8 +4,12 @@ import { Keyset } from '../database/keyset';
 import { Db, execute, query, queryOne, sql } from '../database/sql';
 import type { UserRow } from './user.entity';
 
+/** The user's own columns, and what the two-factor and lockout tables say of them (read here, written by their modules). */
 const COLUMNS = sql.raw(
-  'id, email, name, role, password_hash, beta_access, token_version, status, email_notifications, created_at, updated_at',
+  `id, email, name, role, password_hash, beta_access, token_version, status, email_notifications, password_change_required,
+   created_at, updated_at,
+   EXISTS (SELECT 1 FROM two_factor WHERE two_factor.user_id = users.id AND two_factor.enabled_at IS NOT NULL) AS two_factor_enabled,
+   (SELECT locked_until FROM login_failures WHERE login_failures.user_id = users.id AND locked_until > now()) AS locked_until`,
 );
 const OLDEST_FIRST = new Keyset<UserRow>({ time: 'created_at', id: 'id' }, 'ASC', (row) => [row.created_at, row.id]);
 
@@ -15,9 +19,10 @@ export class UserRepository {
   async insert(db: Db, user: UserRow): Promise<void> {
     await execute(
       db,
-      sql`INSERT INTO users (id, email, name, role, password_hash, beta_access, token_version, status, email_notifications, created_at, updated_at)
+      sql`INSERT INTO users (id, email, name, role, password_hash, beta_access, token_version, status, email_notifications,
+                             password_change_required, created_at, updated_at)
           VALUES (${user.id}, ${user.email}, ${user.name}, ${user.role}, ${user.password_hash}, ${user.beta_access}, ${user.token_version},
-                  ${user.status}, ${user.email_notifications}, ${user.created_at}, ${user.updated_at})`,
+                  ${user.status}, ${user.email_notifications}, ${user.password_change_required}, ${user.created_at}, ${user.updated_at})`,
     );
   }
 
@@ -53,9 +58,15 @@ export class UserRepository {
       db,
       sql`UPDATE users SET email = ${user.email}, name = ${user.name}, role = ${user.role}, password_hash = ${user.password_hash},
                  beta_access = ${user.beta_access}, token_version = ${user.token_version}, status = ${user.status},
-                 email_notifications = ${user.email_notifications}, updated_at = ${user.updated_at}
+                 email_notifications = ${user.email_notifications}, password_change_required = ${user.password_change_required},
+                 updated_at = ${user.updated_at}
            WHERE id = ${user.id}`,
     );
+  }
+
+  /** Replaces the hash if it is still `current` (a password change in between wins). */
+  async updatePasswordHash(db: Db, id: string, current: string, replacement: string): Promise<void> {
+    await execute(db, sql`UPDATE users SET password_hash = ${replacement} WHERE id = ${id} AND password_hash = ${current}`);
   }
 
   async incrementTokenVersion(db: Db, id: string): Promise<void> {

@@ -3,7 +3,9 @@ import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTa
 import { ApiErrors } from '../common/api-errors';
 import { PageOf, PageQuery, type Page } from '../common/pagination';
 import { PublicIdPipe } from '../common/public-id.pipe';
-import { Roles } from './roles.decorator';
+import { CurrentUser } from './current-user.decorator';
+import { Roles, SessionOnly } from './roles.decorator';
+import type { UserRow } from './user.entity';
 import { UpdateUserDto, UserResponse } from './user.dto';
 import { UsersService } from './users.service';
 
@@ -21,20 +23,21 @@ export class UsersController {
   @ApiOperation({ summary: 'List the team, oldest first (any user: agents need it to assign conversations)' })
   @ApiOkResponse({ type: PageOf(UserResponse, 'UserPage') })
   @ApiErrors(400)
-  list(@Query() query: PageQuery): Promise<Page<UserResponse>> {
-    return this.users.list(query);
+  list(@CurrentUser() caller: UserRow, @Query() query: PageQuery): Promise<Page<UserResponse>> {
+    return this.users.list(caller, query);
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'Get one user' })
   @ApiOkResponse({ type: UserResponse })
   @ApiErrors(404)
-  get(@Param('id', UserId) id: string): Promise<UserResponse> {
-    return this.users.get(id);
+  get(@CurrentUser() caller: UserRow, @Param('id', UserId) id: string): Promise<UserResponse> {
+    return this.users.get(caller, id);
   }
 
   @Patch(':id')
   @Roles('admin')
+  @SessionOnly()
   @ApiOperation({ summary: 'Change a user (admin); a new password revokes their tokens' })
   @ApiOkResponse({ type: UserResponse })
   @ApiErrors(400, 404, 409, 422)

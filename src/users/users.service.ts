@@ -7,17 +7,20 @@ import {
   UnprocessableEntityException,
 } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { newUuid } from '../common/ids';
+import { AuditLogService } from '../audit/audit-log.service';
+import { ExpiringCache } from '../common/expiring-cache';
+import { newUuid, toPublicId } from '../common/ids';
 import { mapPage, Page, PageQuery } from '../common/pagination';
 import { AppConfig } from '../config/app-config';
 import { Database } from '../database/database';
 import { Broadcast } from '../queue/broadcast';
 import { isUniqueViolation } from '../database/errors';
 import type { Db } from '../database/sql';
-import { decoyPasswordHash, hashPassword, verifyPassword } from './password';
+import { decoyPasswordHash, hashPassword, needsRehash, verifyPassword } from './password';
 import { UpdateUserDto, UserResponse } from './user.dto';
 import type { EmailNotifications, UserRole, UserRow } from './user.entity';
 import { UserRepository } from './user.repository';
+import { AdminPasswordFile, FirstRunAdmin } from './first-run-admin';
 
 /**
  * How long a user looked up for authentication is trusted without asking the database again.
@@ -37,6 +40,8 @@ export interface NewUser {
   beta_access: boolean;
   /** Null: the user is invited and sets a password when accepting. */
   passwordHash: string | null;
+  /** The password was generated here: the console asks for a new one. */
+  passwordChangeRequired?: boolean;
 }
 
 /** One's own changes (PATCH /api/v1/me). */
@@ -50,30 +55,34 @@ export interface ProfileChanges {
 @Injectable()
 export class UsersService implements OnApplicationBootstrap {
   private readonly logger = new Logger(UsersService.name);
-  private readonly authCache = new Map<string, { user: UserRow; expiresAt: number }>();
+  private readonly authCache = new ExpiringCache<UserRow>(AUTH_CACHE_MAX_ENTRIES);
+  private readonly adminPasswordFile: AdminPasswordFile;
+  /** The admin this start made with a generated password, for the start-up banner; null when none was made. */
+  firstRunAdmin: FirstRunAdmin | null = null;
 
   constructor(
     private readonly database: Database,
     private readonly users: UserRepository,
     private readonly config: AppConfig,
     private readonly broadcast: Broadcast,
+    private readonly audit: AuditLogService,
   ) {
     broadcast.subscribe(USER_CHANGED, (id) => this.authCache.delete(id));
+    this.adminPasswordFile = new AdminPasswordFile(config.dataDir);
   }
 
   /** Creates the first admin when the database has no user yet (see the README, "First start"). */
   async onApplicationBootstrap(): Promise<void> {
     if ((await this.users.count(this.database.db)) > 0) return;
-    let email = this.config.adminEmail;
-    let password = this.config.adminPassword;
-    if (email === null || password === null) {
-      if (this.config.isProduction) {
-        throw new Error('ADMIN_EMAIL and ADMIN_PASSWORD must be set to create the first admin: the database has no user');
-      }
-      email = 'admin@localhost';
-      password = randomBytes(12).toString('base64url');
-      this.logger.warn(`No user existed, so an admin was created: ${email} with the one-time password ${password} (change it)`);
+    const generated = this.config.adminEmail === null || this.config.adminPassword === null;
+    if (generated && this.config.isProduction) {
+      throw new Error('ADMIN_EMAIL and ADMIN_PASSWORD must be set to create the first admin: the database has no user');
     }
+    const email = generated ? 'admin@localhost' : this.config.adminEmail!;
+    const password = generated ? randomBytes(12).toString('base64url') : this.config.adminPassword!;
+    // The file first: a start that cannot write it stops before the admin exists, rather than
+    // leave an admin whose generated password nobody saw.
+    const firstRunAdmin = generated ? this.adminPasswordFile.write(email, password) : null;
     try {
       await this.add(this.database.db, {
         email,
@@ -81,10 +90,17 @@ export class UsersService implements OnApplicationBootstrap {
         role: 'admin',
         beta_access: true,
         passwordHash: await hashPassword(password, this.config.passwordHashCost),
+        passwordChangeRequired: generated,
       });
     } catch (error) {
+      if (firstRunAdmin) this.adminPasswordFile.forget(email);
       // Another replica starting at the same moment created it first.
       if (!(error instanceof ConflictException)) throw error;
+      return;
+    }
+    if (firstRunAdmin) {
+      this.firstRunAdmin = firstRunAdmin;
+      this.logger.warn(`No user existed, so an admin was created: ${email}, its one-time password in ${firstRunAdmin.file}`);
     }
   }
 
@@ -94,35 +110,46 @@ export class UsersService implements OnApplicationBootstrap {
    */
   async findForAuth(id: string): Promise<UserRow | null> {
     const cached = this.authCache.get(id);
-    if (cached && cached.expiresAt > Date.now()) return cached.user;
+    if (cached) return cached;
     const user = await this.users.find(this.database.db, id);
-    this.authCache.delete(id);
-    if (user) {
-      if (this.authCache.size >= AUTH_CACHE_MAX_ENTRIES) this.authCache.delete(this.authCache.keys().next().value!);
-      this.authCache.set(id, { user, expiresAt: Date.now() + AUTH_CACHE_TTL_MS });
-    }
+    if (user) this.authCache.set(id, user, Date.now() + AUTH_CACHE_TTL_MS);
+    else this.authCache.delete(id);
     return user;
   }
 
+  /** Whether REQUIRE_2FA covers the user and they have no second factor yet: they may only enrol until they do. */
+  secondFactorRequired(user: UserRow): boolean {
+    const covered = this.config.require2fa === 'all' || (this.config.require2fa === 'admins' && user.role === 'admin');
+    return covered && !user.two_factor_enabled;
+  }
+
   /**
-   * The active user with this e-mail and password, or null; an unknown e-mail, or an invited user
-   * (who has no password yet), costs as much time as a wrong password and answers the same.
+   * Whether `password` is the user's current one. An unknown e-mail (null) or an invited user (who
+   * has no password yet) costs as much time as a wrong password and answers the same.
    */
-  async authenticate(email: string, password: string): Promise<UserRow | null> {
-    const user = await this.users.findByEmail(this.database.db, email.trim().toLowerCase());
-    const valid = await verifyPassword(password, user?.password_hash ?? decoyPasswordHash(this.config.passwordHashCost));
-    return valid && user?.status === 'active' ? user : null;
+  checkPassword(user: UserRow | null, password: string): Promise<boolean> {
+    return verifyPassword(password, user?.password_hash ?? decoyPasswordHash(this.config.passwordHashCost));
   }
 
-  /** Whether `password` is the user's current one (an invited user has none). */
-  checkPassword(user: UserRow, password: string): Promise<boolean> {
-    return verifyPassword(password, user.password_hash ?? decoyPasswordHash(this.config.passwordHashCost));
-  }
-
-  /** Invalidates every token issued to the user so far. */
-  async revokeTokens(user: UserRow): Promise<void> {
-    await this.users.incrementTokenVersion(this.database.db, user.id);
+  /**
+   * After a successful login: a hash made with weaker parameters than today's (PASSWORD_HASH_COST,
+   * the scrypt parallelism) is made again from the password just checked, so raising the cost
+   * reaches every account as its owner logs in.
+   */
+  async upgradePasswordHash(user: UserRow, password: string): Promise<void> {
+    if (user.password_hash === null || !needsRehash(user.password_hash, this.config.passwordHashCost)) return;
+    await this.users.updatePasswordHash(
+      this.database.db,
+      user.id,
+      user.password_hash,
+      await hashPassword(password, this.config.passwordHashCost),
+    );
     await this.forget(user.id);
+  }
+
+  /** In the caller's transaction, invalidates every token issued to the user so far; the caller forgets the user after its commit. */
+  revokeTokensIn(db: Db, user: UserRow): Promise<void> {
+    return this.users.incrementTokenVersion(db, user.id);
   }
 
   /** Whether a user exists, inside the caller's transaction (an assignee, for instance). */
@@ -130,14 +157,15 @@ export class UsersService implements OnApplicationBootstrap {
     return this.users.exists(db, id);
   }
 
-  async list(query: PageQuery): Promise<Page<UserResponse>> {
-    return mapPage(await this.users.list(this.database.db, query), UserResponse.of);
+  /** The team as `caller` may see it: an agent sees no one's lockout or second factor but their own. */
+  async list(caller: UserRow, query: PageQuery): Promise<Page<UserResponse>> {
+    return mapPage(await this.users.list(this.database.db, query), (user) => UserResponse.of(user, seesSecurityOf(caller, user)));
   }
 
-  async get(id: string): Promise<UserResponse> {
+  async get(caller: UserRow, id: string): Promise<UserResponse> {
     const user = await this.users.find(this.database.db, id);
     if (!user) throw new NotFoundException('User not found');
-    return UserResponse.of(user);
+    return UserResponse.of(user, seesSecurityOf(caller, user));
   }
 
   /** The user, inside the caller's transaction (`lock`: until it ends); null when unknown. */
@@ -162,6 +190,9 @@ export class UsersService implements OnApplicationBootstrap {
       token_version: 0,
       status: user.passwordHash === null ? 'invited' : 'active',
       email_notifications: 'immediate',
+      password_change_required: user.passwordChangeRequired ?? false,
+      two_factor_enabled: false,
+      locked_until: null,
       created_at: now,
       updated_at: now,
     };
@@ -187,16 +218,26 @@ export class UsersService implements OnApplicationBootstrap {
 
   /** A new password: every token issued before stops working. The caller forgets the user after its commit. */
   async changePassword(db: Db, user: UserRow, passwordHash: string): Promise<UserRow> {
-    return this.save(db, { ...user, password_hash: passwordHash, token_version: user.token_version + 1 });
+    const saved = await this.save(db, {
+      ...user,
+      password_hash: passwordHash,
+      token_version: user.token_version + 1,
+      password_change_required: false,
+    });
+    this.adminPasswordFile.forget(user.email);
+    return saved;
   }
 
   /** One's own name, notification e-mails and password; a new password revokes every token issued before. */
   async updateProfile(db: Db, user: UserRow, changes: ProfileChanges): Promise<UserRow> {
+    if (changes.passwordHash !== undefined) this.adminPasswordFile.forget(user.email);
     return this.save(db, {
       ...user,
       name: changes.name ?? user.name,
       email_notifications: changes.email_notifications ?? user.email_notifications,
-      ...(changes.passwordHash === undefined ? {} : { password_hash: changes.passwordHash, token_version: user.token_version + 1 }),
+      ...(changes.passwordHash === undefined
+        ? {}
+        : { password_hash: changes.passwordHash, token_version: user.token_version + 1, password_change_required: false }),
     });
   }
 
@@ -206,6 +247,7 @@ export class UsersService implements OnApplicationBootstrap {
         const user = await this.users.find(db, id, true);
         if (!user) throw new NotFoundException('User not found');
         if (user.role === 'admin' && dto.role === 'agent') await this.assertAnotherAdmin(db, id);
+        const before = { ...user };
         Object.assign(user, {
           email: dto.email ?? user.email,
           name: dto.name ?? user.name,
@@ -220,6 +262,14 @@ export class UsersService implements OnApplicationBootstrap {
           user.status = 'active';
         }
         await this.users.update(db, user);
+        const changed = (['email', 'name', 'role', 'beta_access', 'password_hash'] as const).filter((key) => before[key] !== user[key]);
+        await this.audit.record(db, changed.includes('role') ? 'user.role_changed' : 'user.updated', {
+          target: toPublicId('user', id),
+          details: {
+            changed: changed.map((key) => (key === 'password_hash' ? 'password' : key)),
+            ...(changed.includes('role') ? { role: { from: before.role, to: user.role } } : {}),
+          },
+        });
         return UserResponse.of(user);
       });
     } catch (error) {
@@ -236,8 +286,14 @@ export class UsersService implements OnApplicationBootstrap {
       if (!user) throw new NotFoundException('User not found');
       if (user.role === 'admin') await this.assertAnotherAdmin(db, id);
       await this.users.delete(db, id);
+      await this.audit.record(db, 'user.deleted', { target: toPublicId('user', id), details: { email: user.email, role: user.role } });
     });
     await this.forget(id);
+  }
+
+  /** Calls `listener` with the id of every user changed, on every instance, after the change's commit. */
+  onChanged(listener: (userId: string) => void): void {
+    this.broadcast.subscribe(USER_CHANGED, listener);
   }
 
   /** Every instance, this one at once, drops the user's cached record: its next request reads the change. After the commit that changed it. */
@@ -259,4 +315,8 @@ export class UsersService implements OnApplicationBootstrap {
     await this.users.update(db, saved);
     return saved;
   }
+}
+
+function seesSecurityOf(caller: UserRow, user: UserRow): boolean {
+  return caller.role === 'admin' || caller.id === user.id;
 }

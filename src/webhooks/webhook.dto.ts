@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsString, Length, MaxLength } from 'class-validator';
+import { IsOmittable } from '../common/omittable';
 import { toPublicId } from '../common/ids';
 import { PageQuery } from '../common/pagination';
 import { WEBHOOK_EVENT_TYPES } from '../events/event-types';
@@ -34,13 +35,13 @@ export class CreateWebhookDto {
 
 export class UpdateWebhookDto {
   @ApiPropertyOptional()
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(2048)
   url?: string;
 
   @ApiPropertyOptional({ type: [String] })
-  @IsOptional()
+  @IsOmittable()
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(WEBHOOK_EVENT_TYPES.length)
@@ -48,13 +49,13 @@ export class UpdateWebhookDto {
   events?: string[];
 
   @ApiPropertyOptional({ minLength: 16, maxLength: 256, writeOnly: true })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @Length(16, 256)
   secret?: string;
 
   @ApiPropertyOptional({ description: 'true re-enables a registration disabled by a 410 or by hand' })
-  @IsOptional()
+  @IsOmittable()
   @IsBoolean()
   active?: boolean;
 }
@@ -96,7 +97,7 @@ export class WebhookResponse {
 
 export class ListDeliveriesQuery extends PageQuery {
   @ApiPropertyOptional({ enum: ['pending', 'succeeded', 'failed'] })
-  @IsOptional()
+  @IsOmittable()
   @IsIn(['pending', 'succeeded', 'failed'])
   status?: DeliveryStatus;
 }

@@ -1,4 +1,5 @@
 import { BadRequestException, Injectable, Logger, NotFoundException, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
+import { AuditLogService } from '../audit/audit-log.service';
 import { Batcher } from '../common/batcher';
 import { newUuid, toPublicId } from '../common/ids';
 import { mapPage, Page, PageQuery } from '../common/pagination';
@@ -45,6 +46,7 @@ export class WebhooksService implements OnModuleInit, OnApplicationBootstrap {
     private readonly config: AppConfig,
     private readonly secrets: SecretBox,
     private readonly retention: RetentionService,
+    private readonly audit: AuditLogService,
   ) {}
 
   /**
@@ -110,7 +112,13 @@ export class WebhooksService implements OnModuleInit, OnApplicationBootstrap {
       created_at: now,
       updated_at: now,
     };
-    await this.webhooks.insert(this.database.db, webhook);
+    await this.database.transaction(async (db) => {
+      await this.webhooks.insert(db, webhook);
+      await this.audit.record(db, 'webhook.created', {
+        target: toPublicId('wh', webhook.id),
+        details: { origin: new URL(url).origin, events: webhook.events },
+      });
+    });
     return WebhookResponse.of(webhook);
   }
 
@@ -134,12 +142,21 @@ export class WebhooksService implements OnModuleInit, OnApplicationBootstrap {
       webhook.disabled_reason = null;
     }
     webhook.updated_at = new Date();
-    await this.webhooks.update(this.database.db, webhook, secret);
+    await this.database.transaction(async (db) => {
+      await this.webhooks.update(db, webhook, secret);
+      await this.audit.record(db, 'webhook.updated', {
+        target: toPublicId('wh', webhook.id),
+        details: { changed: Object.keys(dto).filter((key) => dto[key as keyof UpdateWebhookDto] !== undefined) },
+      });
+    });
     return WebhookResponse.of(webhook);
   }
 
   async remove(id: string): Promise<void> {
-    if (!(await this.webhooks.delete(this.database.db, id))) throw new NotFoundException('Webhook not found');
+    await this.database.transaction(async (db) => {
+      if (!(await this.webhooks.delete(db, id))) throw new NotFoundException('Webhook not found');
+      await this.audit.record(db, 'webhook.deleted', { target: toPublicId('wh', id) });
+    });
   }
 
   /** The attempt log of one registration, newest first. */

@@ -89,3 +89,42 @@ describe('contact import and export of 100,000 lines', () => {
     expect(changes).toBe(0);
   }, 600_000);
 });
+
+describe('a contact import of 5 million bad lines', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('keeps a bounded report (the first 1,000 refusals and a count) in bounded memory', async () => {
+    const LINES = 5_000_000;
+    // "x" is no phone: every line is refused, none is ever written, so no batch ever completes.
+    const csv = `phone\n${'x\n'.repeat(LINES)}`;
+    expect(csv.length).toBeLessThanOrEqual(10 * 1024 * 1024);
+    global.gc?.();
+    const baseline = process.memoryUsage().heapUsed;
+    let peak = baseline;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), 100);
+    const started = process.hrtime.bigint();
+    try {
+      const answer = await t.request('POST', '/api/v1/contacts/import', { token: await t.adminToken(), payload: csv, headers: CSV });
+      const took = seconds(started);
+      expect(answer.status).toBe(200);
+      expect(answer.body.created).toBe(0);
+      expect(answer.body.refused).toHaveLength(1001);
+      expect(answer.body.refused[0]).toEqual({ line: 2, error: expect.any(String) });
+      expect(answer.body.refused[1000]).toEqual({
+        line: 1002,
+        error: `This line was refused too, and ${(LINES - 1001).toLocaleString('en-US').replace(/,/g, '')} more lines after it; only the first 1000 refusals are listed`,
+      });
+      const grewMiB = (peak - baseline) / 1024 / 1024;
+      process.stdout.write(
+        `contact import of ${LINES.toLocaleString('en-US')} bad lines: ${took.toFixed(1)} s, heap grew by at most ${grewMiB.toFixed(0)} MiB (the body itself is 10 MiB)\n`,
+      );
+      expect(grewMiB).toBeLessThan(64);
+    } finally {
+      clearInterval(sampler);
+    }
+  }, 300_000);
+});

@@ -37,7 +37,7 @@ describe('kill -9 and a restart', () => {
     let engine: Record<string, string> = { DATA_DIR: dataDir };
     if (TEST_DATABASE_URL) {
       database = await createTestDatabase();
-      engine = { ...engine, ...database.env, ...(TEST_REDIS_URL ? { REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: freshRedisPrefix() } : {}) };
+      engine = { ...database.env, ...engine, ...(TEST_REDIS_URL ? { REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: freshRedisPrefix() } : {}) };
     }
     service = new ServiceProcess(
       {
@@ -51,9 +51,7 @@ describe('kill -9 and a restart', () => {
         RATE_LIMIT_MAX_REQUESTS: '1000000',
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
         MESSAGING_APP_SECRET: APP_SECRET,
-        MESSAGING_ACCESS_TOKEN: 'graph-token',
-        MESSAGING_PHONE_NUMBER_ID: '106540352242922',
-        MESSAGING_API_BASE_URL: graph.baseUrl,
+        ...graph.channelEnv,
       },
       await freePort(),
     );

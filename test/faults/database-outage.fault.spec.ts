@@ -30,9 +30,7 @@ describeWithPostgres('a database outage (PostgreSQL only: the connection cut by 
     t = await startTestApp({
       database: { ...database, env: { DATABASE_URL: proxy.rewrite(database.env.DATABASE_URL) } },
       env: {
-        MESSAGING_ACCESS_TOKEN: 'graph-token',
-        MESSAGING_PHONE_NUMBER_ID: '106540352242922',
-        MESSAGING_API_BASE_URL: graph.baseUrl,
+        ...graph.channelEnv,
         // The second attempts fall due during the cut: they must wait for the database.
         MESSAGING_RETRY_SCHEDULE: '2s,2s,2s,2s,2s',
         WEBHOOK_RETRY_SCHEDULE: '2s,2s,2s,2s,2s',

@@ -525,7 +525,8 @@ describe('fuzzing every endpoint and the channel payload', () => {
     for (const operation of operations) {
       if (operation.method !== 'GET' || operation.path.includes('{') || operation.streams) continue;
       const list = await t.request('GET', operation.path, { token: admin });
-      for (const row of (list.body?.data ?? []) as { id?: unknown }[]) if (typeof row.id === 'string') ids.add(row.id);
+      for (const row of (list.body as { data?: { id?: unknown }[] } | undefined)?.data ?? [])
+        if (typeof row.id === 'string') ids.add(row.id);
     }
     const conversation = [...ids].find((id) => id.startsWith('conv_'));
     const messages = await t.request('GET', `/api/v1/conversations/${conversation}/messages`, { token: admin });

@@ -24,9 +24,7 @@ describe('a receiver and the Graph API failing, then recovering', () => {
     receiver = await WebhookReceiver.start();
     t = await startTestApp({
       env: {
-        MESSAGING_ACCESS_TOKEN: 'graph-token',
-        MESSAGING_PHONE_NUMBER_ID: '106540352242922',
-        MESSAGING_API_BASE_URL: graph.baseUrl,
+        ...graph.channelEnv,
         MESSAGING_RETRY_SCHEDULE: '200ms,200ms,200ms,200ms,200ms,200ms',
         WEBHOOK_RETRY_SCHEDULE: '200ms,200ms,200ms,200ms,200ms,200ms',
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',

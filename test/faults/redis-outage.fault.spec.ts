@@ -23,9 +23,7 @@ describe('a Redis outage', () => {
     t = await startTestApp({
       env: {
         REDIS_URL: redis.url,
-        MESSAGING_ACCESS_TOKEN: 'graph-token',
-        MESSAGING_PHONE_NUMBER_ID: '106540352242922',
-        MESSAGING_API_BASE_URL: graph.baseUrl,
+        ...graph.channelEnv,
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
         RATE_LIMIT_MAX_REQUESTS: '100000',
       },
@@ -103,9 +101,7 @@ describe('a service started while Redis is down', () => {
     t = await startTestApp({
       env: {
         REDIS_URL: redis.url,
-        MESSAGING_ACCESS_TOKEN: 'graph-token',
-        MESSAGING_PHONE_NUMBER_ID: '106540352242922',
-        MESSAGING_API_BASE_URL: graph.baseUrl,
+        ...graph.channelEnv,
       },
     });
   });

@@ -19,6 +19,7 @@ export async function createContact(t: TestApp, fields: Partial<ContactRow> = {}
     name: null,
     email: null,
     tags: [],
+    blocked_at: null,
     created_at: now,
     updated_at: now,
     ...fields,

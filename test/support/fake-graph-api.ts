@@ -58,6 +58,11 @@ export class FakeGraphApi {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v24.0`;
   }
 
+  /** The settings that point the service's channel at this server, with the token and phone number id its tests expect. */
+  get channelEnv(): Record<string, string> {
+    return { MESSAGING_ACCESS_TOKEN: 'graph-token', MESSAGING_PHONE_NUMBER_ID: '106540352242922', MESSAGING_API_BASE_URL: this.baseUrl };
+  }
+
   /** The next sends to this customer (E.164) answer these, in order, before going back to 200. */
   failNext(phone: string, ...answers: GraphAnswer[]): void {
     const to = phone.replace(/^\+/, '');
@@ -74,6 +79,8 @@ export class FakeGraphApi {
     this.queuedAnswers.clear();
     this.healthStatus = 200;
     this.queuedReadReceiptAnswers.length = 0;
+    this.blocked.clear();
+    this.queuedBlockListAnswers.length = 0;
     this.resetTemplates();
   }
 
@@ -94,6 +101,7 @@ export class FakeGraphApi {
     this.requests.push(record);
     const templates = this.answerTemplates(request);
     if (templates) return templates;
+    if (/^\/[^/]+\/block_users$/.test(path)) return this.answerBlockList(request.method ?? '', record.body);
     if (request.method === 'GET') {
       return this.healthStatus === 200
         ? { status: 200, body: { id: path.slice(1), display_phone_number: '15550000000', verified_name: 'Test' } }
@@ -141,6 +149,37 @@ export class FakeGraphApi {
   private answerReadReceipt(): GraphAnswer {
     return this.queuedReadReceiptAnswers.shift() ?? { status: 200, body: { success: true } };
   }
+  // The block list: POST (block) and DELETE (unblock) /{phone-number-id}/block_users with
+  // `{"messaging_product":"whatsapp","block_users":[{"user":…}]}`, answered with the users among
+  // `block_users.added_users` / `removed_users`; a refusal is a 400 naming each user that failed.
+
+  /** The customers (as the request named them) blocked now. */
+  readonly blocked = new Set<string>();
+  private readonly queuedBlockListAnswers: GraphAnswer[] = [];
+
+  /** The next block or unblock requests answer these, in order, before going back to success. */
+  failBlockListNext(...answers: GraphAnswer[]): void {
+    this.queuedBlockListAnswers.push(...answers);
+  }
+
+  /** The block and unblock requests received, oldest first. */
+  blockListRequests(): GraphRequest[] {
+    return this.requests.filter((r) => /^\/[^/]+\/block_users$/.test(r.path));
+  }
+
+  private answerBlockList(method: string, body: Record<string, unknown> | null): GraphAnswer {
+    const queued = this.queuedBlockListAnswers.shift();
+    if (queued) return queued;
+    const users = ((body?.block_users ?? []) as { user: string }[]).map(({ user }) => ({ input: user, wa_id: user.replace(/^\+/, '') }));
+    for (const { input } of users)
+      if (method === 'POST') this.blocked.add(input);
+      else this.blocked.delete(input);
+    return {
+      status: 200,
+      body: { messaging_product: 'whatsapp', block_users: { [method === 'POST' ? 'added_users' : 'removed_users']: users } },
+    };
+  }
+
   // Message templates: GET /{business account id}/message_templates, paged as the Graph API pages
   // (`{data, paging: {cursors: {before, after}, next}}`, `next` a full URL with `after`).
 

@@ -1,11 +1,12 @@
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { cpSync, existsSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { AppModule } from '../../src/app.module';
 import { loadConfig } from '../../src/config/app-config';
+import { TEST_ENCRYPTION_KEY } from './test-app';
 import { MIGRATED_TEMPLATE_DATABASE, PGLITE_MIGRATED_TEMPLATE_DIR, RUN_PREFIX, TEST_DATABASE_URL, TEST_RUN_ID } from './environment';
 
 /**
@@ -29,6 +30,8 @@ export async function startServiceTier(): Promise<ServiceTier> {
     NODE_ENV: 'test',
     LOG_LEVEL: 'warn',
     SESSION_SECRET: 'test-session-secret-that-is-long-enough',
+    // Given, so no development key file is written.
+    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     PASSWORD_HASH_COST: '10',
     ...(await workerDatabase()),
   };
@@ -39,8 +42,10 @@ export async function startServiceTier(): Promise<ServiceTier> {
 }
 
 async function workerDatabase(): Promise<Record<string, string>> {
+  // The worker's own data directory on either engine (removed by the global teardown): the
+  // default, ./data, is the checkout's, where the first-run admin's password file would land.
+  const dir = join(tmpdir(), `team-inbox-${TEST_RUN_ID}-${WORKER_DATABASE_SUFFIX}`);
   if (!TEST_DATABASE_URL) {
-    const dir = join(tmpdir(), `team-inbox-${TEST_RUN_ID}-${WORKER_DATABASE_SUFFIX}`);
     if (!existsSync(dir)) cpSync(PGLITE_MIGRATED_TEMPLATE_DIR, dir, { recursive: true });
     return { DATA_DIR: dir };
   }
@@ -55,5 +60,6 @@ async function workerDatabase(): Promise<Record<string, string>> {
   }
   const url = new URL(TEST_DATABASE_URL);
   url.pathname = `/${name}`;
-  return { DATABASE_URL: url.toString() };
+  mkdirSync(dir, { recursive: true });
+  return { DATABASE_URL: url.toString(), DATA_DIR: dir };
 }

@@ -2,6 +2,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { DataSource } from 'typeorm';
+import type { Method, Operation, PathOf, Success } from '../../console/src/api/operations.js';
 import { createApp } from '../../src/app';
 import { createLogger } from '../../src/common/logger';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
@@ -15,10 +16,35 @@ export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- event data is whatever the event carries
 type EventData = Record<string, any>;
 
-export interface Answer {
+type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'OPTIONS';
+/** What a refusal carries beside (or instead of) the documented body. */
+interface Refusal {
+  error?: string;
+}
+/**
+ * The body of an answer, typed by the service's OpenAPI document: a documented path and method give
+ * their success body (with the `error` of a refusal), so a test that reads a field the API does not
+ * describe does not compile. An undocumented URL (the channel's webhook, /metrics, a URL built at
+ * run time) answers `unknown`, so the test says what it expects.
+ */
+export type AnswerBody<M extends HttpMethod, U extends string> = [PathOf<U>] extends [never]
+  ? unknown
+  : Lowercase<M> extends Method
+    ? Operation<PathOf<U>, Lowercase<M>> extends never
+      ? unknown
+      : Success<Operation<PathOf<U>, Lowercase<M>>> extends infer B
+        ? [B] extends [undefined]
+          ? Refusal | undefined
+          : B & Refusal
+        : never
+    : unknown;
+
+/** The query part of a URL built by a test: none, or one starting with `?` (so the path stays known to the types). */
+export type Query = '' | `?${string}`;
+
+export interface Answer<B = unknown> {
   status: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read whatever the API answered
-  body: any;
+  body: B;
   headers: Record<string, string | string[] | number | undefined>;
   text: string;
 }
@@ -53,11 +79,11 @@ export class TestApp {
     readonly logs: Record<string, unknown>[],
   ) {}
 
-  async request(
-    method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'OPTIONS',
-    url: string,
+  async request<M extends HttpMethod, U extends string>(
+    method: M,
+    url: U,
     options: RequestOptions = {},
-  ): Promise<Answer> {
+  ): Promise<Answer<AnswerBody<M, U>>> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     let payload = options.payload;
@@ -72,13 +98,13 @@ export class TestApp {
     } catch {
       body = undefined;
     }
-    return { status: response.statusCode, body, headers: response.headers, text: response.body };
+    return { status: response.statusCode, body: body as AnswerBody<M, U>, headers: response.headers, text: response.body };
   }
 
   async login(email: string, password: string): Promise<string> {
     const answer = await this.request('POST', '/api/v1/auth/login', { body: { email, password } });
     if (answer.status !== 200) throw new Error(`login of ${email} answered ${answer.status}: ${answer.text}`);
-    return answer.body.token as string;
+    return (answer.body as { token: string }).token;
   }
 
   adminToken(): Promise<string> {
@@ -131,6 +157,8 @@ export async function startTestApp(options: StartOptions = {}): Promise<TestApp>
     ADMIN_PASSWORD: ADMIN.password,
     RATE_LIMIT_MAX_REQUESTS: '100000',
     LOGIN_RATE_LIMIT_MAX_REQUESTS: '100000',
+    // Test files open streams by the dozen for one user; the cap's own tests set it.
+    STREAM_MAX_PER_USER: '1000',
     DATABASE_POOL_MAX: '5',
     // Logins and new users by the hundred: the cheapest hash the service takes (production refuses it).
     PASSWORD_HASH_COST: '10',

@@ -41,8 +41,10 @@ async function createPostgresDatabase(serverUrl: string, empty: boolean): Promis
   );
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
+  // Its own data directory too: the default, ./data, is the checkout's, which a developer's `npm start` writes.
+  const dataDir = mkdtempSync(join(tmpdir(), 'team-inbox-test-data-'));
   return {
-    env: { DATABASE_URL: url.toString() },
+    env: { DATABASE_URL: url.toString(), DATA_DIR: dataDir },
     query: <T extends object>(sql: string, params?: unknown[]) =>
       withClient(url.toString(), async (client) => (await client.query(sql, params)).rows as T[]),
     goDown: () =>
@@ -52,7 +54,10 @@ async function createPostgresDatabase(serverUrl: string, empty: boolean): Promis
       }),
     comeBack: () =>
       withClient(serverUrl, (client) => client.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`)).then(() => undefined),
-    drop: () => withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+    drop: async () => {
+      await withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+      rmSync(dataDir, { recursive: true, force: true });
+    },
   };
 }
 

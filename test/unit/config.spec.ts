@@ -4,6 +4,14 @@ import { parseDuration } from '../../src/config/duration';
 const generated = () => 'generated-secret';
 const KEY = Buffer.alloc(32, 9).toString('base64');
 const APP_URL = 'https://inbox.example.com';
+/** A production configuration that passes, for the tests of one more setting. */
+const PRODUCTION = {
+  NODE_ENV: 'production',
+  APP_URL,
+  SESSION_SECRET: 'x'.repeat(32),
+  DATABASE_URL: 'postgres://db/x',
+  ENCRYPTION_KEY: KEY,
+};
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -105,6 +113,18 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('refuses TRUST_PROXY=true in production, and takes the proxy addresses and networks', () => {
+    expect(problemsOf({ ...PRODUCTION, TRUST_PROXY: 'true' })).toEqual([
+      "TRUST_PROXY: `true` believes every client's X-Forwarded-For: name the proxy's addresses or network instead",
+    ]);
+    expect(problemsOf({ ...PRODUCTION, TRUST_PROXY: '10.0.0.0/8, 172.29.0.2, fd00::/8' })).toEqual([]);
+    expect(loadConfig({ TRUST_PROXY: 'true' }, generated).trustProxy).toBe(true);
+  });
+
+  it('refuses a TRUST_PROXY entry that is neither an address nor a CIDR, naming it', () => {
+    expect(problemsOf({ TRUST_PROXY: '10.0.0.0/8, proxy.internal' })).toEqual(['TRUST_PROXY: not an address or CIDR: proxy.internal']);
+  });
+
   it('refuses a missing DATABASE_URL in production', () => {
     expect(problemsOf({ NODE_ENV: 'production', APP_URL, SESSION_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: KEY })).toEqual([
       expect.stringMatching(/^DATABASE_URL: must be set in production/),
@@ -113,31 +133,15 @@ describe('loadConfig', () => {
 
   it('refuses a channel token without MESSAGING_APP_SECRET in production, and allows it outside', () => {
     const channel = { MESSAGING_ACCESS_TOKEN: 'token', MESSAGING_PHONE_NUMBER_ID: '123' };
-    expect(
-      problemsOf({
-        NODE_ENV: 'production',
-        APP_URL,
-        SESSION_SECRET: 'x'.repeat(32),
-        DATABASE_URL: 'postgres://db/x',
-        ENCRYPTION_KEY: KEY,
-        ...channel,
-      }),
-    ).toEqual([expect.stringMatching(/^MESSAGING_APP_SECRET: /)]);
+    expect(problemsOf({ ...PRODUCTION, ...channel })).toEqual([expect.stringMatching(/^MESSAGING_APP_SECRET: /)]);
     expect(problemsOf(channel)).toEqual([]);
   });
 
   it('refuses a PASSWORD_HASH_COST below 15 in production, and takes it outside (the tests run on 10)', () => {
-    const production = {
-      NODE_ENV: 'production',
-      APP_URL,
-      SESSION_SECRET: 'x'.repeat(32),
-      DATABASE_URL: 'postgres://db/x',
-      ENCRYPTION_KEY: KEY,
-    };
-    expect(problemsOf({ ...production, PASSWORD_HASH_COST: '10' })).toEqual([
+    expect(problemsOf({ ...PRODUCTION, PASSWORD_HASH_COST: '10' })).toEqual([
       expect.stringMatching(/^PASSWORD_HASH_COST: must be at least 15 in production/),
     ]);
-    expect(problemsOf({ ...production, PASSWORD_HASH_COST: '16' })).toEqual([]);
+    expect(problemsOf({ ...PRODUCTION, PASSWORD_HASH_COST: '16' })).toEqual([]);
     expect(problemsOf({ PASSWORD_HASH_COST: '10' })).toEqual([]);
     expect(problemsOf({ PASSWORD_HASH_COST: '9' })).toEqual([expect.stringMatching(/^PASSWORD_HASH_COST: /)]);
   });

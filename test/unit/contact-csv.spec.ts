@@ -1,7 +1,8 @@
+import { parse as parseStream, type Parser } from 'csv-parse';
 import fc from 'fast-check';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
-import { exportHeader, exportRow, readHeader, readRow, type CsvHeader, type ImportRow } from '../../src/contacts/contact-csv';
+import { exportHeader, exportRow, LineCounter, readHeader, readRow, type CsvHeader, type ImportRow } from '../../src/contacts/contact-csv';
 import { attributeKeyProblem, isAttributeValue, type ContactAttributes } from '../../src/contacts/contact-attributes';
 import type { ContactRow } from '../../src/contacts/contact.entity';
 
@@ -54,6 +55,7 @@ describe('contact CSV', () => {
       email: null,
       tags: ['-a', 'b'],
       attributes: { n: 42, s: '42', t: 'true', q: "'x", plain: 'hello', at: '@me', neg: -3 },
+      blocked_at: null,
       created_at: new Date(),
       updated_at: new Date(),
     };
@@ -107,6 +109,7 @@ describe('contact CSV', () => {
           email,
           tags,
           attributes: attributes as ContactAttributes,
+          blocked_at: null,
           created_at: new Date(),
           updated_at: new Date(),
         };
@@ -128,5 +131,55 @@ describe('contact CSV', () => {
     [['phone', ' '], /Column 2 of the header row has no name/],
   ])('refuses the header %j', (columns, message) => {
     expect(readHeader(columns)).toMatch(message);
+  });
+});
+
+describe('LineCounter', () => {
+  /** The line each record ends on, or each malformed record's line, as csv-parse's own `info` reports them. */
+  function reference(csv: string): string[] {
+    const out: string[] = [];
+    const records = parse(csv, {
+      info: true,
+      relax_column_count: true,
+      skip_records_with_error: true,
+      max_record_size: 64,
+      on_skip: (error) => void out.push(`skip@${error?.lines}`),
+    }) as unknown as { record: string[]; info: { lines: number } }[];
+    // The skips were reported while parsing: put each one in place among the records by line.
+    for (const { record, info } of records) out.push(`${record.join('|')}@${info.lines}`);
+    return out.sort((a, b) => Number(a.split('@')[1]) - Number(b.split('@')[1]));
+  }
+
+  function counted(csv: string): Promise<string[]> {
+    const out: string[] = [];
+    const lines = new LineCounter();
+    const parser: Parser = parseStream({
+      relax_column_count: true,
+      skip_records_with_error: true,
+      max_record_size: 64,
+      on_skip: (error) => {
+        lines.skipped(parser.info.records, Number(error?.lines ?? 0));
+        out.push(`skip@${error?.lines}`);
+      },
+    });
+    parser.end(csv);
+    return new Promise<string[]>((resolve, reject) => {
+      parser.on('data', (record: string[]) => out.push(`${record.join('|')}@${lines.next(record)}`));
+      parser.on('end', () => resolve(out.sort((a, b) => Number(a.split('@')[1]) - Number(b.split('@')[1]))));
+      parser.on('error', reject);
+    });
+  }
+
+  it.each([
+    ['plain lines', 'phone,name\n+1,a\n+2,b\n'],
+    ['CRLF line ends', 'phone,name\r\n+1,a\r\n+2,b\r\n'],
+    ['empty lines and lines of empty fields', 'phone,name\n\n+1,a\n,\n\n+2,b\n'],
+    ['line breaks inside quoted cells', 'phone,name\n+1,"two\nlines"\n+2,"three\r\nlines\nhere"\n+3,c\n'],
+    ['CRLF line ends and line breaks inside quoted cells', 'phone,name\r\n+1,"two\r\nlines"\r\n+2,"x\ry"\r\n+3,c\r\n'],
+    ['a malformed quote between good lines', 'phone,name\n+1,a\n+2,"bad"x\n+3,c\n'],
+    ['a record longer than the limit', `phone,name\n+1,a\n+2,${'y'.repeat(100)}\n+3,c\n`],
+    ['no line break at the end', 'phone,name\n+1,a\n+2,b'],
+  ])('ends each record on the line csv-parse counts: %s', async (_, csv) => {
+    expect(await counted(csv)).toEqual(reference(csv));
   });
 });

@@ -1,10 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import ts from 'typescript';
+import { compileCases } from '../support/compile-cases';
 
 /**
  * Every event type has one payload type, and the compiler holds every recording to it: these
- * cases are compiled against the service's own sources (with its tsconfig) and each one's errors read.
+ * cases are compiled against the service's own sources and each one's errors read.
  */
 const ROOT = join(__dirname, '..', '..');
 
@@ -38,29 +37,7 @@ describe('event payload types', () => {
   let errors: Record<keyof typeof CASES, string[]>;
 
   beforeAll(() => {
-    const directory = mkdtempSync(join(ROOT, 'test', 'unit', '.event-payloads-'));
-    try {
-      const files = Object.fromEntries(Object.keys(CASES).map((name) => [name, join(directory, `${name}.ts`)]));
-      for (const [name, body] of Object.entries(CASES)) writeFileSync(files[name], fixture(directory, body));
-      const config = ts.getParsedCommandLineOfConfigFile(
-        join(ROOT, 'tsconfig.json'),
-        {},
-        { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined },
-      )!;
-      // The owners' declarations of their payloads are part of the service: every source file is in the program.
-      const program = ts.createProgram([...config.fileNames.filter((file) => file.includes('/src/')), ...Object.values(files)], {
-        ...config.options,
-        noEmit: true,
-      });
-      errors = Object.fromEntries(
-        Object.entries(files).map(([name, file]) => [
-          name,
-          ts.getPreEmitDiagnostics(program, program.getSourceFile(file)).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')),
-        ]),
-      ) as typeof errors;
-    } finally {
-      rmSync(directory, { recursive: true, force: true });
-    }
+    errors = compileCases(CASES, fixture);
   }, 120_000);
 
   it('compiles the recording of a known type with its payload', () => {

@@ -1,5 +1,7 @@
 import { Writable } from 'node:stream';
-import { createLogger, NestPinoLogger, redactUrl, requestContext } from '../../src/common/logger';
+import { createLogger, logContext, NestPinoLogger, redactUrl } from '../../src/common/logger';
+import { PeriodicTask } from '../../src/common/periodic-task';
+import { InProcessJobQueue } from '../../src/queue/in-process-job-queue';
 
 function capture(): { lines: Record<string, unknown>[]; logger: NestPinoLogger } {
   const lines: Record<string, unknown>[] = [];
@@ -15,7 +17,7 @@ function capture(): { lines: Record<string, unknown>[]; logger: NestPinoLogger }
 describe('NestPinoLogger', () => {
   it('adds the id of the request being served to lines logged through Nest', async () => {
     const { lines, logger } = capture();
-    await requestContext.run({ reqId: 'req-7' }, async () => {
+    await logContext.run({ reqId: 'req-7' }, async () => {
       await Promise.resolve();
       logger.warn('inside', 'SomeService');
     });
@@ -24,6 +26,52 @@ describe('NestPinoLogger', () => {
       expect.objectContaining({ reqId: 'req-7', context: 'SomeService', msg: 'inside', level: 40 }),
       expect.not.objectContaining({ reqId: expect.anything() }),
     ]);
+  });
+
+  it('logs a job handed on during a request under the job id, not the request id', async () => {
+    const { lines, logger } = capture();
+    const queue = new InProcessJobQueue();
+    let ran!: () => void;
+    const done = new Promise<void>((resolve) => (ran = resolve));
+    queue.register('media.download', {
+      handle: async () => {
+        await Promise.resolve();
+        logger.log('downloaded', 'MediaDownloadProcessor');
+        ran();
+      },
+    });
+    await logContext.run({ reqId: 'req-8' }, async () => {
+      logger.log('sent', 'MessagesService');
+      await queue.add('media.download', { id: 'med-1', attempt: 2 });
+    });
+    await done;
+    await queue.beforeApplicationShutdown();
+    expect(lines).toEqual([
+      expect.objectContaining({ reqId: 'req-8', msg: 'sent' }),
+      expect.objectContaining({ jobId: 'media.download:med-1:2', msg: 'downloaded' }),
+    ]);
+    expect(lines[1].reqId).toBeUndefined();
+  });
+
+  it('logs the run of a periodic task woken during a request under the task, not the request id', async () => {
+    const { lines, logger } = capture();
+    let ran!: () => void;
+    const done = new Promise<void>((resolve) => (ran = resolve));
+    const task = new PeriodicTask({
+      name: 'outbox-relay',
+      run: async () => {
+        logger.log('handed on', 'OutboxRelay');
+        ran();
+      },
+      everyMs: () => 60_000,
+      failed: () => undefined,
+    });
+    task.start(60_000);
+    logContext.run({ reqId: 'req-9' }, () => task.wake());
+    await done;
+    await task.stop();
+    expect(lines).toEqual([expect.objectContaining({ task: 'outbox-relay', msg: 'handed on' })]);
+    expect(lines[0].reqId).toBeUndefined();
   });
 
   it('redacts secrets in logged objects', () => {

@@ -18,7 +18,7 @@ function controlledRuns() {
 describe('PeriodicTask', () => {
   it('runs at start, then not again before its interval', async () => {
     const runs = controlledRuns();
-    const task = new PeriodicTask({ run: runs.run, everyMs: () => 60_000, failed: () => undefined });
+    const task = new PeriodicTask({ name: 'test', run: runs.run, everyMs: () => 60_000, failed: () => undefined });
     task.start();
     await runs.nextStart(1);
     runs.finish();
@@ -29,7 +29,7 @@ describe('PeriodicTask', () => {
 
   it('runs once more right after the run under way when woken during it, not twice', async () => {
     const runs = controlledRuns();
-    const task = new PeriodicTask({ run: runs.run, everyMs: () => 60_000, failed: () => undefined });
+    const task = new PeriodicTask({ name: 'test', run: runs.run, everyMs: () => 60_000, failed: () => undefined });
     task.start();
     await runs.nextStart(1);
     task.wake();
@@ -44,7 +44,7 @@ describe('PeriodicTask', () => {
 
   it('runs at once when woken between runs', async () => {
     const runs = controlledRuns();
-    const task = new PeriodicTask({ run: runs.run, everyMs: () => 60_000, failed: () => undefined });
+    const task = new PeriodicTask({ name: 'test', run: runs.run, everyMs: () => 60_000, failed: () => undefined });
     task.start();
     await runs.nextStart(1);
     runs.finish();
@@ -58,6 +58,7 @@ describe('PeriodicTask', () => {
     const failures: string[] = [];
     let calls = 0;
     const task = new PeriodicTask({
+      name: 'test',
       run: async () => {
         calls += 1;
         if (calls === 1) throw new Error('database down');
@@ -73,7 +74,7 @@ describe('PeriodicTask', () => {
 
   it('waits for the run under way when stopped, and starts none after', async () => {
     const runs = controlledRuns();
-    const task = new PeriodicTask({ run: runs.run, everyMs: () => 1, failed: () => undefined });
+    const task = new PeriodicTask({ name: 'test', run: runs.run, everyMs: () => 1, failed: () => undefined });
     task.start();
     await runs.nextStart(1);
     let stopped = false;

@@ -87,6 +87,15 @@ describe('npm run simulate: the command line', () => {
     expect(() => simulationOf('--from', '+15551234567', ...argv)).toThrow(message);
   });
 
+  it.each([['wamid.sandbox.…'], ['wamid.sandbox...']])(
+    'refuses the README placeholder %s as a status id, naming the id to give',
+    (wamid) => {
+      expect(() => simulationOf('--status', wamid, '--to', '+15551234567', '--value', 'read')).toThrow(
+        /is the README's placeholder: give the whole id the service logged/,
+      );
+    },
+  );
+
   it('still takes a status, played included', () => {
     expect(simulationOf('--status', 'wamid.S', '--to', '+15551234567', '--value', 'played')).toEqual({
       kind: 'status',

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type Schemas, type User } from '../api/client';
+import { shortTime } from '../format';
 import { ErrorNote, Field, LoadMore, PageHeader, useAction, usePages, valueOf } from '../ui';
 import { useWorkspace } from '../workspace';
 
@@ -26,6 +27,15 @@ export function AdminUsers() {
     await api.delete('/api/v1/users/{id}', { params: { id: user.id } });
     pages.reload();
     reloadUsers();
+  });
+  const unlock = useAction(async (user: User) => {
+    await api.post('/api/v1/users/{id}/unlock', { params: { id: user.id } });
+    pages.reload();
+  });
+  const resetSecondFactor = useAction(async (user: User) => {
+    if (!confirm(`Turn off two-factor login for ${user.name}? They sign in with their password alone until they set it up again.`)) return;
+    await api.delete('/api/v1/users/{id}/2fa', { params: { id: user.id } });
+    pages.reload();
   });
   const resend = useAction(async (user: User) => {
     setInvited(await api.post('/api/v1/users/{id}/invite', { params: { id: user.id } }));
@@ -69,7 +79,9 @@ export function AdminUsers() {
           )}
         </p>
       )}
-      <ErrorNote error={invite.error ?? change.error ?? remove.error ?? resend.error ?? pages.error} />
+      <ErrorNote
+        error={invite.error ?? change.error ?? remove.error ?? resend.error ?? unlock.error ?? resetSecondFactor.error ?? pages.error}
+      />
       <table class="table">
         <thead>
           <tr>
@@ -96,8 +108,27 @@ export function AdminUsers() {
                   <option value="admin">Admin</option>
                 </select>
               </td>
-              <td>{user.status}</td>
+              <td>
+                {user.status}
+                {user.two_factor_enabled && <span class="tag">2FA</span>}
+                {user.locked_until && <span class="tag danger-text">locked until {shortTime(user.locked_until)}</span>}
+              </td>
               <td class="row-actions">
+                {user.locked_until && (
+                  <button type="button" class="link-button" aria-label={`Unlock ${user.name}`} onClick={() => void unlock.run(user)}>
+                    Unlock
+                  </button>
+                )}
+                {user.two_factor_enabled && user.id !== me.id && (
+                  <button
+                    type="button"
+                    class="link-button"
+                    aria-label={`Reset 2FA of ${user.name}`}
+                    onClick={() => void resetSecondFactor.run(user)}
+                  >
+                    Reset 2FA
+                  </button>
+                )}
                 {user.status === 'invited' && (
                   <button type="button" class="link-button" onClick={() => void resend.run(user)}>
                     Invite again

@@ -1,4 +1,5 @@
-import type { components, paths } from './schema';
+import type { BodyOf, Method, Operation, PathsWith, QueryOf, Success } from './operations';
+import type { components } from './schema';
 
 /** The API's shapes, by the names the service's OpenAPI document gives them. */
 export type Schemas = components['schemas'];
@@ -6,26 +7,6 @@ export type Conversation = Schemas['ConversationResponse'];
 export type Message = Schemas['MessageResponse'];
 export type User = Schemas['UserResponse'];
 export type Me = Schemas['MeResponse'];
-
-type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
-/** The operation of a path and method, as the generated types declare it. */
-type Operation<P extends keyof paths, M extends Method> = paths[P][M] extends infer O
-  ? O extends { responses: unknown }
-    ? O
-    : never
-  : never;
-type JsonOf<R> = R extends { content: { 'application/json': infer J } } ? J : undefined;
-/** The body of the success answer (200 or 201) of an operation. */
-type Success<O> = O extends { responses: infer R }
-  ? 200 extends keyof R
-    ? JsonOf<R[200]>
-    : 201 extends keyof R
-      ? JsonOf<R[201]>
-      : undefined
-  : never;
-type QueryOf<O> = O extends { parameters: { query?: infer Q } } ? Q : never;
-type BodyOf<O> = O extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
-type PathsWith<M extends Method> = { [P in keyof paths]: paths[P][M] extends { responses: unknown } ? P : never }[keyof paths];
 
 /** A refusal of the API: its status and its `{"error"}` sentence. */
 export class ApiError extends Error {
@@ -121,7 +102,7 @@ export const api = {
     return call<Success<Operation<P, 'patch'>>>('patch', urlOf(path, options.params, options.query ?? {}), options.body ?? {});
   },
   delete<P extends PathsWith<'delete'>>(path: P, options: Options<Operation<P, 'delete'>> = {}) {
-    return call<Success<Operation<P, 'delete'>>>('delete', urlOf(path, options.params, options.query ?? {}));
+    return call<Success<Operation<P, 'delete'>>>('delete', urlOf(path, options.params, options.query ?? {}), options.body);
   },
   /** A CSV body (the contact import). */
   postText<P extends PathsWith<'post'>>(path: P, text: string, contentType: string) {

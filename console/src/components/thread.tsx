@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, type Conversation, type Message } from '../api/client';
 import { duration, fullTime, shortTime, tick } from '../format';
 import { navigate } from '../router';
@@ -18,7 +18,16 @@ function upsert(messages: Message[], incoming: Message[]): Message[] {
   return [...byId.values()].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
 }
 
-export function Thread(props: { conversationId: string; onRead: (id: string) => void; onChanged: (conversation: Conversation) => void }) {
+/** How close to the end (px) counts as "at the newest": new messages keep it there. */
+const AT_THE_END_PX = 48;
+
+export function Thread(props: {
+  conversationId: string;
+  /** The caller's unread messages in it when it was opened: the thread opens at the first of them. */
+  unreadAtOpen?: number;
+  onRead: (id: string) => void;
+  onChanged: (conversation: Conversation) => void;
+}) {
   const { conversationId: id, onRead, onChanged } = props;
   const { stream, users, me } = useWorkspace();
   const [conversation, setConversation] = useState<Conversation | null>(null);
@@ -27,8 +36,14 @@ export function Thread(props: { conversationId: string; onRead: (id: string) => 
   const [error, setError] = useState<unknown>(null);
   const [replyTo, setReplyTo] = useState<Message | null>(null);
   const [now, setNow] = useState(Date.now());
-  const bottom = useRef<HTMLDivElement>(null);
+  const [unreadAtOpen] = useState(props.unreadAtOpen ?? 0);
+  const [firstUnreadId, setFirstUnreadId] = useState<string | null>(null);
+  const list = useRef<HTMLDivElement>(null);
+  /** Whether the reader is at the newest message: a new one then stays in view; scrolled up, nothing moves. */
   const stickToBottom = useRef(true);
+  const positioned = useRef(false);
+  /** Set while older messages load above: the distance from the end to keep, so what was read stays put. */
+  const keepFromEnd = useRef<number | null>(null);
 
   const markRead = useCallback(
     (onError: (error: unknown) => void = () => undefined) => {
@@ -40,17 +55,18 @@ export function Thread(props: { conversationId: string; onRead: (id: string) => 
     [id, onRead],
   );
 
-  const loadNewest = useCallback(async () => {
-    const page = await api.get('/api/v1/conversations/{id}/messages', { params: { id }, query: { limit: PAGE } });
-    setMessages((previous) => upsert(previous, page.data));
-    return page;
-  }, [id]);
-
   useEffect(() => {
     setError(null);
     // Marking it read answers the conversation: no separate GET (the rate limit counts each request).
     markRead(setError);
-    loadNewest().then((page) => setOlderCursor(page.next_cursor), setError);
+    api.get('/api/v1/conversations/{id}/messages', { params: { id }, query: { limit: PAGE } }).then((page) => {
+      // The oldest unread message: the unread are the newest inbound ones (the page is newest first).
+      // Set with the messages, in one render, so the thread opens at it.
+      const inbound = page.data.filter((message) => message.direction === 'inbound');
+      if (unreadAtOpen > 0) setFirstUnreadId(inbound[Math.min(unreadAtOpen, inbound.length) - 1]?.id ?? null);
+      setOlderCursor(page.next_cursor);
+      setMessages((previous) => upsert(previous, page.data));
+    }, setError);
   }, [id]);
 
   // The clock of the window's text, and a render at the moment the window closes: the composer
@@ -80,13 +96,29 @@ export function Thread(props: { conversationId: string; onRead: (id: string) => 
     [stream, id, markRead],
   );
 
-  useEffect(() => {
-    if (stickToBottom.current) bottom.current?.scrollIntoView({ block: 'end' });
-  }, [messages.length]);
+  // Where the thread stands after each change of its messages: at the first unread (or the newest)
+  // when it opens, where the reader was when older ones load above, at the newest if they were there.
+  useLayoutEffect(() => {
+    const element = list.current;
+    if (!element || messages.length === 0) return;
+    if (keepFromEnd.current !== null) {
+      element.scrollTop = element.scrollHeight - keepFromEnd.current;
+      keepFromEnd.current = null;
+    } else if (!positioned.current) {
+      positioned.current = true;
+      const divider = element.querySelector<HTMLElement>('.unread-divider');
+      element.scrollTop = divider
+        ? element.scrollTop + divider.getBoundingClientRect().top - element.getBoundingClientRect().top
+        : element.scrollHeight;
+      stickToBottom.current = !divider;
+    } else if (stickToBottom.current) {
+      element.scrollTop = element.scrollHeight;
+    }
+  }, [messages, conversation !== null]);
 
   const loadOlder = async () => {
     if (!olderCursor) return;
-    stickToBottom.current = false;
+    if (list.current) keepFromEnd.current = list.current.scrollHeight - list.current.scrollTop;
     try {
       const page = await api.get('/api/v1/conversations/{id}/messages', { params: { id }, query: { limit: PAGE, cursor: olderCursor } });
       setMessages((previous) => upsert(previous, page.data));
@@ -148,13 +180,28 @@ export function Thread(props: { conversationId: string; onRead: (id: string) => 
             : 'The customer has not written yet: only templates can be sent'}
       </p>
       <ErrorNote error={error} />
-      <div class="messages" role="log" aria-label="Messages" aria-live="polite">
+      <div
+        class="messages"
+        role="log"
+        aria-label="Messages"
+        aria-live="polite"
+        ref={list}
+        onScroll={(event) => {
+          const element = event.currentTarget;
+          stickToBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight < AT_THE_END_PX;
+        }}
+      >
         {olderCursor && (
           <button type="button" class="button secondary load-more" onClick={() => void loadOlder()}>
             Load older messages
           </button>
         )}
-        {messages.map((message) => (
+        {messages.map((message) => [
+          message.id === firstUnreadId && (
+            <p class="unread-divider" key="unread-divider">
+              New messages
+            </p>
+          ),
           <MessageBubble
             key={message.id}
             message={message}
@@ -163,9 +210,8 @@ export function Thread(props: { conversationId: string; onRead: (id: string) => 
             mine={message.sent_by === me.id}
             onReply={() => setReplyTo(message)}
             onReact={(emoji) => void react(message, emoji)}
-          />
-        ))}
-        <div ref={bottom} />
+          />,
+        ])}
       </div>
       <Composer
         conversation={conversation}
@@ -215,7 +261,13 @@ function MessageBubble(props: {
         <blockquote class="quote">{props.quoted ? (props.quoted.text ?? `[${props.quoted.type}]`) : 'An earlier message'}</blockquote>
       )}
       {message.media && <Media media={message.media} type={message.type} />}
-      {text && <p class="bubble-text">{text}</p>}
+      {message.type === 'location' ? (
+        <LocationCard content={message.content} />
+      ) : message.type === 'contacts' ? (
+        <ContactCards content={message.content} />
+      ) : (
+        text && <p class="bubble-text">{text}</p>
+      )}
       <footer class="bubble-meta">
         <time dateTime={message.created_at} title={fullTime(message.created_at)}>
           {shortTime(message.created_at)}
@@ -266,6 +318,103 @@ function MessageBubble(props: {
         </div>
       )}
     </article>
+  );
+}
+
+/** A value of a customer's message as text, or null: the channel's payloads are stored as they came. */
+const textOf = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
+const numberOf = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+const recordOf = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+
+/** A shared place: its name, its address and a link to the map (no map is embedded: the console loads nothing from elsewhere). */
+function LocationCard(props: { content: Message['content'] }) {
+  const place = recordOf(props.content);
+  const [name, address, latitude, longitude] = [
+    textOf(place.name),
+    textOf(place.address),
+    numberOf(place.latitude),
+    numberOf(place.longitude),
+  ];
+  return (
+    <div class="shared-location">
+      <p class="bubble-text">📍 {name ?? 'A location'}</p>
+      {address && <p class="muted">{address}</p>}
+      {latitude !== null && longitude !== null && (
+        <a
+          href={`https://www.openstreetmap.org/?mlat=${latitude}&mlon=${longitude}#map=17/${latitude}/${longitude}`}
+          target="_blank"
+          rel="noopener noreferrer"
+        >
+          Open the map ({latitude}, {longitude})
+        </a>
+      )}
+    </div>
+  );
+}
+
+interface SharedContact {
+  name: string | null;
+  phones: { shown: string; phone: string; type: string | null }[];
+}
+
+/** The cards of a `contacts` message as text; whatever else a card holds is left out. */
+function sharedContacts(content: Message['content']): SharedContact[] {
+  const cards = recordOf(content).contacts;
+  return (Array.isArray(cards) ? cards : []).map((card) => {
+    const fields = recordOf(card);
+    const phones = (Array.isArray(fields.phones) ? fields.phones : []).flatMap((entry) => {
+      const { phone, wa_id: waId, type } = recordOf(entry);
+      // The WhatsApp id is the number in E.164 without its +: the one to write to; else the number's digits.
+      const digits = textOf(waId)?.replace(/\D/g, '') || textOf(phone)?.replace(/\D/g, '') || '';
+      return digits ? [{ shown: textOf(phone) ?? `+${digits}`, phone: `+${digits}`, type: textOf(type) }] : [];
+    });
+    return { name: textOf(recordOf(fields.name).formatted_name), phones };
+  });
+}
+
+/** Shared contact cards: each one's name and phone numbers, each number with a way to write to it. */
+function ContactCards(props: { content: Message['content'] }) {
+  const cards = sharedContacts(props.content);
+  const [error, setError] = useState<unknown>(null);
+  const startWith = async (card: SharedContact, phone: string) => {
+    setError(null);
+    try {
+      const found = await api.get('/api/v1/contacts', { query: { q: phone, limit: 10 } });
+      const contactId =
+        found.data.find((contact) => contact.phone === phone)?.id ??
+        (await api.post('/api/v1/contacts', { body: { phone, tags: [], attributes: {}, ...(card.name ? { name: card.name } : {}) } })).id;
+      const conversation = await api.post('/api/v1/conversations', { body: { contact_id: contactId } });
+      navigate(`/conversations/${conversation.id}`);
+    } catch (caught) {
+      setError(caught);
+    }
+  };
+  return (
+    <div class="shared-contacts">
+      {cards.map((card) => (
+        <div class="shared-contact">
+          <p class="bubble-text">👤 {card.name ?? 'A contact'}</p>
+          <ul class="plain-list">
+            {card.phones.map((entry) => (
+              <li>
+                {entry.shown}
+                {entry.type && <span class="muted"> ({entry.type.toLowerCase()})</span>}{' '}
+                <button
+                  type="button"
+                  class="link-button"
+                  aria-label={`Start a conversation with ${card.name ?? entry.phone} at ${entry.shown}`}
+                  onClick={() => void startWith(card, entry.phone)}
+                >
+                  Start conversation
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ))}
+      <ErrorNote error={error} />
+    </div>
   );
 }
 

@@ -23,6 +23,12 @@ export function ContactsPage() {
     setReport(await api.postText('/api/v1/contacts/import', await file.text(), 'text/csv'));
     pages.reload();
   });
+  // Blocking goes through the channel's block list, which holds only customers who wrote in the last 24 hours: its refusal shows as the error.
+  const changeBlock = useAction(async (contact: Contact) => {
+    const path = contact.blocked ? '/api/v1/contacts/{id}/unblock' : '/api/v1/contacts/{id}/block';
+    await api.post(path, { params: { id: contact.id } });
+    pages.reload();
+  });
   const exportAll = useAction(async () => {
     // The export needs the bearer header, so it is fetched, then handed to the browser as a file.
     const response = await fetch(urlOf('/api/v1/contacts/export', {}, { q: search || undefined }), {
@@ -60,7 +66,7 @@ export function ContactsPage() {
           Export CSV
         </button>
       </PageHeader>
-      <ErrorNote error={importFile.error ?? exportAll.error} />
+      <ErrorNote error={importFile.error ?? exportAll.error ?? changeBlock.error} />
       {report && (
         <div class="report" role="status">
           <p>
@@ -106,7 +112,10 @@ export function ContactsPage() {
         <tbody>
           {pages.items.map((contact) => (
             <tr>
-              <td>{contact.name ?? '—'}</td>
+              <td>
+                {contact.name ?? '—'}
+                {contact.blocked && <span class="label-chip blocked-chip">Blocked</span>}
+              </td>
               <td>{contact.phone}</td>
               <td>{contact.email ?? '—'}</td>
               <td>{contact.tags.join(', ')}</td>
@@ -126,6 +135,15 @@ export function ContactsPage() {
                   aria-label={`Merge another contact into ${contact.name ?? contact.phone}`}
                 >
                   Merge
+                </button>
+                <button
+                  type="button"
+                  class="link-button"
+                  disabled={changeBlock.pending}
+                  onClick={() => void changeBlock.run(contact)}
+                  aria-label={`${contact.blocked ? 'Unblock' : 'Block'} ${contact.name ?? contact.phone}`}
+                >
+                  {contact.blocked ? 'Unblock' : 'Block'}
                 </button>
               </td>
             </tr>

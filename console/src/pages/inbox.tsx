@@ -257,7 +257,13 @@ export function InboxPage() {
     <div class="inbox">
       {list}
       {selectedId ? (
-        <Thread key={selectedId} conversationId={selectedId} onRead={onRead} onChanged={onChanged} />
+        <Thread
+          key={selectedId}
+          conversationId={selectedId}
+          unreadAtOpen={items.find((c) => c.id === selectedId)?.unread_count ?? 0}
+          onRead={onRead}
+          onChanged={onChanged}
+        />
       ) : (
         <section class="thread-empty" aria-label="Conversation">
           <p>Choose a conversation. Keys: j and k move, r replies, a assigns to you, e closes, ? lists them all.</p>

@@ -3,9 +3,11 @@ import { api } from '../api/client';
 import { keepSession, rememberMe } from '../session';
 import { ErrorNote, Field, PageHeader, useAction, valueOf } from '../ui';
 import { useWorkspace } from '../workspace';
+import { ApiTokensSection } from './api-tokens';
+import { TwoFactorSection } from './two-factor';
 
 export function ProfilePage() {
-  const { me, setMe } = useWorkspace();
+  const { me, setMe, users } = useWorkspace();
   const [name, setName] = useState(me.name);
   const [preference, setPreference] = useState(me.email_notifications);
   const [current, setCurrent] = useState('');
@@ -61,6 +63,14 @@ export function ProfilePage() {
           Save
         </button>
       </form>
+      <TwoFactorSection
+        me={me}
+        onChanged={(changed) => {
+          rememberMe(changed);
+          setMe(changed);
+        }}
+      />
+      <ApiTokensSection me={me} userName={(id) => users.find((user) => user.id === id)?.name ?? id} />
     </section>
   );
 }

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { ContactsModule } from '../contacts/contacts.module';
+import { ConversationsModule } from '../conversations/conversations.module';
+import { CustomerBlockingController } from './customer-blocking.controller';
+import { CustomerBlockingService } from './customer-blocking.service';
+
+@Module({
+  imports: [ContactsModule, ConversationsModule],
+  controllers: [CustomerBlockingController],
+  providers: [CustomerBlockingService],
+})
+export class CustomerBlockingModule {}

@@ -1,0 +1,60 @@
+import { Injectable, ServiceUnavailableException, UnprocessableEntityException } from '@nestjs/common';
+import { ChannelClient, ChannelError } from '../channel/channel-client';
+import { ContactResponse } from '../contacts/contact.dto';
+import { ContactsService } from '../contacts/contacts.service';
+import { ConversationsService } from '../conversations/conversations.service';
+import { Database } from '../database/database';
+
+/**
+ * Blocking a customer on the channel: they can no longer write to the business, nor it to them.
+ * The channel is asked first and the contact marked only when it agreed, so `blocked` never shows a
+ * block the channel does not hold. Blocking twice, or unblocking a customer who is not blocked,
+ * changes nothing and asks the channel nothing.
+ */
+@Injectable()
+export class CustomerBlockingService {
+  constructor(
+    private readonly database: Database,
+    private readonly contacts: ContactsService,
+    private readonly conversations: ConversationsService,
+    private readonly channel: ChannelClient,
+  ) {}
+
+  async block(contactId: string): Promise<ContactResponse> {
+    // One transaction holding the contact's lock while the channel is asked: two requests at once
+    // take turns, so the contact's `blocked` is what the channel was last told.
+    return this.database.transaction(async (db) => {
+      const contact = await this.contacts.lockForBlocking(db, contactId);
+      if (contact.blocked) return contact;
+      // The channel's own rule, checked here too so that the sandbox keeps it and the channel is not asked in vain.
+      await this.conversations.assertContactWithinWindow(
+        db,
+        contactId,
+        new Date(),
+        'only a customer who wrote in the last 24 hours can be blocked',
+      );
+      await this.ask(() => this.channel.block(contact.phone), 'block');
+      return this.contacts.setBlocked(db, contactId, new Date());
+    });
+  }
+
+  async unblock(contactId: string): Promise<ContactResponse> {
+    return this.database.transaction(async (db) => {
+      const contact = await this.contacts.lockForBlocking(db, contactId);
+      if (!contact.blocked) return contact;
+      await this.ask(() => this.channel.unblock(contact.phone), 'unblock');
+      return this.contacts.setBlocked(db, contactId, null);
+    });
+  }
+
+  /** The channel's refusal is the caller's 422 with its reason; a channel that cannot be reached, a 503 to try again. */
+  private async ask(request: () => Promise<void>, what: 'block' | 'unblock'): Promise<void> {
+    try {
+      await request();
+    } catch (error) {
+      if (!(error instanceof ChannelError)) throw error;
+      if (error.retryable) throw new ServiceUnavailableException(`The channel could not ${what} the customer now: try again in a moment`);
+      throw new UnprocessableEntityException(`The channel refused to ${what} the customer: ${error.message}`);
+    }
+  }
+}
