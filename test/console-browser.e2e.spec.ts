@@ -12,7 +12,8 @@ import {
   seriousAccessibilityViolations,
 } from './support/browser';
 import { totpCodeOf } from '../src/two-factor/totp';
-import { eventually } from './support/channel';
+import { messagesWebhook } from '../scripts/lib/channel-webhook';
+import { eventually, newWamid } from './support/channel';
 import { MESSAGE_KINDS, messageWebhook } from './support/channel-fixtures';
 import { FakeGraphApi } from './support/fake-graph-api';
 import { customerWrites } from './support/inbox';
@@ -262,6 +263,38 @@ describeWithBrowser('the agent console in Chromium', () => {
     // The refusal is the test's doing.
     const found = problems[problems.length - 1];
     found.splice(0, found.length, ...found.filter((problem) => !/status of 422/.test(problem)));
+  });
+
+  it('shows a customer without a phone by their username in the thread and on the contacts page, and answers them', async () => {
+    const userId = 'US.4242000011112222';
+    const body = messagesWebhook({
+      contacts: [{ user_id: userId, profile: { name: 'Nophone Nadia', username: 'nadia.writes' } }],
+      messages: [
+        {
+          from_user_id: userId,
+          id: newWamid(),
+          timestamp: String(Math.floor(Date.now() / 1000)),
+          type: 'text',
+          text: { body: 'No number here' },
+        },
+      ],
+    });
+    expect((await t.request('POST', '/api/webhooks/messaging', { body })).status).toBe(200);
+    const page = await openAs(ADMIN.email, ADMIN.password);
+    await page.getByRole('tab', { name: /All open/ }).click();
+    await row(page, 'Nophone Nadia').click();
+    await page.getByText('@nadia.writes · open').waitFor();
+    await page.getByLabel('Message (/ for canned responses)').fill('We can help without a number');
+    await page.keyboard.press('Enter');
+    await eventually(async () => expect(graph.sendsTo(userId).map((r) => r.body?.recipient)).toEqual([userId]));
+
+    await page.getByRole('link', { name: 'Contacts' }).click();
+    await page.getByLabel('Search contacts').fill('nadia.writes');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page
+      .getByRole('row', { name: /Nophone Nadia/ })
+      .getByText('@nadia.writes')
+      .waitFor();
   });
 
   it('opens a thread at the first unread message, at the newest when all is read, and keeps the place when older ones load above', async () => {

@@ -20,7 +20,7 @@ describe('contact import', () => {
     t.request('POST', '/api/v1/contacts/import', { token, payload: csv as string, headers });
   const contactByPhone = async (phone: string) => {
     const answer = await t.request('GET', `/api/v1/contacts?q=${encodeURIComponent(phone)}`, { token });
-    return answer.body.data.find((contact: { phone: string }) => contact.phone === phone);
+    return answer.body.data.find((contact) => contact.phone === phone);
   };
   const eventsFor = (phone: string) =>
     t.sql<{ type: string }>(`SELECT type FROM events WHERE data->'contact'->>'phone' = $1 ORDER BY created_at, id`, [phone]);
@@ -131,7 +131,7 @@ describe('contact import', () => {
   });
 
   it.each([
-    ['no phone column', 'name,email\nAna,\n', /^The header row must have a phone column/],
+    ['no phone column', 'name,email\nAna,\n', /^The header row must have a phone or a wa_user_id column/],
     ['a column named twice', 'phone,name,Name\n+16315550081,a,b\n', /^The header row names the column "Name" twice$/],
     [
       'an attribute column that cannot be a key',
@@ -228,20 +228,20 @@ describe('contact export', () => {
     expect(answer.headers['content-disposition']).toBe('attachment; filename="contacts.csv"');
     expect(answer.headers['transfer-encoding']).toBe('chunked');
     expect(recordsOf(answer.text)).toEqual([
-      ['phone', 'name', 'email', 'tags', 'a.b', 'code', 'flag', 'note', 'plan', 'seats'],
-      ['+16315550103', 'Line\nbreak, "quoted"', '', 'vip', '', '', '', '', '', ''],
-      ['+16315550102', "'=1+2", '', "'-x", 'false', "'42", "'true", "''q", '', ''],
-      ['+16315550101', 'Ana', 'ana@example.com', 'vip;es', '', '', '', '', 'pro', '3'],
+      ['phone', 'name', 'email', 'tags', 'wa_user_id', 'a.b', 'code', 'flag', 'note', 'plan', 'seats'],
+      ['+16315550103', 'Line\nbreak, "quoted"', '', 'vip', '', '', '', '', '', '', ''],
+      ['+16315550102', "'=1+2", '', "'-x", '', 'false', "'42", "'true", "''q", '', ''],
+      ['+16315550101', 'Ana', 'ana@example.com', 'vip;es', '', '', '', '', '', 'pro', '3'],
     ]);
   });
 
   it('applies the list filters q and tag, the header naming only the keys the exported contacts use', async () => {
     expect(recordsOf((await exportCsv('?tag=vip')).text).map((record) => record[0])).toEqual(['phone', '+16315550103', '+16315550101']);
     expect(recordsOf((await exportCsv('?q=ANA')).text)).toEqual([
-      ['phone', 'name', 'email', 'tags', 'plan', 'seats'],
-      ['+16315550101', 'Ana', 'ana@example.com', 'vip;es', 'pro', '3'],
+      ['phone', 'name', 'email', 'tags', 'wa_user_id', 'plan', 'seats'],
+      ['+16315550101', 'Ana', 'ana@example.com', 'vip;es', '', 'pro', '3'],
     ]);
-    expect(recordsOf((await exportCsv('?q=nobody')).text)).toEqual([['phone', 'name', 'email', 'tags']]);
+    expect(recordsOf((await exportCsv('?q=nobody')).text)).toEqual([['phone', 'name', 'email', 'tags', 'wa_user_id']]);
   });
 
   it('refuses list paging parameters and unknown ones with 400', async () => {

@@ -124,7 +124,7 @@ describe('contact merge', () => {
     const from = await contactOf(`+${phoneB}`);
     expect((await merge(into.id, { from: from.id })).status).toBe(200);
     const conversation = await t.request('GET', `/api/v1/conversations/${b.id}`, { token });
-    expect(conversation.body.customer).toEqual({ name: 'Ines', phone: `+${phoneA}` });
+    expect(conversation.body.customer).toEqual({ name: 'Ines', phone: `+${phoneA}`, wa_user_id: null, username: null });
     expect((await threadOf(b.id)).map((message) => message.text)).toEqual(['only the other wrote']);
     const text = await t.request('POST', `/api/v1/conversations/${b.id}/messages`, { token, body: { type: 'text', text: 'Hi' } });
     expect(text.status).toBe(422);

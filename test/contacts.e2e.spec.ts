@@ -46,6 +46,8 @@ describe('contacts', () => {
     expect(answer.body).toEqual({
       id: expect.stringMatching(/^ct_[0-9a-f]{32}$/),
       phone,
+      wa_user_id: null,
+      username: null,
       name: null,
       email: null,
       tags: [],
@@ -169,7 +171,7 @@ describe('contacts', () => {
   });
 
   it.each([
-    ['an empty body', {}, /^Body must set at least one of phone, name, email, tags, attributes$/],
+    ['an empty body', {}, /^Body must set at least one of phone, wa_user_id, name, email, tags, attributes$/],
     ['a null phone', { phone: null }, /^phone must be a phone number/],
     ['an unparseable phone', { phone: 'nope' }, /^phone must be a phone number/],
     ['an invalid email', { email: 'nope' }, /^email /],
@@ -266,7 +268,7 @@ describe('contact attributes', () => {
     const read = await t.request('GET', `/api/v1/contacts/${created.body.id}`, { token });
     expect(read.body).toEqual(created.body);
     expect(Object.keys(read.body.attributes)).toEqual(sortedKeys);
-    const listed = await t.request('GET', `/api/v1/contacts?q=${encodeURIComponent(created.body.phone)}`, { token });
+    const listed = await t.request('GET', `/api/v1/contacts?q=${encodeURIComponent(created.body.phone!)}`, { token });
     expect(listed.body.data).toEqual([created.body]);
     expect(await eventsOf(t, created.body.id)).toEqual([{ type: 'contact.created', data: { contact: created.body } }]);
   });
@@ -348,7 +350,7 @@ describe('contacts list', () => {
   let t: TestApp;
   let token: string;
   /** In creation order. */
-  const created: { id: string; name: string | null; phone: string; email: string | null; tags: string[] }[] = [];
+  const created: { id: string; name: string | null; phone: string | null; email: string | null; tags: string[] }[] = [];
   beforeAll(async () => {
     t = await startTestApp();
     token = (await t.createUser()).token;
@@ -374,7 +376,7 @@ describe('contacts list', () => {
   const list = async (query: Query): Promise<string[]> => {
     const answer = await t.request('GET', `/api/v1/contacts${query}`, { token });
     expect(answer.status).toBe(200);
-    return answer.body.data.map((c: { phone: string }) => c.phone);
+    return answer.body.data.map((c: { phone: string | null }) => c.phone!);
   };
   const phonesOf = (...indexes: number[]) => indexes.map((i) => created[i].phone);
 
@@ -430,9 +432,9 @@ describe('contacts list', () => {
 
   it('combines q, tag and pagination', async () => {
     const first = await t.request('GET', '/api/v1/contacts?tag=vip&q=example&limit=1', { token });
-    expect(first.body.data.map((c: { phone: string }) => c.phone)).toEqual(phonesOf(2));
+    expect(first.body.data.map((c: { phone: string | null }) => c.phone!)).toEqual(phonesOf(2));
     const second = await t.request('GET', `/api/v1/contacts?tag=vip&q=example&limit=1&cursor=${first.body.next_cursor}`, { token });
-    expect(second.body.data.map((c: { phone: string }) => c.phone)).toEqual(phonesOf(0));
+    expect(second.body.data.map((c: { phone: string | null }) => c.phone!)).toEqual(phonesOf(0));
     expect(second.body.next_cursor).toBeNull();
   });
 
@@ -469,7 +471,7 @@ describe('ContactsService.findOrCreateByPhone', () => {
   afterAll(() => t.close());
 
   const findOrCreate = (phone: string, profileName: string | null) =>
-    dataSource.transaction((manager) => contacts.findOrCreateByPhone(manager, phone, profileName));
+    dataSource.transaction((manager) => contacts.findOrCreateForCustomer(manager, { phone, userId: null, username: null, profileName }));
 
   it('creates a contact for a new phone with the profile name, recording contact.created', async () => {
     const { contact, created } = await findOrCreate('+16315557001', 'Pat Doe');
@@ -515,7 +517,7 @@ describe('ContactsService.findOrCreateByPhone', () => {
   it('creates nothing when the caller rolls back', async () => {
     await expect(
       dataSource.transaction(async (manager) => {
-        await contacts.findOrCreateByPhone(manager, '+16315557005', 'Ghost');
+        await contacts.findOrCreateForCustomer(manager, { phone: '+16315557005', userId: null, username: null, profileName: 'Ghost' });
         throw new Error('the caller failed later');
       }),
     ).rejects.toThrow('the caller failed later');

@@ -138,7 +138,7 @@ describe('what the channel carries', () => {
       const newPhone = newCustomer();
       expect(await deliver(numberChangeWebhook(oldPhone.slice(1), newPhone))).toEqual({ messages: 1, statuses: 0 });
       const conversation = (await t.request('GET', `/api/v1/conversations/${id}`, { token: admin })).body;
-      expect(conversation.customer).toEqual({ name: 'Sheena Nelson', phone: `+${newPhone}` });
+      expect(conversation.customer).toEqual({ name: 'Sheena Nelson', phone: `+${newPhone}`, wa_user_id: null, username: null });
       expect(await conversationOf(oldPhone)).toEqual([]);
       const [system, first] = await threadOf(id);
       expect(system).toMatchObject({

@@ -74,7 +74,9 @@ describe('reading a conversation', () => {
     await eventually(async () => expect(graph.readReceipts(wamid)).toHaveLength(1));
     // The customer writes again: the next read marks the new message, once.
     const { phone } = await t.request('GET', `/api/v1/conversations/${id}`, { token: admin }).then((a) => a.body.customer);
-    await t.request('POST', '/api/webhooks/messaging', { body: messageWebhook(phone.slice(1), { type: 'text', text: { body: 'again' } }) });
+    await t.request('POST', '/api/webhooks/messaging', {
+      body: messageWebhook(phone!.slice(1), { type: 'text', text: { body: 'again' } }),
+    });
     const thread = await t.request('GET', `/api/v1/conversations/${id}/messages`, { token: admin });
     const second = await channelIdOf(t, thread.body.data[0].id as string);
     await read(id, agent.token);

@@ -43,3 +43,8 @@ export function tick(status: Message['status']): { mark: string; label: string; 
 export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** How a customer is reached, for a line under their name: the phone, else the username they adopted (`@name`), else the channel's user id. */
+export function customerHandle(customer: { phone: string | null; username: string | null; wa_user_id: string | null }): string {
+  return customer.phone ?? (customer.username ? `@${customer.username}` : (customer.wa_user_id ?? ''));
+}

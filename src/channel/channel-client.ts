@@ -23,10 +23,15 @@ export interface ChannelTemplate {
   parameter_format: string;
 }
 
+/** Where a message to a customer goes: their phone (E.164 with the leading +) or, without one, their business-scoped user id. */
+export interface CustomerAddress {
+  phone: string | null;
+  userId: string | null;
+}
+
 /** A message as the Graph API takes it: `{type, [type]: content}`, addressed to a customer, quoting a message with `context`. */
 export interface OutboundMessage {
-  /** E.164 with the leading +. */
-  to: string;
+  to: CustomerAddress;
   type: string;
   content: Record<string, unknown>;
   /** The channel id of the message it replies to. */
@@ -102,10 +107,10 @@ export abstract class ChannelClient {
   /** Uploads media for sending and answers the channel's id for it; throws ChannelError. */
   abstract uploadMedia(media: ChannelMediaUpload): Promise<string>;
   /**
-   * Blocks a customer (E.164 with the +): they can no longer write to the business, nor it to them.
+   * Blocks a customer (their phone, E.164 with the +, or their user id without one): they can no longer write to the business, nor it to them.
    * The channel blocks only a customer who wrote in the last 24 hours; throws ChannelError with its reason.
    */
-  abstract block(phone: string): Promise<void>;
+  abstract block(user: string): Promise<void>;
   /** Lifts a block; throws ChannelError. */
-  abstract unblock(phone: string): Promise<void>;
+  abstract unblock(user: string): Promise<void>;
 }

@@ -15,7 +15,7 @@ export const MAX_ATTRIBUTE_VALUE_LENGTH = 1000;
 const ATTRIBUTE_KEY = new RegExp(`^[A-Za-z][A-Za-z0-9_.-]{0,${MAX_ATTRIBUTE_KEY_LENGTH - 1}}$`);
 
 /** The contact's own fields: as CSV columns they cannot also be attributes (compared case-insensitively). */
-export const CONTACT_COLUMNS = ['phone', 'name', 'email', 'tags'] as const;
+export const CONTACT_COLUMNS = ['phone', 'name', 'email', 'tags', 'wa_user_id'] as const;
 
 export const ATTRIBUTE_KEY_RULE = `1 to ${MAX_ATTRIBUTE_KEY_LENGTH} characters: a letter, then letters, digits, _, - or .`;
 export const ATTRIBUTE_VALUE_RULE = `a string of 1 to ${MAX_ATTRIBUTE_VALUE_LENGTH} characters, a number or a boolean`;

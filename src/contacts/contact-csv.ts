@@ -9,12 +9,12 @@ import {
   type AttributeValue,
   type ContactAttributes,
 } from './contact-attributes';
-import { MAX_TAG_LENGTH, MAX_TAGS } from './contact.dto';
+import { MAX_TAG_LENGTH, MAX_TAGS, WA_USER_ID_PATTERN } from './contact.dto';
 import type { ContactRow } from './contact.entity';
 
 /**
- * How contacts are written to and read from CSV: the columns `phone,name,email,tags`, tags joined
- * with `;`, then one column per attribute key. Pure functions; the import and export services
+ * How contacts are written to and read from CSV: the columns `phone,name,email,tags,wa_user_id`,
+ * tags joined with `;`, then one column per attribute key. Pure functions; the import and export services
  * stream rows through them.
  *
  * A cell that a spreadsheet would take for a formula or a number is kept as text with a leading
@@ -34,7 +34,8 @@ const NEEDS_MARKER = /^['=+\-@\t\r]/;
 
 /** Where each column of an import file is. */
 export interface CsvHeader {
-  phone: number;
+  phone: number | null;
+  wa_user_id: number | null;
   name: number | null;
   email: number | null;
   tags: number | null;
@@ -45,7 +46,9 @@ export interface CsvHeader {
 /** What one line of an import sets: only the columns the file has (absent fields are left as they are). */
 export interface ImportRow {
   line: number;
-  phone: string;
+  /** At least one of the two: the line's contact is the one with this phone, else the one with this user id. */
+  phone: string | null;
+  wa_user_id: string | null;
   name?: string | null;
   email?: string | null;
   tags?: string[];
@@ -62,7 +65,7 @@ export interface Refusal {
 
 /** The header row read into column positions, or why it cannot be one (the whole file is refused). */
 export function readHeader(cells: string[]): CsvHeader | string {
-  const header: CsvHeader = { phone: -1, name: null, email: null, tags: null, attributes: [], columns: cells.length };
+  const header: CsvHeader = { phone: null, wa_user_id: null, name: null, email: null, tags: null, attributes: [], columns: cells.length };
   const seen = new Set<string>();
   for (const [index, raw] of cells.entries()) {
     const name = raw.trim();
@@ -72,15 +75,15 @@ export function readHeader(cells: string[]): CsvHeader | string {
     const id = standard ?? name;
     if (seen.has(id)) return `The header row names the column ${JSON.stringify(name)} twice`;
     seen.add(id);
-    if (standard === 'phone') header.phone = index;
-    else if (standard !== undefined) header[standard as 'name' | 'email' | 'tags'] = index;
+    if (standard !== undefined) header[standard as (typeof CONTACT_COLUMNS)[number]] = index;
     else {
       const problem = attributeKeyProblem(name);
       if (problem) return `The header row's column ${JSON.stringify(name)}: ${problem}`;
       header.attributes.push({ key: name, index });
     }
   }
-  if (header.phone < 0) return 'The header row must have a phone column (phone,name,email,tags, then one column per attribute)';
+  if (header.phone === null && header.wa_user_id === null)
+    return 'The header row must have a phone or a wa_user_id column (phone,name,email,tags,wa_user_id, then one column per attribute)';
   return header;
 }
 
@@ -91,15 +94,16 @@ export function readRow(header: CsvHeader, cells: string[], line: number): Impor
   const nul = cells.findIndex((cell) => findUnstorable(cell, 'x') !== null);
   if (nul >= 0) return refuse(`Field ${nul + 1} holds a NUL character`);
 
-  const phoneCell = textOf(cells[header.phone]);
-  const phone = toE164(phoneCell);
-  if (phone === null)
-    return refuse(
-      phoneCell === ''
-        ? 'phone is empty'
-        : `phone ${JSON.stringify(phoneCell.slice(0, 40))} is not a phone number in international format, e.g. +16315551234`,
-    );
-  const row: ImportRow = { line, phone, setAttributes: {}, clearAttributes: [] };
+  const phoneCell = header.phone === null ? '' : textOf(cells[header.phone]);
+  const userIdCell = header.wa_user_id === null ? '' : textOf(cells[header.wa_user_id]);
+  const phone = phoneCell === '' ? null : toE164(phoneCell);
+  if (phoneCell !== '' && phone === null)
+    return refuse(`phone ${JSON.stringify(phoneCell.slice(0, 40))} is not a phone number in international format, e.g. +16315551234`);
+  if (userIdCell !== '' && !WA_USER_ID_PATTERN.test(userIdCell))
+    return refuse(`wa_user_id ${JSON.stringify(userIdCell.slice(0, 40))} is not the channel's user id, e.g. US.13491208655302741918`);
+  if (phone === null && userIdCell === '')
+    return refuse(header.wa_user_id === null ? 'phone is empty' : 'phone and wa_user_id are both empty');
+  const row: ImportRow = { line, phone, wa_user_id: userIdCell || null, setAttributes: {}, clearAttributes: [] };
 
   if (header.name !== null) {
     const name = textOf(cells[header.name]);
@@ -142,10 +146,11 @@ export function exportHeader(attributeKeys: string[]): string[] {
 /** A contact as a row of an export with these attribute columns. */
 export function exportRow(contact: ContactRow, attributeKeys: string[]): string[] {
   return [
-    contact.phone,
+    contact.phone ?? '',
     textCell(contact.name ?? ''),
     textCell(contact.email ?? ''),
     textCell(contact.tags.join(TAG_SEPARATOR)),
+    contact.wa_user_id ?? '',
     ...attributeKeys.map((key) => (Object.hasOwn(contact.attributes, key) ? attributeCell(contact.attributes[key]) : '')),
   ];
 }

@@ -136,21 +136,37 @@ export class ContactImportService {
   }
 
   /**
-   * The contacts of the batch's phones locked (phone order), the lines applied to them in order in
-   * memory (a phone on several lines: each line to the result of the one before), then the new
-   * contacts inserted and the changed ones updated in one statement each, with one event for each
-   * contact created or changed (its state after the batch).
+   * The contacts of the batch's phones and user ids locked (phone order), the lines applied to them
+   * in order in memory (a contact on several lines: each line to the result of the one before),
+   * then the new contacts inserted and the changed ones updated in one statement each, with one
+   * event for each contact created or changed (its state after the batch). A line's contact is the
+   * one with its phone, else the one with its user id; a user id another contact has refuses the line.
    */
   private async writeLines(db: Db, rows: ImportRow[]): Promise<ImportResult> {
     const written: ImportResult = { created: 0, updated: 0, refused: [] };
-    const locked = await this.contacts.lockMany(db, { phones: [...new Set(rows.map((row) => row.phone))] });
-    const contacts = new Map<string, { before: ContactRow | null; after: ContactRow | null }>(
-      locked.map((contact) => [contact.phone, { before: contact, after: contact }]),
-    );
+    const locked = await this.contacts.lockMany(db, {
+      phones: [...new Set(rows.flatMap((row) => (row.phone === null ? [] : [row.phone])))],
+      userIds: [...new Set(rows.flatMap((row) => (row.wa_user_id === null ? [] : [row.wa_user_id])))],
+    });
+    type Entry = { before: ContactRow | null; after: ContactRow | null };
+    const entries: Entry[] = locked.map((contact) => ({ before: contact, after: contact }));
+    const byPhone = new Map<string, Entry>();
+    const byUserId = new Map<string, Entry>();
+    const index = (entry: Entry) => {
+      if (entry.after?.phone) byPhone.set(entry.after.phone, entry);
+      if (entry.after?.wa_user_id) byUserId.set(entry.after.wa_user_id, entry);
+    };
+    entries.forEach(index);
     const now = new Date();
     for (const row of rows) {
-      let contact = contacts.get(row.phone);
-      if (!contact) contacts.set(row.phone, (contact = { before: null, after: null }));
+      let contact =
+        (row.phone === null ? undefined : byPhone.get(row.phone)) ?? (row.wa_user_id === null ? undefined : byUserId.get(row.wa_user_id));
+      const holder = row.wa_user_id === null ? undefined : byUserId.get(row.wa_user_id);
+      if (holder !== undefined && holder !== contact) {
+        written.refused.push({ line: row.line, error: `wa_user_id ${row.wa_user_id} is another contact's` });
+        continue;
+      }
+      if (!contact) entries.push((contact = { before: null, after: null }));
       const applied = applyRow(contact.after, row, now);
       const attributes = Object.keys(applied.attributes).length;
       if (attributes > MAX_ATTRIBUTES) {
@@ -163,18 +179,19 @@ export class ContactImportService {
       if (contact.after === null) written.created += 1;
       else written.updated += 1;
       contact.after = applied;
+      index(contact);
     }
     const created: ContactRow[] = [];
     const changed: ContactRow[] = [];
-    for (const { before, after } of contacts.values()) {
+    for (const { before, after } of entries) {
       if (after === null) continue;
       if (before === null) created.push(after);
       else if (differs(before, after)) changed.push(after);
     }
     // In phone order too: two imports inserting the same new phones wait for each other in one order, never in a circle.
-    created.sort((a, b) => (a.phone < b.phone ? -1 : 1));
-    const inserted = await this.contacts.insertManyUnlessPhoneTaken(db, created);
-    if (inserted.length !== created.length) throw new PhoneTakenMeanwhile();
+    created.sort((a, b) => ((a.phone ?? '') < (b.phone ?? '') ? -1 : 1));
+    const inserted = await this.contacts.insertManyUnlessTaken(db, created);
+    if (inserted !== created.length) throw new PhoneTakenMeanwhile();
     await this.contacts.updateMany(db, changed);
     const eventOf = (contact: ContactRow) => ContactEvent.of(ContactResponse.of(contact));
     await this.events.recordMany(db, 'contact.created', created.map(eventOf));
@@ -188,6 +205,8 @@ function applyRow(contact: ContactRow | null, row: ImportRow, now: Date): Contac
   const base: ContactRow = contact ?? {
     id: newUuid(now.getTime()),
     phone: row.phone,
+    wa_user_id: null,
+    username: null,
     name: null,
     email: null,
     tags: [],
@@ -201,6 +220,9 @@ function applyRow(contact: ContactRow | null, row: ImportRow, now: Date): Contac
   Object.assign(attributes, row.setAttributes);
   return {
     ...base,
+    // A line found by its user id may bring the contact's phone; an empty cell leaves either as it is.
+    phone: row.phone ?? base.phone,
+    wa_user_id: row.wa_user_id ?? base.wa_user_id,
     name: row.name === undefined ? base.name : row.name,
     email: row.email === undefined ? base.email : row.email,
     tags: row.tags ?? base.tags,
@@ -211,6 +233,8 @@ function applyRow(contact: ContactRow | null, row: ImportRow, now: Date): Contac
 
 function differs(before: ContactRow, after: ContactRow): boolean {
   return (
+    before.phone !== after.phone ||
+    before.wa_user_id !== after.wa_user_id ||
     before.name !== after.name ||
     before.email !== after.email ||
     JSON.stringify(before.tags) !== JSON.stringify(after.tags) ||

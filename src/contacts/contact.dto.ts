@@ -46,6 +46,20 @@ function IsPhone(): PropertyDecorator {
   });
 }
 
+/** The channel's business-scoped user id: a two-letter country code, a period, then up to 128 letters, digits and periods (`US.ENT.…` for a parent id). */
+export const WA_USER_ID_PATTERN = /^[A-Z]{2}\.[A-Za-z0-9.]{1,140}$/;
+const WA_USER_ID_EXAMPLE = 'US.13491208655302741918';
+
+function IsWaUserId(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isWaUserId',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && WA_USER_ID_PATTERN.test(value),
+      defaultMessage: () => `$property must be the channel's business-scoped user id, e.g. ${WA_USER_ID_EXAMPLE}`,
+    },
+  });
+}
+
 /** An attributes object (see contact-attributes.ts); the message names the key at fault. */
 function IsAttributes(): PropertyDecorator {
   return ValidateBy({
@@ -66,7 +80,7 @@ const TAGS_DESCRIPTION = `Up to ${MAX_TAGS} tags of 1 to ${MAX_TAG_LENGTH} chara
 const tagsDoc = (description: string, extra: ApiPropertyOptions = {}): ApiPropertyOptions =>
   ({ type: [String], maxItems: MAX_TAGS, example: ['vip'], description, ...extra }) as ApiPropertyOptions;
 
-const ATTRIBUTES_DESCRIPTION = `Custom attributes: up to ${MAX_ATTRIBUTES} keys of ${ATTRIBUTE_KEY_RULE} (not phone, name, email or tags), each ${ATTRIBUTE_VALUE_RULE}`;
+const ATTRIBUTES_DESCRIPTION = `Custom attributes: up to ${MAX_ATTRIBUTES} keys of ${ATTRIBUTE_KEY_RULE} (not phone, name, email, tags or wa_user_id), each ${ATTRIBUTE_VALUE_RULE}`;
 const attributesDoc = (description: string, extra: ApiPropertyOptions = {}): ApiPropertyOptions =>
   ({
     type: 'object',
@@ -77,11 +91,25 @@ const attributesDoc = (description: string, extra: ApiPropertyOptions = {}): Api
     ...extra,
   }) as ApiPropertyOptions;
 
+/** A contact needs a phone or a user id (or both). */
 export class CreateContactDto {
-  @ApiProperty({ example: '+16315551234', description: 'International format, with or without +; stored and answered in E.164' })
+  @ApiPropertyOptional({
+    example: '+16315551234',
+    description: 'International format, with or without +; stored and answered in E.164. Required unless wa_user_id is given',
+  })
+  @ValidateIf((dto: CreateContactDto) => dto.phone !== undefined || dto.wa_user_id === undefined)
   @Transform(phoneNormalised)
   @IsPhone()
-  phone!: string;
+  phone?: string;
+
+  @ApiPropertyOptional({
+    example: WA_USER_ID_EXAMPLE,
+    description: "The channel's business-scoped user id, for a customer known without a phone; unique",
+  })
+  @IsPresent()
+  @Transform(trimmed)
+  @IsWaUserId()
+  wa_user_id?: string;
 
   @ApiPropertyOptional({ type: String, nullable: true, minLength: 1, maxLength: 200, example: 'Maria Lopez' })
   @IsOptional()
@@ -120,6 +148,12 @@ export class UpdateContactDto {
   @IsPhone()
   phone?: string;
 
+  @ApiPropertyOptional({ example: WA_USER_ID_EXAMPLE, description: "The channel's business-scoped user id; unique" })
+  @IsPresent()
+  @Transform(trimmed)
+  @IsWaUserId()
+  wa_user_id?: string;
+
   @ApiPropertyOptional({ type: String, nullable: true, minLength: 1, maxLength: 200, description: 'null clears it' })
   @IsOptional()
   @Transform(trimmed)
@@ -151,7 +185,7 @@ export class UpdateContactDto {
 
 /** The filters of the contact list, which the CSV export takes too. */
 export class ContactFilterQuery {
-  @ApiPropertyOptional({ maxLength: 200, description: 'Case-insensitive substring of the name, phone or email' })
+  @ApiPropertyOptional({ maxLength: 200, description: 'Case-insensitive substring of the name, phone, email or username' })
   @IsOmittable()
   @Transform(trimmed)
   @IsString()
@@ -172,8 +206,29 @@ export class ContactResponse {
   @ApiProperty({ example: 'ct_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d' })
   id!: string;
 
-  @ApiProperty({ example: '+16315551234', description: 'E.164' })
-  phone!: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '+16315551234',
+    description: 'E.164; null for a customer the channel knows only by wa_user_id',
+  })
+  phone!: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: WA_USER_ID_EXAMPLE,
+    description: "The channel's business-scoped user id (contacts[].user_id of its webhooks), null until the channel or an agent gives it",
+  })
+  wa_user_id!: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'maria.lopez',
+    description: 'The username the customer adopted on WhatsApp, as the channel last sent it; shown where there is no phone',
+  })
+  username!: string | null;
 
   @ApiProperty({ type: String, nullable: true, example: 'Maria Lopez' })
   name!: string | null;
@@ -202,6 +257,8 @@ export class ContactResponse {
     return {
       id: toPublicId('ct', contact.id),
       phone: contact.phone,
+      wa_user_id: contact.wa_user_id,
+      username: contact.username,
       name: contact.name,
       email: contact.email,
       tags: contact.tags,

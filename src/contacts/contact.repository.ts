@@ -5,16 +5,18 @@ import { Keyset } from '../database/keyset';
 import { Db, execute, query, queryOne, Sql, sql } from '../database/sql';
 import { contactSearchText, type ContactRow } from './contact.entity';
 
-const COLUMNS = sql.raw('c.id, c.phone, c.name, c.email, c.tags, c.attributes, c.blocked_at, c.created_at, c.updated_at');
+const COLUMNS = sql.raw(
+  'c.id, c.phone, c.wa_user_id, c.username, c.name, c.email, c.tags, c.attributes, c.blocked_at, c.created_at, c.updated_at',
+);
 const NEWEST_FIRST = new Keyset<ContactRow>({ time: 'c.created_at', id: 'c.id' }, 'DESC', (row) => [row.created_at, row.id]);
 
 /** Contacts as `jsonb_to_recordset` reads them from one JSON parameter: a batch is one statement with one parameter, whatever its size. */
 const CONTACT_RECORDS = sql.raw(
-  'r(id uuid, phone text, name text, email text, tags text[], attributes jsonb, created_at timestamptz, updated_at timestamptz)',
+  'r(id uuid, phone text, wa_user_id text, username text, name text, email text, tags text[], attributes jsonb, created_at timestamptz, updated_at timestamptz)',
 );
 
 export interface ContactFilter {
-  /** Part of the name, phone or e-mail, case-insensitive. */
+  /** Part of the name, phone, e-mail or username, case-insensitive. */
   q?: string;
   tag?: string;
 }
@@ -59,41 +61,48 @@ export class ContactRepository {
     return queryOne(db, sql`SELECT ${COLUMNS} FROM contacts c WHERE c.phone = ${phone} FOR UPDATE`);
   }
 
+  /** The contact the channel knows by this business-scoped user id, locked until the caller's transaction ends. */
+  lockByUserId(db: Db, userId: string): Promise<ContactRow | null> {
+    return queryOne(db, sql`SELECT ${COLUMNS} FROM contacts c WHERE c.wa_user_id = ${userId} FOR UPDATE`);
+  }
+
   /**
    * The contacts with these ids or phones, locked until the caller's transaction ends, in phone
    * order: every statement that locks several contacts locks them in that order (the import, the
    * merge), so two of them never wait for each other in a circle.
    */
-  lockMany(db: Db, by: { ids?: string[]; phones?: string[] }): Promise<ContactRow[]> {
-    const condition = by.ids ? sql`c.id = ANY(${by.ids}::uuid[])` : sql`c.phone = ANY(${by.phones ?? []}::text[])`;
-    return query(db, sql`SELECT ${COLUMNS} FROM contacts c WHERE ${condition} ORDER BY c.phone FOR UPDATE`);
+  lockMany(db: Db, by: { ids?: string[]; phones?: string[]; userIds?: string[] }): Promise<ContactRow[]> {
+    const condition = by.ids
+      ? sql`c.id = ANY(${by.ids}::uuid[])`
+      : sql`(c.phone = ANY(${by.phones ?? []}::text[]) OR c.wa_user_id = ANY(${by.userIds ?? []}::text[]))`;
+    return query(db, sql`SELECT ${COLUMNS} FROM contacts c WHERE ${condition} ORDER BY c.phone, c.id FOR UPDATE`);
   }
 
   async insert(db: Db, contact: ContactRow): Promise<void> {
     await execute(
       db,
-      sql`INSERT INTO contacts (id, phone, name, email, tags, attributes, created_at, updated_at)
-          VALUES (${contact.id}, ${contact.phone}, ${contact.name}, ${contact.email}, ${contact.tags}, ${JSON.stringify(contact.attributes)},
-                  ${contact.created_at}, ${contact.updated_at})`,
+      sql`INSERT INTO contacts (id, phone, wa_user_id, username, name, email, tags, attributes, created_at, updated_at)
+          VALUES (${contact.id}, ${contact.phone}, ${contact.wa_user_id}, ${contact.username}, ${contact.name}, ${contact.email}, ${contact.tags},
+                  ${JSON.stringify(contact.attributes)}, ${contact.created_at}, ${contact.updated_at})`,
     );
   }
 
-  /** Inserts unless the phone is taken; answers whether it did. */
-  async insertUnlessPhoneTaken(db: Db, contact: ContactRow): Promise<boolean> {
-    return (await this.insertManyUnlessPhoneTaken(db, [contact])).length > 0;
+  /** Inserts unless the phone or the user id is taken (by a concurrent first message); answers whether it did. */
+  async insertUnlessTaken(db: Db, contact: ContactRow): Promise<boolean> {
+    return (await this.insertManyUnlessTaken(db, [contact])) > 0;
   }
 
-  /** Inserts the contacts whose phone is free, in one statement; answers the phones it inserted. */
-  async insertManyUnlessPhoneTaken(db: Db, contacts: ContactRow[]): Promise<string[]> {
-    if (contacts.length === 0) return [];
-    const inserted = await query<{ phone: string }>(
+  /** Inserts the contacts whose phone and user id are free, in one statement; answers how many it inserted. */
+  async insertManyUnlessTaken(db: Db, contacts: ContactRow[]): Promise<number> {
+    if (contacts.length === 0) return 0;
+    const inserted = await query<{ id: string }>(
       db,
-      sql`INSERT INTO contacts (id, phone, name, email, tags, attributes, created_at, updated_at)
-          SELECT r.id, r.phone, r.name, r.email, coalesce(r.tags, '{}'), r.attributes, r.created_at, r.updated_at
+      sql`INSERT INTO contacts (id, phone, wa_user_id, username, name, email, tags, attributes, created_at, updated_at)
+          SELECT r.id, r.phone, r.wa_user_id, r.username, r.name, r.email, coalesce(r.tags, '{}'), r.attributes, r.created_at, r.updated_at
             FROM jsonb_to_recordset(${JSON.stringify(contacts)}::jsonb) AS ${CONTACT_RECORDS}
-          ON CONFLICT (phone) DO NOTHING RETURNING phone`,
+          ON CONFLICT DO NOTHING RETURNING id`,
     );
-    return inserted.map((row) => row.phone);
+    return inserted.length;
   }
 
   async update(db: Db, contact: ContactRow): Promise<void> {
@@ -105,8 +114,8 @@ export class ContactRepository {
     if (contacts.length === 0) return;
     await execute(
       db,
-      sql`UPDATE contacts c SET phone = r.phone, name = r.name, email = r.email, tags = coalesce(r.tags, '{}'), attributes = r.attributes,
-                 updated_at = r.updated_at
+      sql`UPDATE contacts c SET phone = r.phone, wa_user_id = r.wa_user_id, username = r.username, name = r.name, email = r.email,
+                 tags = coalesce(r.tags, '{}'), attributes = r.attributes, updated_at = r.updated_at
             FROM jsonb_to_recordset(${JSON.stringify(contacts)}::jsonb) AS ${CONTACT_RECORDS}
            WHERE c.id = r.id`,
     );

@@ -12,14 +12,16 @@ import { ContactResponse, CreateContactDto, ListContactsQuery, MAX_TAGS, UpdateC
 import type { ContactRow } from './contact.entity';
 import { ContactRepository } from './contact.repository';
 import { ContactEvent, ContactMergedEvent } from './contact.events';
+import { describeCustomer, type ChannelCustomer } from './channel-customer';
 
 const DUPLICATE_PHONE = 'A contact with this phone already exists';
+const DUPLICATE_USER_ID = 'A contact with this wa_user_id already exists';
 /** The channel blocks a number: a blocked contact keeps it, and stays, until it is unblocked (the block could not be lifted otherwise). */
 const BLOCKED_NUMBER = 'The customer is blocked: unblock them first, so that the channel lifts the block of this number';
 const HAS_CONVERSATION = 'This contact has a conversation and cannot be deleted';
 const MAX_NAME_LENGTH = 200;
 
-type ContactFields = Pick<ContactRow, 'phone' | 'name' | 'email' | 'tags' | 'attributes'>;
+type ContactFields = Pick<ContactRow, 'phone' | 'wa_user_id' | 'name' | 'email' | 'tags' | 'attributes'>;
 
 /** Two contacts locked for a merge, and the contact they make together. */
 export interface ContactMerge {
@@ -74,7 +76,9 @@ export class ContactsService {
         const now = new Date();
         const contact: ContactRow = {
           id: newUuid(now.getTime()),
-          phone: dto.phone,
+          phone: dto.phone ?? null,
+          wa_user_id: dto.wa_user_id ?? null,
+          username: null,
           name: dto.name ?? null,
           email: dto.email ?? null,
           tags: dto.tags ?? [],
@@ -87,8 +91,7 @@ export class ContactsService {
         return this.record(db, 'contact.created', contact);
       });
     } catch (error) {
-      if (isUniqueViolation(error, 'contacts_phone_key')) throw new ConflictException(DUPLICATE_PHONE);
-      throw error;
+      throw duplicateOf(error);
     }
   }
 
@@ -96,12 +99,13 @@ export class ContactsService {
   async update(id: string, dto: UpdateContactDto): Promise<ContactResponse> {
     const changes: Partial<ContactFields> = {};
     if (dto.phone !== undefined) changes.phone = dto.phone;
+    if (dto.wa_user_id !== undefined) changes.wa_user_id = dto.wa_user_id;
     if (dto.name !== undefined) changes.name = dto.name;
     if (dto.email !== undefined) changes.email = dto.email;
     if (dto.tags !== undefined) changes.tags = dto.tags;
     if (dto.attributes !== undefined) changes.attributes = dto.attributes;
     if (Object.keys(changes).length === 0)
-      throw new BadRequestException('Body must set at least one of phone, name, email, tags, attributes');
+      throw new BadRequestException('Body must set at least one of phone, wa_user_id, name, email, tags, attributes');
     try {
       return await this.database.transaction(async (db) => {
         const contact = await this.lock(db, id);
@@ -118,8 +122,7 @@ export class ContactsService {
         return this.record(db, 'contact.updated', contact);
       });
     } catch (error) {
-      if (isUniqueViolation(error, 'contacts_phone_key')) throw new ConflictException(DUPLICATE_PHONE);
-      throw error;
+      throw duplicateOf(error);
     }
   }
 
@@ -144,32 +147,33 @@ export class ContactsService {
   }
 
   /**
-   * The contact with this phone, created when new, inside the caller's transaction (the inbound
-   * channel webhook). A known contact without a name takes `profileName`; a named one keeps its
-   * name. Safe under concurrency: of two transactions racing for one new phone, the second waits
-   * on the first's insert and then finds its row, locked for the rest of the caller's transaction.
+   * The contact of a customer who wrote in, created when new, inside the caller's transaction (the
+   * inbound channel webhook): found by the channel's user id, then by phone. What the message
+   * brings is kept: a phone-only contact gains its user id (never a second contact for one
+   * customer), an id-only contact gains the phone when no other contact has it, the username follows
+   * the channel's, a contact without a name takes the profile name (a named one keeps its name).
+   * Safe under concurrency: of two transactions racing for one new customer, the second waits on the
+   * first's insert and then finds its row, locked for the rest of the caller's transaction.
    */
-  async findOrCreateByPhone(db: Db, phone: string, profileName: string | null): Promise<{ contact: ContactRow; created: boolean }> {
-    const e164 = toE164(phone);
-    if (e164 === null) throw new Error(`findOrCreateByPhone: ${JSON.stringify(phone)} is not a phone number`);
-    const name = profileName?.trim().slice(0, MAX_NAME_LENGTH) || null;
-    // Locked first: a customer who writes again (nearly every message) costs one statement. An
-    // insert that finds the phone taken lost a race with another first message, and a concurrent
-    // delete can remove the row between the two: both go round again.
+  async findOrCreateForCustomer(db: Db, customer: ChannelCustomer): Promise<{ contact: ContactRow; created: boolean }> {
+    const phone = customer.phone === null ? null : toE164(customer.phone);
+    if (phone === null && customer.userId === null)
+      throw new Error(`findOrCreateForCustomer: neither a phone nor a user id in ${JSON.stringify(customer)}`);
+    const name = customer.profileName?.trim().slice(0, MAX_NAME_LENGTH) || null;
+    // Locked first: a customer who writes again (nearly every message) costs one or two statements.
+    // An insert that finds the phone or id taken lost a race with another first message, and a
+    // concurrent delete can remove the row between the two: both go round again.
     for (let attempt = 0; attempt < 3; attempt++) {
-      const contact = await this.contacts.lockByPhone(db, e164);
-      if (contact) {
-        if (contact.name === null && name !== null) {
-          Object.assign(contact, { name, updated_at: new Date() });
-          await this.contacts.update(db, contact);
-          await this.record(db, 'contact.updated', contact);
-        }
-        return { contact, created: false };
-      }
+      const contact =
+        (customer.userId === null ? null : await this.contacts.lockByUserId(db, customer.userId)) ??
+        (phone === null ? null : await this.contacts.lockByPhone(db, phone));
+      if (contact) return { contact: await this.keepWhatTheChannelSays(db, contact, { ...customer, phone }, name), created: false };
       const now = new Date();
       const fresh: ContactRow = {
         id: newUuid(now.getTime()),
-        phone: e164,
+        phone,
+        wa_user_id: customer.userId,
+        username: customer.username,
         name,
         email: null,
         tags: [],
@@ -178,12 +182,49 @@ export class ContactsService {
         created_at: now,
         updated_at: now,
       };
-      if (await this.contacts.insertUnlessPhoneTaken(db, fresh)) {
+      if (await this.contacts.insertUnlessTaken(db, fresh)) {
         await this.record(db, 'contact.created', fresh);
         return { contact: fresh, created: true };
       }
     }
-    throw new Error(`findOrCreateByPhone: the contact ${e164} kept disappearing`);
+    throw new Error(`findOrCreateForCustomer: the contact of ${describeCustomer(customer)} kept disappearing`);
+  }
+
+  /** Writes what a message says of its customer that the locked contact lacks or had otherwise; records contact.updated when it changed. */
+  private async keepWhatTheChannelSays(db: Db, contact: ContactRow, customer: ChannelCustomer, name: string | null): Promise<ContactRow> {
+    const changes: Partial<ContactRow> = {};
+    if (contact.name === null && name !== null) changes.name = name;
+    if (customer.username !== null && customer.username !== contact.username) changes.username = customer.username;
+    // Found by phone with another id: the id changed (a new number or a new id the channel did not announce to us); the newest wins.
+    if (customer.userId !== null && customer.userId !== contact.wa_user_id) changes.wa_user_id = customer.userId;
+    if (customer.phone !== null && contact.phone === null && !(await this.contacts.lockByPhone(db, customer.phone)))
+      changes.phone = customer.phone;
+    if (Object.keys(changes).length === 0) return contact;
+    Object.assign(contact, changes, { updated_at: new Date() });
+    await this.contacts.update(db, contact);
+    await this.record(db, 'contact.updated', contact);
+    return contact;
+  }
+
+  /**
+   * The customer's business-scoped user id changed (the channel's `user_changed_user_id`), inside the
+   * caller's transaction: the contact of the old id takes the new one, so its conversation stays
+   * its one thread. Without a contact of the old id, the customer's is found or created. When
+   * another contact has the new id already, both stay as they are (`id-taken`), as for a number.
+   */
+  async changeUserId(
+    db: Db,
+    previousUserId: string,
+    customer: ChannelCustomer,
+  ): Promise<{ contact: ContactRow; outcome: 'moved' | 'created' | 'id-taken' }> {
+    const contact = await this.contacts.lockByUserId(db, previousUserId);
+    if (!contact) return { contact: (await this.findOrCreateForCustomer(db, customer)).contact, outcome: 'created' };
+    if (customer.userId === null || customer.userId === previousUserId) return { contact, outcome: 'moved' };
+    if (await this.contacts.lockByUserId(db, customer.userId)) return { contact, outcome: 'id-taken' };
+    Object.assign(contact, { wa_user_id: customer.userId, updated_at: new Date() });
+    await this.contacts.update(db, contact);
+    await this.record(db, 'contact.updated', contact);
+    return { contact, outcome: 'moved' };
   }
 
   /**
@@ -201,7 +242,10 @@ export class ContactsService {
     profileName: string | null,
   ): Promise<{ contact: ContactRow; outcome: 'moved' | 'created' | 'number-taken' }> {
     const contact = await this.contacts.lockByPhone(db, oldPhone);
-    if (!contact) return { contact: (await this.findOrCreateByPhone(db, newPhone, profileName)).contact, outcome: 'created' };
+    if (!contact) {
+      const customer = { phone: newPhone, userId: null, username: null, profileName };
+      return { contact: (await this.findOrCreateForCustomer(db, customer)).contact, outcome: 'created' };
+    }
     if (oldPhone === newPhone) return { contact, outcome: 'moved' };
     if (await this.contacts.lockByPhone(db, newPhone)) return { contact, outcome: 'number-taken' };
     Object.assign(contact, { phone: newPhone, updated_at: new Date() });
@@ -213,8 +257,8 @@ export class ContactsService {
   /**
    * The first step of merging contact `fromId` into contact `intoId`, in the caller's transaction:
    * both locked (in phone order, like every statement that locks several contacts), and this one
-   * written as the contact they make together: its phone, name and e-mail, the other's filling
-   * those it lacks, the tags of both (its own first), the attributes of both (its value where both
+   * written as the contact they make together: its phone, user id, username, name and e-mail, the
+   * other's filling those it lacks (a phone or user id taken from the other once it is deleted), the tags of both (its own first), the attributes of both (its value where both
    * have a key). 404 when `intoId` is unknown, 422 when `fromId` is unknown or the same contact, or
    * when the merged contact would hold more tags or attributes than a contact may.
    */
@@ -235,13 +279,17 @@ export class ContactsService {
       throw new UnprocessableEntityException(`The merged contact would have ${keys} attributes; a contact has at most ${MAX_ATTRIBUTES}`);
     const merged: ContactRow = {
       ...into,
+      phone: into.phone ?? from.phone,
+      wa_user_id: into.wa_user_id ?? from.wa_user_id,
+      username: into.username ?? from.username,
       name: into.name ?? from.name,
       email: into.email ?? from.email,
       tags,
       attributes,
       updated_at: new Date(),
     };
-    await this.contacts.update(db, merged);
+    // The other contact holds its phone and user id until completeMerge deletes it: they are unique.
+    await this.contacts.update(db, { ...merged, phone: into.phone, wa_user_id: into.wa_user_id });
     return { into, from, merged };
   }
 
@@ -252,6 +300,8 @@ export class ContactsService {
    */
   async completeMerge(db: Db, merge: ContactMerge): Promise<ContactResponse> {
     await this.contacts.delete(db, merge.from.id);
+    if (merge.merged.phone !== merge.into.phone || merge.merged.wa_user_id !== merge.into.wa_user_id)
+      await this.contacts.update(db, merge.merged);
     const contact = ContactResponse.of(merge.merged);
     await this.events.record(db, 'contact.merged', ContactMergedEvent.of(contact, merge.from.id));
     return contact;
@@ -272,4 +322,11 @@ export class ContactsService {
     await this.events.record(db, type, ContactEvent.of(response));
     return response;
   }
+}
+
+/** A 409 naming the taken phone or user id; any other error as it was. */
+function duplicateOf(error: unknown): unknown {
+  if (isUniqueViolation(error, 'contacts_phone_key')) return new ConflictException(DUPLICATE_PHONE);
+  if (isUniqueViolation(error, 'contacts_wa_user_id_key')) return new ConflictException(DUPLICATE_USER_ID);
+  return error;
 }

@@ -43,11 +43,25 @@ function IsZonedTime(): PropertyDecorator {
 }
 
 export class CustomerResponse {
-  @ApiProperty({ description: "The contact's name, or the phone when the contact has none", example: 'Maria Lopez' })
+  @ApiProperty({
+    description: "The contact's name; without one the phone, else the username, else the user id",
+    example: 'Maria Lopez',
+  })
   name!: string;
 
-  @ApiProperty({ example: '+16315551234' })
-  phone!: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '+16315551234',
+    description: 'Null for a customer the channel knows only by wa_user_id',
+  })
+  phone!: string | null;
+
+  @ApiProperty({ type: String, nullable: true, example: 'US.13491208655302741918', description: "The channel's business-scoped user id" })
+  wa_user_id!: string | null;
+
+  @ApiProperty({ type: String, nullable: true, example: 'maria.lopez', description: 'The username the customer adopted on WhatsApp' })
+  username!: string | null;
 }
 
 /** The newest message of a conversation, for the list's preview. */
@@ -127,7 +141,12 @@ export class ConversationResponse {
     return {
       id: toPublicId('conv', row.id),
       status: row.status,
-      customer: { name: row.customer_name ?? row.customer_phone, phone: row.customer_phone },
+      customer: {
+        name: row.customer_name ?? row.customer_phone ?? row.customer_username ?? row.customer_wa_user_id ?? '',
+        phone: row.customer_phone,
+        wa_user_id: row.customer_wa_user_id,
+        username: row.customer_username,
+      },
       assigned_to: row.assigned_to ? toPublicId('user', row.assigned_to) : null,
       labels: sortLabelNames(row.labels),
       snoozed_until: row.snoozed_until ? row.snoozed_until.toISOString() : null,

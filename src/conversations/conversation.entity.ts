@@ -28,7 +28,10 @@ export interface ConversationRow {
 /** A conversation with its customer, its labels and its newest message, as every answer and event shows it. */
 export interface ConversationWithCustomer extends Omit<ConversationRow, 'contact_id' | 'last_received_at' | 'last_received_id'> {
   customer_name: string | null;
-  customer_phone: string;
+  /** Null for a customer the channel knows only by their user id. */
+  customer_phone: string | null;
+  customer_wa_user_id: string | null;
+  customer_username: string | null;
   /** The names of its labels (from `conversation_labels` and `labels`), in no particular order. */
   labels: string[];
   /** The newest message's columns, all null when the thread is empty. */

@@ -32,7 +32,7 @@ function shown(conversations: Sql, readerId: string | null): Sql {
              END AS unread_count`;
   const marker = readerId === null ? sql`` : sql`LEFT JOIN conversation_reads r ON r.conversation_id = c.id AND r.user_id = ${readerId}`;
   return sql`SELECT c.id, c.status, c.assigned_to, c.last_message_at, c.last_inbound_at, c.snoozed_until, c.created_at, c.updated_at,
-    ct.name AS customer_name, ct.phone AS customer_phone,
+    ct.name AS customer_name, ct.phone AS customer_phone, ct.wa_user_id AS customer_wa_user_id, ct.username AS customer_username,
     ${LABEL_NAMES} AS labels,
     lm.id AS last_message_id, lm.direction AS last_message_direction, lm.type AS last_message_type, lm.text AS last_message_text,
     lm.status AS last_message_status, lm.created_at AS last_message_created_at${unread}

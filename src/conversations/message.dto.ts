@@ -301,7 +301,12 @@ export class MessageResponse {
   })
   pricing_category!: string | null;
 
-  @ApiProperty({ type: String, nullable: true, description: "The customer's phone on inbound messages; null on outbound ones and notes" })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      "The customer's phone on inbound messages; null on outbound ones and notes, and for a customer known only by their user id (the conversation's customer.wa_user_id)",
+  })
   from!: string | null;
 
   @ApiProperty({
@@ -335,7 +340,7 @@ export class MessageResponse {
   /** `reactions`: those of this message (others are ignored, so a page's can be passed whole); `media`: the message's media as `MediaService.describe` answers it. */
   static of(
     message: MessageRow,
-    customerPhone: string,
+    customerPhone: string | null,
     reactions: ReactionRow[] = [],
     media: MessageMediaResponse | null = null,
   ): MessageResponse {

@@ -40,7 +40,7 @@ export interface MessageRow {
 
 /** A message found by a search across threads, with the phone of its conversation's customer. */
 export interface FoundMessage extends MessageRow {
-  customer_phone: string;
+  customer_phone: string | null;
 }
 
 /** A queued message claimed for one send attempt, with the customer it goes to. */
@@ -51,8 +51,9 @@ export interface MessageToSend {
   text: string | null;
   content: Record<string, unknown> | null;
   media_id: string | null;
-  /** E.164. */
-  customer_phone: string;
+  /** E.164; null for a customer known only by their user id. */
+  customer_phone: string | null;
+  customer_wa_user_id: string | null;
   /** The channel id of the message it replies to, when it has one by now. */
   reply_to_channel_message_id: string | null;
   /** When it was queued: the start of its delivery time. */

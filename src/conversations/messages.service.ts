@@ -56,6 +56,9 @@ export interface InboundMessage {
   reaction?: { channelMessageId: string; emoji: string };
   /** A `user_changed_number` system message: the customer's new number (E.164). */
   newPhone?: string;
+  /** A `user_changed_user_id` system message: the customer's business-scoped user id before and after. */
+  previousUserId?: string;
+  newUserId?: string;
   /** An image, audio, video, document or sticker: recorded with the message, downloaded afterwards. */
   media: Omit<InboundMedia, 'sentAt'> | null;
 }
@@ -306,20 +309,23 @@ export class MessagesService implements OnModuleInit {
   }
 
   /** A message stored in the caller's transaction, as the API answers it: no reaction can have reached it yet, so only its media is read. */
-  async presentNew(db: Db, message: MessageRow, customerPhone: string): Promise<MessageResponse> {
+  async presentNew(db: Db, message: MessageRow, customerPhone: string | null): Promise<MessageResponse> {
     const media = message.media_id ? (await this.media.describe(db, [message.media_id])).get(message.media_id) : null;
     return MessageResponse.of(message, customerPhone, [], media ?? null);
   }
 
   /** One message as the API answers it, with its reactions and media. */
-  private async present(db: Db, message: MessageRow, customerPhone: string): Promise<MessageResponse> {
+  private async present(db: Db, message: MessageRow, customerPhone: string | null): Promise<MessageResponse> {
     const reactions = await this.reactionRows.forMessages(db, [message.id]);
     const media = message.media_id ? (await this.media.describe(db, [message.media_id])).get(message.media_id) : null;
     return MessageResponse.of(message, customerPhone, reactions, media ?? null);
   }
 
   /** A page of messages as the API answers them: their reactions and media in one query each. */
-  private async presentPage<Row extends MessageRow>(page: Page<Row>, phoneOf: (message: Row) => string): Promise<Page<MessageResponse>> {
+  private async presentPage<Row extends MessageRow>(
+    page: Page<Row>,
+    phoneOf: (message: Row) => string | null,
+  ): Promise<Page<MessageResponse>> {
     const db = this.database.db;
     const reactions = await this.reactionRows.forMessages(
       db,

@@ -1,6 +1,6 @@
 import type { MessageToSend } from '../conversations/message.entity';
 import type { ReactionToSend } from '../conversations/reaction.entity';
-import type { OutboundMessage } from '../channel/channel-client';
+import type { CustomerAddress, OutboundMessage } from '../channel/channel-client';
 
 /**
  * A stored outbound message in the Graph API's shape. Messages keep what the API took
@@ -13,13 +13,13 @@ export function toOutboundMessage(message: MessageToSend, channelMediaId: string
   const context = message.reply_to_channel_message_id ? { context: { message_id: message.reply_to_channel_message_id } } : {};
   const content = message.content ?? {};
   if (message.type === 'text')
-    return { to: message.customer_phone, type: 'text', content: { body: message.text, preview_url: false }, ...context };
+    return { to: addressOf(message), type: 'text', content: { body: message.text, preview_url: false }, ...context };
   if (message.type === 'template') {
     // Rows written before messages kept the API's shape already hold `{code}`.
     const language = typeof content.language === 'string' ? { code: content.language } : content.language;
     const components = channelMediaId === null ? content.components : withHeaderMedia(content.components, channelMediaId);
     return {
-      to: message.customer_phone,
+      to: addressOf(message),
       type: 'template',
       content: { ...content, language, ...(components === undefined ? {} : { components }) },
       ...context,
@@ -27,18 +27,22 @@ export function toOutboundMessage(message: MessageToSend, channelMediaId: string
   }
   if (channelMediaId !== null) {
     const { media_id: _ours, ...rest } = content;
-    return { to: message.customer_phone, type: message.type, content: { id: channelMediaId, ...rest }, ...context };
+    return { to: addressOf(message), type: message.type, content: { id: channelMediaId, ...rest }, ...context };
   }
-  return { to: message.customer_phone, type: message.type, content, ...context };
+  return { to: addressOf(message), type: message.type, content, ...context };
 }
 
 /** An agent's reaction as the Graph API takes it: `{"type":"reaction","reaction":{"message_id":<wamid>,"emoji":…}}` ('' removes it). */
 export function toOutboundReaction(reaction: ReactionToSend): OutboundMessage {
   return {
-    to: reaction.customer_phone,
+    to: addressOf(reaction),
     type: 'reaction',
     content: { message_id: reaction.target_channel_message_id, emoji: reaction.emoji },
   };
+}
+
+function addressOf(work: { customer_phone: string | null; customer_wa_user_id: string | null }): CustomerAddress {
+  return { phone: work.customer_phone, userId: work.customer_wa_user_id };
 }
 
 /** A template's components with the header's upload (`media_id: med_…`) named by the channel's id of it, as the Graph API takes it. */

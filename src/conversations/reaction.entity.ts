@@ -22,6 +22,7 @@ export interface ReactionToSend {
   emoji: string;
   /** The channel id of the message reacted to. */
   target_channel_message_id: string;
-  /** E.164. */
-  customer_phone: string;
+  /** E.164; null for a customer known only by their user id. */
+  customer_phone: string | null;
+  customer_wa_user_id: string | null;
 }

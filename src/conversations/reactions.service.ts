@@ -1,4 +1,5 @@
 import { Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
+import type { CustomerAddress } from '../channel/channel-client';
 import { newUuid, parsePublicId } from '../common/ids';
 import { ContactsService } from '../contacts/contacts.service';
 import { Database } from '../database/database';
@@ -104,11 +105,14 @@ export class ReactionsService {
    * Answers false when the service does not know that message (the caller stores the reaction as
    * a message of its own). A reaction older than the one already attached (a redelivery) changes nothing.
    */
-  async applyCustomerReaction(db: Db, customerPhone: string, reaction: CustomerReaction): Promise<boolean> {
+  async applyCustomerReaction(db: Db, customer: CustomerAddress, reaction: CustomerReaction): Promise<boolean> {
     const target = await this.messages.findByChannelId(db, reaction.targetChannelMessageId);
     if (!target) return false;
     const conversation = await this.conversations.findWithCustomer(db, target.conversation_id);
-    if (conversation.customer_phone !== customerPhone) return false;
+    const sameCustomer =
+      (customer.userId !== null && conversation.customer_wa_user_id === customer.userId) ||
+      (customer.phone !== null && conversation.customer_phone === customer.phone);
+    if (!sameCustomer) return false;
     const current = await this.reactions.lock(db, target.id, CUSTOMER_REACTOR);
     if (current?.channel_message_id === reaction.channelMessageId) return true;
     if (current?.channel_timestamp && current.channel_timestamp > reaction.sentAt) return true;

@@ -33,7 +33,7 @@ export class CustomerBlockingService {
         new Date(),
         'only a customer who wrote in the last 24 hours can be blocked',
       );
-      await this.ask(() => this.channel.block(contact.phone), 'block');
+      await this.ask(() => this.channel.block(blockListUserOf(contact)), 'block');
       return this.contacts.setBlocked(db, contactId, new Date());
     });
   }
@@ -42,7 +42,7 @@ export class CustomerBlockingService {
     return this.database.transaction(async (db) => {
       const contact = await this.contacts.lockForBlocking(db, contactId);
       if (!contact.blocked) return contact;
-      await this.ask(() => this.channel.unblock(contact.phone), 'unblock');
+      await this.ask(() => this.channel.unblock(blockListUserOf(contact)), 'unblock');
       return this.contacts.setBlocked(db, contactId, null);
     });
   }
@@ -57,4 +57,9 @@ export class CustomerBlockingService {
       throw new UnprocessableEntityException(`The channel refused to ${what} the customer: ${error.message}`);
     }
   }
+}
+
+/** The channel's block list names a customer by phone, or by user id when they share none. */
+function blockListUserOf(contact: ContactResponse): string {
+  return contact.phone ?? contact.wa_user_id!;
 }

@@ -22,6 +22,7 @@ import { StreamAccess1764020000000 } from './migrations/1764020000000-stream-acc
 import { SecurityControls1764040000000 } from './migrations/1764040000000-security-controls';
 import { UploadReferences1764050000000 } from './migrations/1764050000000-upload-references';
 import { UploadRetention1764030000000 } from './migrations/1764030000000-upload-retention';
+import { CustomerUserIds1764060000000 } from './migrations/1764060000000-customer-user-ids';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   UploadRetention1764030000000,
   SecurityControls1764040000000,
   UploadReferences1764050000000,
+  CustomerUserIds1764060000000,
 ];

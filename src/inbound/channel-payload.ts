@@ -1,13 +1,13 @@
 import { toE164 } from '../common/phone';
 import { toStorable } from '../common/storable-text';
+import type { ChannelCustomer } from '../contacts/channel-customer';
 import type { ChannelStatus, InboundMessage } from '../conversations/messages.service';
 import type { MediaKind } from '../media/media.entity';
 import type { TemplateChange, TemplateReference } from '../templates/template.entity';
 
 /** One customer message out of a channel webhook, with who sent it. */
 export interface ParsedMessage {
-  phone: string;
-  profileName: string | null;
+  customer: ChannelCustomer;
   message: InboundMessage;
 }
 
@@ -72,13 +72,8 @@ export function parseChannelWebhook(received: unknown, receivedAt = new Date()):
         continue;
       }
       const value = change.value;
-      const profileNames = new Map<string, string>();
-      for (const contact of asArray(value.contacts)) {
-        const waId = isObject(contact) ? asString(contact.wa_id) : null;
-        const name = isObject(contact) && isObject(contact.profile) ? asString(contact.profile.name) : null;
-        if (waId && name) profileNames.set(waId, name);
-      }
-      for (const message of asArray(value.messages)) readMessage(message, profileNames, receivedAt, parsed);
+      const profiles = readProfiles(value.contacts);
+      for (const message of asArray(value.messages)) readMessage(message, profiles, receivedAt, parsed);
       for (const status of asArray(value.statuses)) readStatus(status, receivedAt, parsed);
       for (const error of asArray(value.errors)) readChangeError(error, parsed);
     }
@@ -86,19 +81,57 @@ export function parseChannelWebhook(received: unknown, receivedAt = new Date()):
   return parsed;
 }
 
-function readMessage(message: unknown, profileNames: Map<string, string>, receivedAt: Date, parsed: ParsedWebhook): void {
-  const from = isObject(message) ? asString(message.from) : null;
-  const id = isObject(message) ? asString(message.id) : null;
+/** A sender as `contacts[]` describes them: `{wa_id?, user_id?, profile: {name, username?}}`. */
+interface Profile {
+  phone: string | null;
+  userId: string | null;
+  name: string | null;
+  username: string | null;
+}
+
+/** The change's `contacts`, each found by its phone (`wa_id`) and by its user id. */
+function readProfiles(contacts: unknown): Map<string, Profile> {
+  const profiles = new Map<string, Profile>();
+  for (const contact of asArray(contacts)) {
+    if (!isObject(contact)) continue;
+    const profile = isObject(contact.profile) ? contact.profile : {};
+    const read: Profile = {
+      phone: asString(contact.wa_id),
+      userId: asString(contact.user_id),
+      name: asString(profile.name),
+      username: asString(profile.username),
+    };
+    if (read.phone) profiles.set(`phone:${read.phone}`, read);
+    if (read.userId) profiles.set(`user:${read.userId}`, read);
+  }
+  return profiles;
+}
+
+/**
+ * Who sent a message: `from` (the phone, absent for a customer who shares only a username) and
+ * `from_user_id`, completed by the change's `contacts` entry of either; null when neither is usable.
+ */
+function senderOf(message: Json, profiles: Map<string, Profile>): ChannelCustomer | null {
+  const from = asString(message.from);
+  const fromUserId = asString(message.from_user_id);
+  const profile = (from ? profiles.get(`phone:${from}`) : undefined) ?? (fromUserId ? profiles.get(`user:${fromUserId}`) : undefined);
   const phone = from ? toE164(from) : null;
-  if (!isObject(message) || !id || !phone) {
+  const userId = fromUserId ?? profile?.userId ?? null;
+  if (phone === null && userId === null) return null;
+  return { phone, userId, username: profile?.username ?? null, profileName: profile?.name ?? null };
+}
+
+function readMessage(message: unknown, profiles: Map<string, Profile>, receivedAt: Date, parsed: ParsedWebhook): void {
+  const id = isObject(message) ? asString(message.id) : null;
+  const customer = isObject(message) ? senderOf(message, profiles) : null;
+  if (!isObject(message) || !id || !customer) {
     parsed.ignored.push(`a message without a usable id or sender (${JSON.stringify(message).slice(0, 200)})`);
     return;
   }
   const type = asString(message.type) ?? 'unknown';
   const context = isObject(message.context) ? message.context : null;
   parsed.messages.push({
-    phone,
-    profileName: profileNames.get(from!) ?? null,
+    customer,
     message: {
       channelMessageId: id,
       type,
@@ -108,6 +141,7 @@ function readMessage(message: unknown, profileNames: Map<string, string>, receiv
       referral: isObject(message.referral) ? message.referral : null,
       ...reactionOf(type, message),
       ...numberChangeOf(type, message),
+      ...userIdChangeOf(type, message),
       media: mediaOf(type, message),
     },
   });
@@ -197,6 +231,18 @@ function numberChangeOf(type: string, message: Json): { newPhone?: string } {
   if (type !== 'system' || !system || typeof system.type !== 'string' || !NUMBER_CHANGES.has(system.type)) return {};
   const newPhone = toE164(asString(system.wa_id) ?? asString(system.new_wa_id) ?? '');
   return newPhone ? { newPhone } : {};
+}
+
+/**
+ * `system.type: user_changed_user_id`: the customer's business-scoped user id changed; the old one
+ * is `system.previous_user_id`, the new one `system.user_id` (or the message's `from_user_id`).
+ */
+function userIdChangeOf(type: string, message: Json): { previousUserId?: string; newUserId?: string } {
+  const system = isObject(message.system) ? message.system : null;
+  if (type !== 'system' || !system || system.type !== 'user_changed_user_id') return {};
+  const previousUserId = asString(system.previous_user_id);
+  const newUserId = asString(system.user_id) ?? asString(message.from_user_id);
+  return previousUserId && newUserId ? { previousUserId, newUserId } : {};
 }
 
 function readStatus(status: unknown, receivedAt: Date, parsed: ParsedWebhook): void {

@@ -23,6 +23,7 @@ import { ConversationResponse } from '../conversations/conversation.dto';
 import { ConversationsService } from '../conversations/conversations.service';
 import type { ConversationRow } from '../conversations/conversation.entity';
 import type { MessageRow } from '../conversations/message.entity';
+import type { ChannelCustomer } from '../contacts/channel-customer';
 import type { ContactRow } from '../contacts/contact.entity';
 import { type InboundMessage, MessagesService } from '../conversations/messages.service';
 import { ReactionsService } from '../conversations/reactions.service';
@@ -179,11 +180,11 @@ export class InboundService implements OnApplicationBootstrap {
    */
   private async store(db: Db, { messages, statuses, errors, templates }: ParsedWebhook, receivedAt: Date): Promise<number> {
     let stored = 0;
-    for (const { phone, profileName, message } of messages) {
+    for (const { customer, message } of messages) {
       // A redelivery must not reopen a conversation an agent closed since.
       if (await this.messages.isKnown(db, message.channelMessageId)) continue;
       if (message.reaction) {
-        const attached = await this.reactions.applyCustomerReaction(db, phone, {
+        const attached = await this.reactions.applyCustomerReaction(db, customer, {
           channelMessageId: message.channelMessageId,
           targetChannelMessageId: message.reaction.channelMessageId,
           emoji: message.reaction.emoji,
@@ -192,8 +193,10 @@ export class InboundService implements OnApplicationBootstrap {
         if (attached) continue;
       }
       const saved = message.newPhone
-        ? await this.storeNumberChange(db, phone, message.newPhone, profileName, message)
-        : await this.storeCustomerMessage(db, phone, profileName, message);
+        ? await this.storeNumberChange(db, customer, message.newPhone, message)
+        : message.previousUserId
+          ? await this.storeUserIdChange(db, message.previousUserId, { ...customer, userId: message.newUserId ?? customer.userId }, message)
+          : await this.storeCustomerMessage(db, customer, message);
       if (saved) stored += 1;
     }
     for (const status of statuses) await this.messages.applyChannelStatus(db, status);
@@ -212,12 +215,12 @@ export class InboundService implements OnApplicationBootstrap {
   }
 
   /** A customer's message: their conversation found, created or reopened, message.received recorded, the assignee notified. */
-  private async storeCustomerMessage(db: Db, phone: string, profileName: string | null, message: InboundMessage): Promise<boolean> {
-    const { contact } = await this.contacts.findOrCreateByPhone(db, phone, profileName);
+  private async storeCustomerMessage(db: Db, customer: ChannelCustomer, message: InboundMessage): Promise<boolean> {
+    const { contact } = await this.contacts.findOrCreateForCustomer(db, customer);
     const conversation = await this.conversations.openForContact(db, contact.id, new Date());
     const saved = await this.messages.recordInbound(db, conversation, message);
     if (!saved) return false;
-    const shown = await this.recordReceived(db, saved, contact, phone);
+    const shown = await this.recordReceived(db, saved, contact);
     if (conversation.assigned_to) {
       await this.notifications.notify(db, {
         userId: conversation.assigned_to,
@@ -234,23 +237,34 @@ export class InboundService implements OnApplicationBootstrap {
    * and the notice is stored in its thread as a `system` message. It is not the customer writing:
    * it reopens nothing, opens no 24-hour window and notifies no one.
    */
-  private async storeNumberChange(
-    db: Db,
-    oldPhone: string,
-    newPhone: string,
-    profileName: string | null,
-    message: InboundMessage,
-  ): Promise<boolean> {
-    const { contact, outcome } = await this.contacts.changeNumber(db, oldPhone, newPhone, profileName);
+  private async storeNumberChange(db: Db, customer: ChannelCustomer, newPhone: string, message: InboundMessage): Promise<boolean> {
+    if (customer.phone === null) return this.storeCustomerMessage(db, { ...customer, phone: newPhone }, message);
+    const { contact, outcome } = await this.contacts.changeNumber(db, customer.phone, newPhone, customer.profileName);
     if (outcome === 'number-taken') {
       this.logger.warn(
-        `Channel webhook: ${oldPhone} changed number to ${newPhone}, which another contact has already: both kept (merge them if they are one person)`,
+        `Channel webhook: ${customer.phone} changed number to ${newPhone}, which another contact has already: both kept (merge them if they are one person)`,
       );
     }
+    return this.storeNotice(db, contact, message);
+  }
+
+  /** `user_changed_user_id`: the contact moves to the new user id (see ContactsService.changeUserId); the notice is stored like a number change's. */
+  private async storeUserIdChange(db: Db, previousUserId: string, customer: ChannelCustomer, message: InboundMessage): Promise<boolean> {
+    const { contact, outcome } = await this.contacts.changeUserId(db, previousUserId, customer);
+    if (outcome === 'id-taken') {
+      this.logger.warn(
+        `Channel webhook: user id ${previousUserId} changed to ${customer.userId}, which another contact has already: both kept (merge them if they are one person)`,
+      );
+    }
+    return this.storeNotice(db, contact, message);
+  }
+
+  /** A notice of the channel about the customer, in their thread: it reopens nothing, opens no 24-hour window and notifies no one. */
+  private async storeNotice(db: Db, contact: ContactRow, message: InboundMessage): Promise<boolean> {
     const conversation = await this.conversations.openForContact(db, contact.id, new Date(), { reopen: false });
     const saved = await this.messages.recordInbound(db, conversation, message, false);
     if (!saved) return false;
-    await this.recordReceived(db, saved, contact, contact.phone);
+    await this.recordReceived(db, saved, contact);
     return true;
   }
 
@@ -264,12 +278,13 @@ export class InboundService implements OnApplicationBootstrap {
     db: Db,
     { message, conversation }: { message: MessageRow; conversation: ConversationRow & { labels: string[] } },
     contact: ContactRow,
-    from: string,
   ): Promise<ConversationResponse> {
     const shown = ConversationResponse.of({
       ...conversation,
       customer_name: contact.name,
       customer_phone: contact.phone,
+      customer_wa_user_id: contact.wa_user_id,
+      customer_username: contact.username,
       last_message_id: message.id,
       last_message_direction: message.direction,
       last_message_type: message.type,
@@ -277,7 +292,11 @@ export class InboundService implements OnApplicationBootstrap {
       last_message_status: message.status,
       last_message_created_at: message.created_at,
     });
-    await this.events.record(db, 'message.received', MessageAddedEvent.of(await this.messages.presentNew(db, message, from), shown));
+    await this.events.record(
+      db,
+      'message.received',
+      MessageAddedEvent.of(await this.messages.presentNew(db, message, contact.phone), shown),
+    );
     return shown;
   }
 

@@ -78,7 +78,8 @@ export class GraphApiChannel extends ChannelClient {
       {
         messaging_product: 'whatsapp',
         recipient_type: 'individual',
-        to: message.to.replace(/^\+/, ''),
+        // A customer without a shared phone is reached by their business-scoped user id.
+        ...(message.to.phone === null ? { recipient: message.to.userId } : { to: message.to.phone.replace(/^\+/, '') }),
         ...(message.context ? { context: message.context } : {}),
         type: message.type,
         [message.type]: message.content,
@@ -101,22 +102,22 @@ export class GraphApiChannel extends ChannelClient {
    * answered with the user among `block_users.added_users`; a refusal is per user, in
    * `block_users.failed_users[].errors[]` (`131047` Re-engagement required: no message in 24 hours).
    */
-  async block(phone: string): Promise<void> {
-    await this.changeBlockList('POST', phone, 'added_users');
+  async block(user: string): Promise<void> {
+    await this.changeBlockList('POST', user, 'added_users');
   }
 
   /** `DELETE {phone number id}/block_users` with the same body, answered among `block_users.removed_users`. */
-  async unblock(phone: string): Promise<void> {
-    await this.changeBlockList('DELETE', phone, 'removed_users');
+  async unblock(user: string): Promise<void> {
+    await this.changeBlockList('DELETE', user, 'removed_users');
   }
 
-  private async changeBlockList(method: 'POST' | 'DELETE', phone: string, changed: 'added_users' | 'removed_users'): Promise<void> {
+  private async changeBlockList(method: 'POST' | 'DELETE', user: string, changed: 'added_users' | 'removed_users'): Promise<void> {
     let response: Response;
     try {
       response = await fetch(`${this.config.messagingApiBaseUrl}/${this.config.messagingPhoneNumberId}/block_users`, {
         method,
         headers: { authorization: `Bearer ${this.config.messagingAccessToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ messaging_product: 'whatsapp', block_users: [{ user: phone }] }),
+        body: JSON.stringify({ messaging_product: 'whatsapp', block_users: [{ user }] }),
         signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
       });
     } catch (error) {

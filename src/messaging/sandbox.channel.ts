@@ -40,7 +40,7 @@ export class SandboxChannel extends ChannelClient {
 
   send(message: OutboundMessage): Promise<string> {
     const id = `wamid.sandbox.${randomBytes(12).toString('hex')}`;
-    this.logger.log(`Sandbox accepted a ${message.type} message to ${message.to} as ${id}`);
+    this.logger.log(`Sandbox accepted a ${message.type} message to ${message.to.phone ?? message.to.userId} as ${id}`);
     return Promise.resolve(id);
   }
 
@@ -50,13 +50,13 @@ export class SandboxChannel extends ChannelClient {
   }
 
   /** The service checked the customer's 24 hours before asking: the sandbox accepts what it is asked. */
-  block(phone: string): Promise<void> {
-    this.logger.log(`Sandbox blocked ${phone}`);
+  block(user: string): Promise<void> {
+    this.logger.log(`Sandbox blocked ${user}`);
     return Promise.resolve();
   }
 
-  unblock(phone: string): Promise<void> {
-    this.logger.log(`Sandbox unblocked ${phone}`);
+  unblock(user: string): Promise<void> {
+    this.logger.log(`Sandbox unblocked ${user}`);
     return Promise.resolve();
   }
 

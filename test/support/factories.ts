@@ -16,6 +16,8 @@ export async function createContact(t: TestApp, fields: Partial<ContactRow> = {}
   const contact: ContactRow = {
     id: newUuid(now.getTime()),
     phone: `+1631555${String(1000 + (randomBytes(2).readUInt16BE() % 9000))}`,
+    wa_user_id: null,
+    username: null,
     name: null,
     email: null,
     tags: [],

@@ -28,7 +28,7 @@ export class FakeGraphApi {
   healthStatus = 200;
   /** Sends wait this long before answering (a slow Graph API). */
   sendDelayMs = 0;
-  /** Answers queued per recipient (`to`, E.164 without +): other tests' sends may still be arriving. */
+  /** Answers queued per recipient (`to`, E.164 without +, or `recipient`, a user id): other tests' sends may still be arriving. */
   private readonly queuedAnswers = new Map<string, GraphAnswer[]>();
   private sent = 0;
 
@@ -63,15 +63,17 @@ export class FakeGraphApi {
     return { MESSAGING_ACCESS_TOKEN: 'graph-token', MESSAGING_PHONE_NUMBER_ID: '106540352242922', MESSAGING_API_BASE_URL: this.baseUrl };
   }
 
-  /** The next sends to this customer (E.164) answer these, in order, before going back to 200. */
+  /** The next sends to this customer (E.164, or a user id) answer these, in order, before going back to 200. */
   failNext(phone: string, ...answers: GraphAnswer[]): void {
     const to = phone.replace(/^\+/, '');
     this.queuedAnswers.set(to, [...(this.queuedAnswers.get(to) ?? []), ...answers]);
   }
 
-  /** Sends to one customer (E.164): other tests' sends may still be arriving. */
-  sendsTo(phone: string): GraphRequest[] {
-    return this.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/messages') && r.body?.to === phone.replace(/^\+/, ''));
+  /** Sends to one customer (E.164 by `to`, or a user id by `recipient`): other tests' sends may still be arriving. */
+  sendsTo(customer: string): GraphRequest[] {
+    return this.requests.filter(
+      (r) => r.method === 'POST' && r.path.endsWith('/messages') && recipientOf(r.body) === customer.replace(/^\+/, ''),
+    );
   }
 
   reset(): void {
@@ -108,8 +110,14 @@ export class FakeGraphApi {
         : { status: this.healthStatus, body: { error: { message: 'Invalid OAuth access token', code: 190 } } };
     }
     if (request.method === 'POST' && record.body?.status === 'read') return this.answerReadReceipt();
+    // As the channel: a message goes to a phone (`to`) or to a business-scoped user id (`recipient`), one of the two.
+    if ((record.body?.to === undefined) === (record.body?.recipient === undefined))
+      return {
+        status: 400,
+        body: { error: { message: '(#100) Exactly one of to and recipient is required', type: 'OAuthException', code: 100 } },
+      };
     if (this.sendDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.sendDelayMs));
-    const queued = this.queuedAnswers.get(String(this.requests[this.requests.length - 1].body?.to))?.shift();
+    const queued = this.queuedAnswers.get(String(recipientOf(record.body)))?.shift();
     if (queued) return queued;
     this.sent += 1;
     return {
@@ -468,4 +476,9 @@ function defaultTemplate(): Record<string, unknown> {
     category: 'UTILITY',
     id: '1192339204654487',
   };
+}
+
+/** Whom a send goes to: its `to` (a phone without +) or its `recipient` (a user id). */
+function recipientOf(body: Record<string, unknown> | null): unknown {
+  return body?.to ?? body?.recipient;
 }

@@ -16,8 +16,7 @@ describe('parseChannelWebhook', () => {
     expect(parsed).toEqual({
       messages: [
         {
-          phone: '+16315551234',
-          profileName: 'Maria',
+          customer: { phone: '+16315551234', userId: null, username: null, profileName: 'Maria' },
           message: {
             channelMessageId: 'wamid.1',
             type: 'text',
@@ -147,7 +146,7 @@ describe('parseChannelWebhook', () => {
       at,
     );
     expect(parsed.messages[0]).toMatchObject({
-      profileName: 'Ana\uFFFD',
+      customer: { profileName: 'Ana\uFFFD' },
       message: { text: 'a\uFFFDb', content: { id: 'm', caption: 'a\uFFFDb', note: '\uFFFD' } },
     });
   });
@@ -204,6 +203,54 @@ describe('parseChannelWebhook', () => {
     expect(system({ body: 'x', new_wa_id: '16315559998', type: 'customer_changed_number' }).newPhone).toBe('+16315559998');
     expect(system({ body: 'x', wa_id: 'not a phone', type: 'user_changed_number' }).newPhone).toBeUndefined();
     expect(system({ body: 'x', type: 'user_changed_user_id' }).newPhone).toBeUndefined();
+  });
+
+  it('reads a customer without a phone by from_user_id, with the username and name of their contacts entry', () => {
+    const parsed = parseChannelWebhook(
+      body({
+        contacts: [{ user_id: 'US.13491208655302741918', profile: { name: 'Maria', username: 'maria.lopez' } }],
+        messages: [{ from_user_id: 'US.13491208655302741918', id: 'wamid.u', timestamp: '1', type: 'text', text: { body: 'Hi' } }],
+      }),
+      at,
+    );
+    expect(parsed.ignored).toEqual([]);
+    expect(parsed.messages.map((m) => m.customer)).toEqual([
+      { phone: null, userId: 'US.13491208655302741918', username: 'maria.lopez', profileName: 'Maria' },
+    ]);
+  });
+
+  it('takes the user id of a phone sender from their contacts entry, and a message with neither phone nor id is ignored', () => {
+    const parsed = parseChannelWebhook(
+      body({
+        contacts: [{ wa_id: '16315551234', user_id: 'US.1', profile: { name: 'Kim' } }],
+        messages: [
+          { from: '16315551234', id: 'wamid.p', timestamp: '1', type: 'text', text: { body: 'Hi' } },
+          { id: 'wamid.none', timestamp: '1', type: 'text', text: { body: 'Hi' } },
+        ],
+      }),
+      at,
+    );
+    expect(parsed.messages.map((m) => m.customer)).toEqual([{ phone: '+16315551234', userId: 'US.1', username: null, profileName: 'Kim' }]);
+    expect(parsed.ignored).toEqual([expect.stringMatching(/^a message without a usable id or sender/)]);
+  });
+
+  it('reads the old and new user ids of a user_changed_user_id system message', () => {
+    const parsed = parseChannelWebhook(
+      body({
+        messages: [
+          {
+            from_user_id: 'US.2',
+            id: 'wamid.c',
+            timestamp: '1',
+            type: 'system',
+            system: { body: 'User changed', type: 'user_changed_user_id', previous_user_id: 'US.1', user_id: 'US.2' },
+          },
+        ],
+      }),
+      at,
+    );
+    expect(parsed.messages[0].message).toMatchObject({ type: 'system', previousUserId: 'US.1', newUserId: 'US.2' });
+    expect(parsed.messages[0].customer.userId).toBe('US.2');
   });
 
   it.each([

@@ -22,6 +22,7 @@ describe('contact CSV', () => {
     expect(row).toEqual({
       line: 2,
       phone: '+16315551234',
+      wa_user_id: null,
       name: 'Ana',
       email: 'ana@example.com',
       tags: ['vip', 'es'],
@@ -51,6 +52,8 @@ describe('contact CSV', () => {
     const contact: ContactRow = {
       id: 'x',
       phone: '+16315551234',
+      wa_user_id: null,
+      username: null,
       name: '=HYPERLINK("x")',
       email: null,
       tags: ['-a', 'b'],
@@ -60,12 +63,13 @@ describe('contact CSV', () => {
       updated_at: new Date(),
     };
     const keys = Object.keys(contact.attributes).sort();
-    expect(exportHeader(keys)).toEqual(['phone', 'name', 'email', 'tags', 'at', 'n', 'neg', 'plain', 'q', 's', 't']);
+    expect(exportHeader(keys)).toEqual(['phone', 'name', 'email', 'tags', 'wa_user_id', 'at', 'n', 'neg', 'plain', 'q', 's', 't']);
     expect(exportRow(contact, keys)).toEqual([
       '+16315551234',
       `'=HYPERLINK("x")`,
       '',
       "'-a;b",
+      '',
       "'@me",
       '42',
       '-3',
@@ -105,6 +109,8 @@ describe('contact CSV', () => {
         const row: ContactRow = {
           id: 'x',
           phone: '+16315551234',
+          wa_user_id: 'US.1349120865530274',
+          username: null,
           name,
           email,
           tags,
@@ -117,14 +123,23 @@ describe('contact CSV', () => {
         const csv = stringify([exportHeader(keys), exportRow(row, keys)]);
         const [columns, cells] = parse(csv) as string[][];
         const read = readRow(header(columns), cells, 2) as ImportRow;
-        expect(read).toEqual({ line: 2, phone: row.phone, name, email, tags, setAttributes: attributes, clearAttributes: [] });
+        expect(read).toEqual({
+          line: 2,
+          phone: row.phone,
+          wa_user_id: row.wa_user_id,
+          name,
+          email,
+          tags,
+          setAttributes: attributes,
+          clearAttributes: [],
+        });
       }),
       { seed: 4242, numRuns: 500 },
     );
   });
 
   it.each([
-    [['name'], /must have a phone column/],
+    [['name'], /must have a phone or a wa_user_id column/],
     [['phone', 'PHONE'], /names the column "PHONE" twice/],
     [['phone', 'Tags', 'tags'], /names the column "tags" twice/],
     [['phone', '9lives'], /attribute key "9lives" must be/],

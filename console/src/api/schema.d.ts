@@ -1591,10 +1591,20 @@ export interface components {
       /** @example ct_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d */
       id: string;
       /**
-       * @description E.164
+       * @description E.164; null for a customer the channel knows only by wa_user_id
        * @example +16315551234
        */
-      phone: string;
+      phone: string | null;
+      /**
+       * @description The channel's business-scoped user id (contacts[].user_id of its webhooks), null until the channel or an agent gives it
+       * @example US.13491208655302741918
+       */
+      wa_user_id: string | null;
+      /**
+       * @description The username the customer adopted on WhatsApp, as the channel last sent it; shown where there is no phone
+       * @example maria.lopez
+       */
+      username: string | null;
       /** @example Maria Lopez */
       name: string | null;
       /** @example maria@example.com */
@@ -1653,10 +1663,15 @@ export interface components {
     };
     CreateContactDto: {
       /**
-       * @description International format, with or without +; stored and answered in E.164
+       * @description International format, with or without +; stored and answered in E.164. Required unless wa_user_id is given
        * @example +16315551234
        */
-      phone: string;
+      phone?: string;
+      /**
+       * @description The channel's business-scoped user id, for a customer known without a phone; unique
+       * @example US.13491208655302741918
+       */
+      wa_user_id?: string;
       /** @example Maria Lopez */
       name?: string | null;
       /** @example maria@example.com */
@@ -1670,7 +1685,7 @@ export interface components {
        */
       tags: string[];
       /**
-       * @description Custom attributes: up to 50 keys of 1 to 64 characters: a letter, then letters, digits, _, - or . (not phone, name, email or tags), each a string of 1 to 1000 characters, a number or a boolean
+       * @description Custom attributes: up to 50 keys of 1 to 64 characters: a letter, then letters, digits, _, - or . (not phone, name, email, tags or wa_user_id), each a string of 1 to 1000 characters, a number or a boolean
        * @default {}
        * @example {
        *       "plan": "pro",
@@ -1688,6 +1703,11 @@ export interface components {
        * @example +16315551234
        */
       phone?: string;
+      /**
+       * @description The channel's business-scoped user id; unique
+       * @example US.13491208655302741918
+       */
+      wa_user_id?: string;
       /** @description null clears it */
       name?: string | null;
       /** @description null clears it */
@@ -1700,7 +1720,7 @@ export interface components {
        */
       tags?: string[];
       /**
-       * @description Custom attributes: up to 50 keys of 1 to 64 characters: a letter, then letters, digits, _, - or . (not phone, name, email or tags), each a string of 1 to 1000 characters, a number or a boolean; replaces the contact's attributes (send {} to remove them all)
+       * @description Custom attributes: up to 50 keys of 1 to 64 characters: a letter, then letters, digits, _, - or . (not phone, name, email, tags or wa_user_id), each a string of 1 to 1000 characters, a number or a boolean; replaces the contact's attributes (send {} to remove them all)
        * @example {
        *       "plan": "pro",
        *       "seats": 12,
@@ -1884,12 +1904,25 @@ export interface components {
     };
     CustomerResponse: {
       /**
-       * @description The contact's name, or the phone when the contact has none
+       * @description The contact's name; without one the phone, else the username, else the user id
        * @example Maria Lopez
        */
       name: string;
-      /** @example +16315551234 */
-      phone: string;
+      /**
+       * @description Null for a customer the channel knows only by wa_user_id
+       * @example +16315551234
+       */
+      phone: string | null;
+      /**
+       * @description The channel's business-scoped user id
+       * @example US.13491208655302741918
+       */
+      wa_user_id: string | null;
+      /**
+       * @description The username the customer adopted on WhatsApp
+       * @example maria.lopez
+       */
+      username: string | null;
     };
     LastMessageResponse: {
       /** @example msg_01a2047c8e2078c99d14947d2651598e */
@@ -2054,7 +2087,7 @@ export interface components {
        * @example utility
        */
       pricing_category: string | null;
-      /** @description The customer's phone on inbound messages; null on outbound ones and notes */
+      /** @description The customer's phone on inbound messages; null on outbound ones and notes, and for a customer known only by their user id (the conversation's customer.wa_user_id) */
       from: string | null;
       /**
        * @description Outbound: queued -> sent -> delivered -> read -> played (voice messages), never backwards, or failed; a note is `sent` once stored
@@ -3725,7 +3758,7 @@ export interface operations {
   ContactsController_list: {
     parameters: {
       query?: {
-        /** @description Case-insensitive substring of the name, phone or email */
+        /** @description Case-insensitive substring of the name, phone, email or username */
         q?: string;
         /** @description Only contacts with this tag (exact match) */
         tag?: string;
@@ -3856,7 +3889,7 @@ export interface operations {
   ContactsController_export: {
     parameters: {
       query?: {
-        /** @description Case-insensitive substring of the name, phone or email */
+        /** @description Case-insensitive substring of the name, phone, email or username */
         q?: string;
         /** @description Only contacts with this tag (exact match) */
         tag?: string;

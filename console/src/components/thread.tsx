@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, type Conversation, type Message } from '../api/client';
-import { duration, fullTime, shortTime, tick } from '../format';
+import { customerHandle, duration, fullTime, shortTime, tick } from '../format';
 import { navigate } from '../router';
 import type { StreamEvent } from '../stream';
 import { ErrorNote } from '../ui';
@@ -166,7 +166,7 @@ export function Thread(props: {
         <div class="thread-title">
           <h1>{conversation.customer.name}</h1>
           <p class="muted">
-            {conversation.customer.phone} · {conversation.status}
+            {customerHandle(conversation.customer)} · {conversation.status}
             {conversation.status === 'snoozed' && conversation.snoozed_until && ` until ${fullTime(conversation.snoozed_until)}`}
           </p>
         </div>

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, currentToken, type Schemas, urlOf } from '../api/client';
+import { customerHandle } from '../format';
 import { Dialog, ErrorNote, Field, LoadMore, PageHeader, useAction, usePages, valueOf } from '../ui';
 
 type Contact = Schemas['ContactResponse'];
@@ -103,7 +104,7 @@ export function ContactsPage() {
         <thead>
           <tr>
             <th scope="col">Name</th>
-            <th scope="col">Phone</th>
+            <th scope="col">Phone or username</th>
             <th scope="col">E-mail</th>
             <th scope="col">Tags</th>
             <th scope="col">Actions</th>
@@ -116,7 +117,7 @@ export function ContactsPage() {
                 {contact.name ?? '—'}
                 {contact.blocked && <span class="label-chip blocked-chip">Blocked</span>}
               </td>
-              <td>{contact.phone}</td>
+              <td>{customerHandle(contact)}</td>
               <td>{contact.email ?? '—'}</td>
               <td>{contact.tags.join(', ')}</td>
               <td class="row-actions">
@@ -124,7 +125,7 @@ export function ContactsPage() {
                   type="button"
                   class="link-button"
                   onClick={() => setEditing(contact)}
-                  aria-label={`Edit ${contact.name ?? contact.phone}`}
+                  aria-label={`Edit ${contact.name ?? customerHandle(contact)}`}
                 >
                   Edit
                 </button>
@@ -132,7 +133,7 @@ export function ContactsPage() {
                   type="button"
                   class="link-button"
                   onClick={() => setMerging(contact)}
-                  aria-label={`Merge another contact into ${contact.name ?? contact.phone}`}
+                  aria-label={`Merge another contact into ${contact.name ?? customerHandle(contact)}`}
                 >
                   Merge
                 </button>
@@ -141,7 +142,7 @@ export function ContactsPage() {
                   class="link-button"
                   disabled={changeBlock.pending}
                   onClick={() => void changeBlock.run(contact)}
-                  aria-label={`${contact.blocked ? 'Unblock' : 'Block'} ${contact.name ?? contact.phone}`}
+                  aria-label={`${contact.blocked ? 'Unblock' : 'Block'} ${contact.name ?? customerHandle(contact)}`}
                 >
                   {contact.blocked ? 'Unblock' : 'Block'}
                 </button>
@@ -186,7 +187,8 @@ function ContactForm(props: { contact: Contact | null; onClose: () => void; onSa
   );
   const save = useAction(async () => {
     const body = {
-      phone: phone.trim(),
+      // A customer the channel knows only by user id keeps no phone until someone gives one.
+      ...(phone.trim() || !contact?.wa_user_id ? { phone: phone.trim() } : {}),
       name: name.trim() || null,
       email: email.trim() || null,
       tags: tags
@@ -200,7 +202,7 @@ function ContactForm(props: { contact: Contact | null; onClose: () => void; onSa
     props.onSaved();
   });
   const remove = useAction(async () => {
-    if (contact && confirm(`Delete ${contact.name ?? contact.phone}?`)) {
+    if (contact && confirm(`Delete ${contact.name ?? customerHandle(contact)}?`)) {
       await api.delete('/api/v1/contacts/{id}', { params: { id: contact.id } });
       props.onSaved();
     }
@@ -214,8 +216,14 @@ function ContactForm(props: { contact: Contact | null; onClose: () => void; onSa
         }}
       >
         <Field label="Phone (E.164, with +)">
-          <input type="tel" required value={phone} onInput={(e) => setPhone(valueOf(e))} />
+          <input type="tel" required={!contact?.wa_user_id} value={phone} onInput={(e) => setPhone(valueOf(e))} />
         </Field>
+        {contact?.wa_user_id && (
+          <p class="muted">
+            WhatsApp user id {contact.wa_user_id}
+            {contact.username && ` · username @${contact.username}`}
+          </p>
+        )}
         <Field label="Name">
           <input type="text" value={name} onInput={(e) => setName(valueOf(e))} />
         </Field>

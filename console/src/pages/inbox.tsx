@@ -42,7 +42,8 @@ function matches(conversation: Conversation, filter: Filter, myId: string): bool
   if (filter.label && !conversation.labels.some((label) => label.toLowerCase() === filter.label.toLowerCase())) return false;
   if (filter.q) {
     const q = filter.q.toLowerCase();
-    if (!conversation.customer.name.toLowerCase().includes(q) && !conversation.customer.phone.includes(q)) return false;
+    const { name, phone, username } = conversation.customer;
+    if (![name, phone, username].some((text) => text?.toLowerCase().includes(q))) return false;
   }
   return true;
 }
