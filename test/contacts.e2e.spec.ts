@@ -1,7 +1,6 @@
 import { DataSource } from 'typeorm';
 import { ListContactsQuery } from '../src/contacts/contact.dto';
 import { ContactRepository } from '../src/contacts/contact.repository';
-import { ContactsService } from '../src/contacts/contacts.service';
 import { parsePublicId } from '../src/common/ids';
 import { createConversation } from './support/factories';
 import { Query, startTestApp, TestApp } from './support/test-app';
@@ -454,79 +453,6 @@ describe('contacts list', () => {
     const answer = await t.request('GET', `/api/v1/contacts?${query}`, { token });
     expect(answer.status).toBe(400);
     expect(answer.body.error).toMatch(message);
-  });
-});
-
-describe('ContactsService.findOrCreateByPhone', () => {
-  let t: TestApp;
-  let token: string;
-  let contacts: ContactsService;
-  let dataSource: DataSource;
-  beforeAll(async () => {
-    t = await startTestApp();
-    token = await t.adminToken();
-    contacts = t.app.get(ContactsService);
-    dataSource = t.app.get(DataSource);
-  });
-  afterAll(() => t.close());
-
-  const findOrCreate = (phone: string, profileName: string | null) =>
-    dataSource.transaction((manager) => contacts.findOrCreateForCustomer(manager, { phone, userId: null, username: null, profileName }));
-
-  it('creates a contact for a new phone with the profile name, recording contact.created', async () => {
-    const { contact, created } = await findOrCreate('+16315557001', 'Pat Doe');
-    expect(created).toBe(true);
-    expect(contact).toMatchObject({ phone: '+16315557001', name: 'Pat Doe', email: null, tags: [] });
-    const id = `ct_${contact.id.replace(/-/g, '')}`;
-    const answer = await t.request('GET', `/api/v1/contacts/${id}`, { token });
-    expect(answer.body).toMatchObject({ id, phone: '+16315557001', name: 'Pat Doe' });
-    expect(await eventsOf(t, id)).toEqual([{ type: 'contact.created', data: { contact: answer.body } }]);
-  });
-
-  it('returns the existing contact, whose name stays, recording nothing', async () => {
-    const existing = await t.request('POST', '/api/v1/contacts', { token, body: { phone: '+16315557002', name: 'Kim' } });
-    const { contact, created } = await findOrCreate('+16315557002', 'Kimberly from WhatsApp');
-    expect(created).toBe(false);
-    expect(`ct_${contact.id.replace(/-/g, '')}`).toBe(existing.body.id);
-    expect(contact.name).toBe('Kim');
-    expect((await eventsOf(t, existing.body.id)).map((e) => e.type)).toEqual(['contact.created']);
-  });
-
-  it('gives an existing nameless contact the profile name, recording contact.updated', async () => {
-    const existing = await t.request('POST', '/api/v1/contacts', { token, body: { phone: '+16315557003' } });
-    const { contact, created } = await findOrCreate('+16315557003', 'Lee');
-    expect(created).toBe(false);
-    expect(contact.name).toBe('Lee');
-    const answer = await t.request('GET', `/api/v1/contacts/${existing.body.id}`, { token });
-    expect(answer.body.name).toBe('Lee');
-    const events = await eventsOf(t, existing.body.id);
-    expect(events.map((e) => e.type)).toEqual(['contact.created', 'contact.updated']);
-    expect(events[1].data).toEqual({ contact: answer.body });
-  });
-
-  it('creates exactly one contact when concurrent calls race for one new phone', async () => {
-    const results = await Promise.all([1, 2, 3, 4].map(() => findOrCreate('+16315557004', 'Racer')));
-    expect(results.map((r) => r.created).sort()).toEqual([false, false, false, true]);
-    expect(new Set(results.map((r) => r.contact.id)).size).toBe(1);
-    const rows: { id: string }[] = await dataSource.query(`SELECT id FROM contacts WHERE phone = '+16315557004'`);
-    expect(rows).toHaveLength(1);
-    const id = `ct_${rows[0].id.replace(/-/g, '')}`;
-    expect((await eventsOf(t, id)).map((e) => e.type)).toEqual(['contact.created']);
-  });
-
-  it('creates nothing when the caller rolls back', async () => {
-    await expect(
-      dataSource.transaction(async (manager) => {
-        await contacts.findOrCreateForCustomer(manager, { phone: '+16315557005', userId: null, username: null, profileName: 'Ghost' });
-        throw new Error('the caller failed later');
-      }),
-    ).rejects.toThrow('the caller failed later');
-    expect(await dataSource.query(`SELECT id FROM contacts WHERE phone = '+16315557005'`)).toEqual([]);
-    expect(await dataSource.query(`SELECT id FROM events WHERE data->'contact'->>'phone' = '+16315557005'`)).toEqual([]);
-    // The same queries find the contact and its event once a caller commits it.
-    expect((await t.request('POST', '/api/v1/contacts', { token, body: { phone: '+16315557005' } })).status).toBe(201);
-    expect(await dataSource.query(`SELECT id FROM contacts WHERE phone = '+16315557005'`)).toHaveLength(1);
-    expect(await dataSource.query(`SELECT id FROM events WHERE data->'contact'->>'phone' = '+16315557005'`)).toHaveLength(1);
   });
 });
 
