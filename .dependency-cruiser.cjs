@@ -35,6 +35,7 @@ const FOLDERS = {
     why: 'login and its lockout, invitations, resets, the profile: the account’s life, above users and auth',
   },
   labels: { uses: ['common', 'database', 'users'], why: 'the label catalogue' },
+  inboxes: { uses: ['common', 'config', 'database'], why: 'the WhatsApp numbers, each an inbox of conversations' },
   'canned-responses': { uses: ['auth', 'common', 'database', 'users'], why: "the team's saved replies" },
   contacts: { uses: ['audit', 'common', 'database', 'events'], why: 'the contact book, its import and export' },
   notifications: {
@@ -58,6 +59,7 @@ const FOLDERS = {
       'contacts',
       'database',
       'events',
+      'inboxes',
       'labels',
       'media',
       'metrics',

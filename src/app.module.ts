@@ -15,6 +15,7 @@ import { ConversationsModule } from './conversations/conversations.module';
 import { EventStreamModule } from './events/event-stream.module';
 import { HealthModule } from './health/health.module';
 import { InboundModule } from './inbound/inbound.module';
+import { InboxesModule } from './inboxes/inboxes.module';
 import { LabelsModule } from './labels/labels.module';
 import { MailModule } from './mail/mail.module';
 import { MediaModule } from './media/media.module';
@@ -51,6 +52,7 @@ export class AppModule {
         ContactsModule,
         NotificationsModule,
         TemplatesModule,
+        InboxesModule,
         LabelsModule,
         MediaModule,
         ConversationsModule,

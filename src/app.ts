@@ -190,6 +190,7 @@ function openApiDescription() {
       .addBearerAuth()
       // The order Swagger shows them in: how to get a token first, operators' endpoints last.
       .addTag('Authentication', 'Log in, log out, invitations and password resets')
+      .addTag('Inboxes', 'The WhatsApp numbers of the business, each an inbox of conversations')
       .addTag('Conversations', 'The inbox: conversations, their messages, notes, reads and sends')
       .addTag('Contacts', 'The contact book: contacts, attributes, merging, blocking, CSV import and export')
       .addTag('Media', 'Uploads to send, and the media of messages')

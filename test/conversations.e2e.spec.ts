@@ -17,13 +17,14 @@ describe('conversations', () => {
   });
   afterAll(() => t.close());
 
-  it('gets one conversation in the seed’s shape plus labels, snoozed_until, its preview, window, created_at and updated_at', async () => {
+  it('gets one conversation in the seed’s shape plus its inbox, labels, snoozed_until, its preview, window, created_at and updated_at', async () => {
     const writtenAt = Math.floor(Date.now() / 1000) - 3600;
     const { id, phone } = await customerWrites(t, { name: 'Nora', text: 'Where is my parcel?', timestamp: writtenAt });
     const answer = await t.request('GET', `/api/v1/conversations/${id}`, { token: admin });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({
       id,
+      inbox_id: 'inb_00000000000070008000000000000001',
       status: 'open',
       customer: { name: 'Nora', phone, wa_user_id: null, username: null },
       assigned_to: null,
@@ -289,8 +290,8 @@ describe('conversation list', () => {
     const [{ id: reader }] = await t.sql<{ id: string }>('SELECT id FROM users ORDER BY created_at LIMIT 1');
     await dataSource.query(`INSERT INTO contacts (id, phone, name, tags, created_at, updated_at)
       SELECT gen_random_uuid(), '+1999' || lpad(i::text, 7, '0'), 'Bulk ' || md5(i::text), '{}', now(), now() FROM generate_series(1, 3000) i`);
-    await dataSource.query(`INSERT INTO conversations (id, contact_id, status, assigned_to, last_message_at, created_at, updated_at)
-      SELECT gen_random_uuid(), id, CASE WHEN random() < 0.2 THEN 'closed' ELSE 'open' END, NULL, now() - random() * interval '90 days', now(), now() FROM contacts WHERE name LIKE 'Bulk %'`);
+    await dataSource.query(`INSERT INTO conversations (id, contact_id, inbox_id, status, assigned_to, last_message_at, created_at, updated_at)
+      SELECT gen_random_uuid(), id, (SELECT id FROM inboxes WHERE is_default), CASE WHEN random() < 0.2 THEN 'closed' ELSE 'open' END, NULL, now() - random() * interval '90 days', now(), now() FROM contacts WHERE name LIKE 'Bulk %'`);
     // Customers wrote last in most of them; the reader has read half of those.
     await dataSource.query(
       `UPDATE conversations SET last_received_at = last_message_at, last_received_id = gen_random_uuid() WHERE random() < 0.8`,

@@ -178,6 +178,7 @@ describe('OpenAPI document', () => {
         'POST /api/v1/conversations/{id}/messages',
         'POST /api/v1/conversations/{id}/read',
         'POST /api/v1/conversations/{id}/notes',
+        'GET /api/v1/inboxes',
         'GET /api/v1/labels',
         'POST /api/v1/labels',
         'POST /api/v1/media',

@@ -95,8 +95,8 @@ const contacts = (size: SeedSize) => `
  * the latest one in 60% of them; otherwise an agent answered up to 6 hours later.
  */
 const CONVERSATIONS = `
-  INSERT INTO conversations (id, contact_id, status, assigned_to, last_message_at, last_inbound_at, created_at, updated_at)
-  SELECT pg_temp.bench_uuid7(ct.created_at), ct.id,
+  INSERT INTO conversations (id, contact_id, inbox_id, status, assigned_to, last_message_at, last_inbound_at, created_at, updated_at)
+  SELECT pg_temp.bench_uuid7(ct.created_at), ct.id, (SELECT id FROM inboxes WHERE is_default),
     CASE WHEN random() < 0.2 THEN 'closed' ELSE 'open' END,
     CASE WHEN random() < 1.0 / 3 THEN (SELECT array_agg(id ORDER BY created_at, id) FROM users)[1 + floor(random() * (SELECT count(*) FROM users))::int] END,
     last_at,

@@ -89,6 +89,9 @@ export class ConversationResponse {
   @ApiProperty({ example: 'conv_01a2047c8e2078c99d14947d2651598e' })
   id!: string;
 
+  @ApiProperty({ example: 'inb_00000000000070008000000000000001', description: 'The inbox (WhatsApp number) it is held on' })
+  inbox_id!: string;
+
   @ApiProperty({ enum: CONVERSATION_STATUSES })
   status!: ConversationStatus;
 
@@ -140,6 +143,7 @@ export class ConversationResponse {
   static of(row: ConversationWithCustomer): ConversationResponse {
     return {
       id: toPublicId('conv', row.id),
+      inbox_id: toPublicId('inb', row.inbox_id),
       status: row.status,
       customer: {
         name: row.customer_name ?? row.customer_phone ?? row.customer_username ?? row.customer_wa_user_id ?? '',
@@ -181,7 +185,15 @@ export class ListConversationsQuery extends PageQuery {
   @Matches(/^(me|none|user_[0-9a-f]{32})$/, { message: 'assigned_to must be me, none or a user id' })
   assigned_to?: string;
 
-  @ApiPropertyOptional({ description: 'Part of the customer name or phone, case-insensitive' })
+  @ApiPropertyOptional({
+    description: 'Only the conversations of this inbox (GET /api/v1/inboxes)',
+    example: 'inb_00000000000070008000000000000001',
+  })
+  @IsOmittable()
+  @Matches(/^inb_[0-9a-f]{32}$/, { message: 'inbox_id must be an inbox id (inb_…)' })
+  inbox_id?: string;
+
+  @ApiPropertyOptional({ description: 'Part of the customer name, phone or username, case-insensitive' })
   @IsOmittable()
   @Transform(trimmed)
   @IsString()

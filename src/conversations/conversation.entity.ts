@@ -4,10 +4,12 @@ import type { MessageDirection, MessageStatus } from './message.entity';
 export type ConversationStatus = 'open' | 'snoozed' | 'closed';
 export const CONVERSATION_STATUSES: ConversationStatus[] = ['open', 'snoozed', 'closed'];
 
-/** A row of `conversations`: the one conversation of a contact (its customer). */
+/** A row of `conversations`: the one conversation of a contact (its customer) in one inbox. */
 export interface ConversationRow {
   id: string;
   contact_id: string;
+  /** The inbox (WhatsApp number) it is held on: a customer has one conversation per inbox. */
+  inbox_id: string;
   status: ConversationStatus;
   assigned_to: string | null;
   last_message_at: Date;

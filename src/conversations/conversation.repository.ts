@@ -31,7 +31,7 @@ function shown(conversations: Sql, readerId: string | null): Sql {
                                                 ORDER BY u.created_at DESC, u.id DESC LIMIT ${UNREAD_COUNT_LIMIT}) unread)
              END AS unread_count`;
   const marker = readerId === null ? sql`` : sql`LEFT JOIN conversation_reads r ON r.conversation_id = c.id AND r.user_id = ${readerId}`;
-  return sql`SELECT c.id, c.status, c.assigned_to, c.last_message_at, c.last_inbound_at, c.snoozed_until, c.created_at, c.updated_at,
+  return sql`SELECT c.id, c.inbox_id, c.status, c.assigned_to, c.last_message_at, c.last_inbound_at, c.snoozed_until, c.created_at, c.updated_at,
     ct.name AS customer_name, ct.phone AS customer_phone, ct.wa_user_id AS customer_wa_user_id, ct.username AS customer_username,
     ${LABEL_NAMES} AS labels,
     lm.id AS last_message_id, lm.direction AS last_message_direction, lm.type AS last_message_type, lm.text AS last_message_text,
@@ -52,7 +52,7 @@ function hasUnread(readerId: string): Sql {
 }
 
 const COLUMNS = sql.raw(
-  'id, contact_id, status, assigned_to, last_message_at, last_inbound_at, snoozed_until, last_received_at, last_received_id, created_at, updated_at',
+  'id, contact_id, inbox_id, status, assigned_to, last_message_at, last_inbound_at, snoozed_until, last_received_at, last_received_id, created_at, updated_at',
 );
 const RECENT_FIRST = new Keyset<ConversationWithCustomer>({ time: 'c.last_message_at', id: 'c.id' }, 'DESC', (row) => [
   row.last_message_at,
@@ -63,6 +63,8 @@ export interface ConversationFilter {
   status?: ConversationStatus;
   /** A user's uuid, or null for the unassigned ones. */
   assignedTo?: string | null;
+  /** An inbox's uuid. */
+  inboxId?: string;
   /** Part of the customer's name, phone or e-mail, case-insensitive. */
   q?: string;
   /** A label's name, case-insensitive. */
@@ -106,6 +108,7 @@ export class ConversationRepository {
     if (filter.status) where.push(sql`c.status = ${filter.status}`);
     if (filter.assignedTo === null) where.push(sql`c.assigned_to IS NULL`);
     else if (filter.assignedTo !== undefined) where.push(sql`c.assigned_to = ${filter.assignedTo}`);
+    if (filter.inboxId !== undefined) where.push(sql`c.inbox_id = ${filter.inboxId}`);
     if (filter.q)
       where.push(
         sql`c.contact_id IN (SELECT s.id FROM contacts s WHERE ${sql.raw(contactSearchText('s'))} ILIKE ${containsPattern(filter.q)})`,
@@ -181,29 +184,34 @@ export class ConversationRepository {
     return queryOne(db, sql`SELECT ${COLUMNS} FROM conversations WHERE id = ${id} FOR UPDATE`);
   }
 
-  /** The contact's conversation, locked until the caller's transaction ends. */
-  /** When the contact last wrote (the channel's time), from their conversation; null if they never did or have none. */
+  /** When the contact last wrote (the channel's time), to any inbox; null if they never did or have no conversation. */
   async lastInboundAtOfContact(db: Db, contactId: string): Promise<Date | null> {
     const row = await queryOne<{ last_inbound_at: Date | null }>(
       db,
-      sql`SELECT last_inbound_at FROM conversations WHERE contact_id = ${contactId}`,
+      sql`SELECT max(last_inbound_at) AS last_inbound_at FROM conversations WHERE contact_id = ${contactId}`,
     );
     return row?.last_inbound_at ?? null;
   }
 
-  lockByContact(db: Db, contactId: string): Promise<ConversationRow | null> {
-    return queryOne(db, sql`SELECT ${COLUMNS} FROM conversations WHERE contact_id = ${contactId} FOR UPDATE`);
+  /** Every conversation of the contact (one per inbox), locked until the caller's transaction ends, oldest first. */
+  lockAllOfContact(db: Db, contactId: string): Promise<ConversationRow[]> {
+    return query(db, sql`SELECT ${COLUMNS} FROM conversations WHERE contact_id = ${contactId} ORDER BY created_at, id FOR UPDATE`);
   }
 
-  /** Inserts unless the contact has a conversation already; answers whether it did. */
+  /** The contact's conversation in this inbox, locked until the caller's transaction ends. */
+  lockByContact(db: Db, contactId: string, inboxId: string): Promise<ConversationRow | null> {
+    return queryOne(db, sql`SELECT ${COLUMNS} FROM conversations WHERE contact_id = ${contactId} AND inbox_id = ${inboxId} FOR UPDATE`);
+  }
+
+  /** Inserts unless the contact has a conversation in its inbox already; answers whether it did. */
   async insertUnlessContactHasOne(db: Db, conversation: ConversationRow): Promise<boolean> {
     const inserted = await query(
       db,
       sql`INSERT INTO conversations (${COLUMNS})
-          VALUES (${conversation.id}, ${conversation.contact_id}, ${conversation.status}, ${conversation.assigned_to}, ${conversation.last_message_at},
-                  ${conversation.last_inbound_at}, ${conversation.snoozed_until}, ${conversation.last_received_at}, ${conversation.last_received_id},
-                  ${conversation.created_at}, ${conversation.updated_at})
-          ON CONFLICT (contact_id) DO NOTHING RETURNING id`,
+          VALUES (${conversation.id}, ${conversation.contact_id}, ${conversation.inbox_id}, ${conversation.status}, ${conversation.assigned_to},
+                  ${conversation.last_message_at}, ${conversation.last_inbound_at}, ${conversation.snoozed_until}, ${conversation.last_received_at},
+                  ${conversation.last_received_id}, ${conversation.created_at}, ${conversation.updated_at})
+          ON CONFLICT (contact_id, inbox_id) DO NOTHING RETURNING id`,
     );
     return inserted.length > 0;
   }

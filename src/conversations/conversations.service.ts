@@ -1,6 +1,7 @@
 import { BadRequestException, Injectable, NotFoundException, OnModuleInit, UnprocessableEntityException } from '@nestjs/common';
 import { newUuid, parsePublicId } from '../common/ids';
 import { mapPage, Page } from '../common/pagination';
+import { DEFAULT_INBOX_ID } from '../inboxes/inbox.entity';
 import { Database } from '../database/database';
 import { isForeignKeyViolation } from '../database/errors';
 import type { Db } from '../database/sql';
@@ -38,7 +39,8 @@ export function conversationFilterOf(query: ListConversationsQuery, callerId: st
         : query.assigned_to === 'me'
           ? callerId
           : parsePublicId('user', query.assigned_to)!;
-  return { status: query.status, assignedTo, q: query.q, label: query.label, unread: query.unread };
+  const inboxId = query.inbox_id === undefined ? undefined : parsePublicId('inb', query.inbox_id)!;
+  return { status: query.status, assignedTo, inboxId, q: query.q, label: query.label, unread: query.unread };
 }
 
 /**
@@ -192,7 +194,7 @@ export class ConversationsService implements OnModuleInit {
     const contactId = parsePublicId('ct', contactPublicId);
     if (contactId === null) throw new UnprocessableEntityException('contact_id does not name a contact');
     return this.database.transaction(async (db) => {
-      const existing = await this.conversations.lockByContact(db, contactId);
+      const existing = await this.conversations.lockByContact(db, contactId, DEFAULT_INBOX_ID);
       if (existing)
         return { conversation: ConversationResponse.of(await this.findWithCustomer(db, existing.id, actor.id)), created: false };
       let opened: ConversationRow;
@@ -218,10 +220,11 @@ export class ConversationsService implements OnModuleInit {
    * The lock makes the customer's message and the snooze's own wake-up exclusive: the one that
    * comes second finds the conversation open and records nothing.
    */
-  async openForContact(db: Db, contactId: string, at: Date, { reopen = true } = {}): Promise<ConversationRow> {
+  async openForContact(db: Db, contactId: string, at: Date, { reopen = true, inboxId = DEFAULT_INBOX_ID } = {}): Promise<ConversationRow> {
     const fresh: ConversationRow = {
       id: newUuid(at.getTime()),
       contact_id: contactId,
+      inbox_id: inboxId,
       status: 'open',
       assigned_to: null,
       last_message_at: at,
@@ -235,11 +238,11 @@ export class ConversationsService implements OnModuleInit {
     // Locked first: a customer's next message (nearly every one) costs one statement. The caller
     // holds the contact's lock, so another transaction creating it in between is rare (and
     // then found by the second lock).
-    let conversation = await this.conversations.lockByContact(db, contactId);
+    let conversation = await this.conversations.lockByContact(db, contactId, inboxId);
     let created = false;
     if (conversation === null) {
       created = await this.conversations.insertUnlessContactHasOne(db, fresh);
-      conversation = created ? fresh : (await this.conversations.lockByContact(db, contactId))!;
+      conversation = created ? fresh : (await this.conversations.lockByContact(db, contactId, inboxId))!;
     }
     if (created) {
       await this.events.record(
@@ -289,8 +292,8 @@ export class ConversationsService implements OnModuleInit {
 
   /**
    * Two customers become one (a contact merge), in the caller's transaction, after the caller has
-   * locked both contacts: the conversation of `fromContactId`, if any, becomes part of the one of
-   * `intoContactId`, so the customer still has one conversation.
+   * locked both contacts: each conversation of `fromContactId` becomes part of the one of
+   * `intoContactId` in the same inbox, so the customer still has one conversation per inbox.
    * - Only the other customer has one: it becomes this customer's (see `moveToContact` for its window).
    * - Both have one: the other's messages move into this one's (the thread orders them by time),
    *   and so do the notifications about it and its labels; the other conversation is deleted.
@@ -299,9 +302,11 @@ export class ConversationsService implements OnModuleInit {
    *   24-hour window stays its own: replies go to this customer's phone.
    */
   async mergeCustomerThreads(db: Db, intoContactId: string, fromContactId: string, actor: UserRow): Promise<void> {
-    const into = await this.conversations.lockByContact(db, intoContactId);
-    const from = await this.conversations.lockByContact(db, fromContactId);
-    if (!from) return;
+    for (const from of await this.conversations.lockAllOfContact(db, fromContactId)) await this.mergeThread(db, intoContactId, from, actor);
+  }
+
+  private async mergeThread(db: Db, intoContactId: string, from: ConversationRow, actor: UserRow): Promise<void> {
+    const into = await this.conversations.lockByContact(db, intoContactId, from.inbox_id);
     const now = new Date();
     if (!into) {
       await this.conversations.moveToContact(db, from.id, intoContactId, now);

@@ -23,6 +23,7 @@ import { SecurityControls1764040000000 } from './migrations/1764040000000-securi
 import { UploadReferences1764050000000 } from './migrations/1764050000000-upload-references';
 import { UploadRetention1764030000000 } from './migrations/1764030000000-upload-retention';
 import { CustomerUserIds1764060000000 } from './migrations/1764060000000-customer-user-ids';
+import { Inboxes1764070000000 } from './migrations/1764070000000-inboxes';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   SecurityControls1764040000000,
   UploadReferences1764050000000,
   CustomerUserIds1764060000000,
+  Inboxes1764070000000,
 ];

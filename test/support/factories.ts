@@ -5,6 +5,7 @@ import type { ConversationRow } from '../../src/conversations/conversation.entit
 import { ConversationRepository } from '../../src/conversations/conversation.repository';
 import { newUuid } from '../../src/common/ids';
 import { Database } from '../../src/database/database';
+import { DEFAULT_INBOX_ID } from '../../src/inboxes/inbox.entity';
 import type { TestApp } from './test-app';
 
 /**
@@ -37,6 +38,7 @@ export async function createConversation(t: TestApp, fields: Partial<Conversatio
   const conversation: ConversationRow = {
     id: newUuid(now.getTime()),
     contact_id: fields.contact_id ?? (await createContact(t)).id,
+    inbox_id: DEFAULT_INBOX_ID,
     status: 'open',
     assigned_to: null,
     last_message_at: now,

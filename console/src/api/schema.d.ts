@@ -572,6 +572,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/inboxes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the inboxes (the WhatsApp numbers), the default first
+     * @description Tokens and app secrets are never answered: has_access_token and has_app_secret say whether one is stored.
+     */
+    get: operations['InboxesController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/labels': {
     parameters: {
       query?: never;
@@ -1837,6 +1857,36 @@ export interface components {
        */
       synced: number;
     };
+    InboxResponse: {
+      /** @example inb_00000000000070008000000000000001 */
+      id: string;
+      /** @example Support */
+      name: string;
+      /**
+       * @description The channel's id of the number, which routes its webhooks; null for the sandbox
+       * @example 106540352242922
+       */
+      phone_number_id: string | null;
+      /** @example 15550783881 */
+      display_phone_number: string | null;
+      /**
+       * @description The WhatsApp Business Account of its templates
+       * @example 102290129340398
+       */
+      business_account_id: string | null;
+      /** @enum {string} */
+      status: 'active' | 'disabled';
+      /** @description Whether an access token is stored (it is never answered); without one the inbox is the sandbox */
+      has_access_token: boolean;
+      /** @description Whether an app secret is stored (never answered) to check its webhooks’ signatures */
+      has_app_secret: boolean;
+      /** @description The inbox the MESSAGING_* settings describe, which held every conversation before inboxes existed */
+      is_default: boolean;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+    };
     LabelResponse: {
       /** @example lbl_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d */
       id: string;
@@ -1941,6 +1991,11 @@ export interface components {
     ConversationResponse: {
       /** @example conv_01a2047c8e2078c99d14947d2651598e */
       id: string;
+      /**
+       * @description The inbox (WhatsApp number) it is held on
+       * @example inb_00000000000070008000000000000001
+       */
+      inbox_id: string;
       /** @enum {string} */
       status: 'open' | 'snoozed' | 'closed';
       customer: components['schemas']['CustomerResponse'];
@@ -4661,6 +4716,52 @@ export interface operations {
       };
     };
   };
+  InboxesController_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InboxResponse'][];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
   LabelsController_list: {
     parameters: {
       query?: {
@@ -5119,7 +5220,9 @@ export interface operations {
         status?: 'open' | 'snoozed' | 'closed';
         /** @description `me`, `none` (unassigned) or a user id */
         assigned_to?: string;
-        /** @description Part of the customer name or phone, case-insensitive */
+        /** @description Only the conversations of this inbox (GET /api/v1/inboxes) */
+        inbox_id?: string;
+        /** @description Part of the customer name, phone or username, case-insensitive */
         q?: string;
         /** @description Only the conversations with this label (its name, case-insensitive) */
         label?: string;

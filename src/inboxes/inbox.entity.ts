@@ -1,0 +1,26 @@
+/** `disabled`: kept with its conversations, but neither receiving nor sending. */
+export type InboxStatus = 'active' | 'disabled';
+
+/**
+ * The default inbox, made by the migration that introduced inboxes with every conversation of
+ * the install in it, and described at each start by the MESSAGING_* settings.
+ */
+export const DEFAULT_INBOX_ID = '00000000-0000-7000-8000-000000000001';
+
+/** A row of `inboxes`: one WhatsApp phone number of the business. */
+export interface InboxRow {
+  id: string;
+  name: string;
+  /** The channel's id of the number (`value.metadata.phone_number_id` of its webhooks); null for the sandbox. */
+  phone_number_id: string | null;
+  display_phone_number: string | null;
+  business_account_id: string | null;
+  status: InboxStatus;
+  /** Sealed with ENCRYPTION_KEY (SecretBox); never answered. Null: the inbox is the sandbox. */
+  access_token: string | null;
+  /** Sealed with ENCRYPTION_KEY; the key its webhooks' signatures are checked with. */
+  app_secret: string | null;
+  is_default: boolean;
+  created_at: Date;
+  updated_at: Date;
+}

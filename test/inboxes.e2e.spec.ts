@@ -1,0 +1,114 @@
+import { FakeGraphApi } from './support/fake-graph-api';
+import { customerWrites } from './support/inbox';
+import { createTestDatabase, TestDatabase } from './support/test-database';
+import { startTestApp, TestApp } from './support/test-app';
+
+const DEFAULT_INBOX = 'inb_00000000000070008000000000000001';
+
+describe('inboxes', () => {
+  describe('on the sandbox (no MESSAGING_* settings)', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp();
+    });
+    afterAll(() => t.close());
+
+    it('lists the default inbox to every user, as the sandbox: no number, no token', async () => {
+      const agent = await t.createUser({ name: 'Inbox Reader' });
+      const answer = await t.request('GET', '/api/v1/inboxes', { token: agent.token });
+      expect(answer.status).toBe(200);
+      expect(answer.body).toEqual([
+        {
+          id: DEFAULT_INBOX,
+          name: 'Default',
+          phone_number_id: null,
+          display_phone_number: null,
+          business_account_id: null,
+          status: 'active',
+          has_access_token: false,
+          has_app_secret: false,
+          is_default: true,
+          created_at: expect.any(String),
+          updated_at: expect.any(String),
+        },
+      ]);
+    });
+
+    it('puts every conversation in the default inbox, and filters the list by inbox_id', async () => {
+      const admin = await t.adminToken();
+      const { id } = await customerWrites(t, { name: 'Inbox Customer' });
+      expect((await t.request('GET', `/api/v1/conversations/${id}`, { token: admin })).body.inbox_id).toBe(DEFAULT_INBOX);
+      const inDefault = await t.request('GET', `/api/v1/conversations?inbox_id=${DEFAULT_INBOX}`, { token: admin });
+      expect(inDefault.body.data.map((c) => c.id)).toContain(id);
+      const elsewhere = await t.request('GET', `/api/v1/conversations?inbox_id=inb_${'0'.repeat(31)}9`, { token: admin });
+      expect(elsewhere.status).toBe(200);
+      expect(elsewhere.body.data).toEqual([]);
+      const malformed = await t.request('GET', '/api/v1/conversations?inbox_id=support', { token: admin });
+      expect(malformed.status).toBe(400);
+      expect(malformed.body).toEqual({ error: 'inbox_id must be an inbox id (inb_…)' });
+    });
+
+    it('refuses the list without a token', async () => {
+      expect((await t.request('GET', '/api/v1/inboxes')).status).toBe(401);
+    });
+  });
+
+  describe('described by the MESSAGING_* settings', () => {
+    let graph: FakeGraphApi;
+    let database: TestDatabase;
+    beforeAll(async () => {
+      graph = await FakeGraphApi.start();
+      database = await createTestDatabase();
+    });
+    afterAll(async () => {
+      await database.drop();
+      await graph.close();
+    });
+
+    const inboxesAfterStart = async (env: Record<string, string>) => {
+      const t = await startTestApp({ database, env });
+      try {
+        const answer = await t.request('GET', '/api/v1/inboxes', { token: await t.adminToken() });
+        const [stored] = await t.sql<{ access_token: string | null; app_secret: string | null }>(
+          'SELECT access_token, app_secret FROM inboxes',
+        );
+        return { answer, stored };
+      } finally {
+        await t.close();
+      }
+    };
+
+    it('keeps the default inbox in step with the settings at each start, its token and secret sealed and never answered', async () => {
+      const env = { ...graph.channelEnv, MESSAGING_BUSINESS_ACCOUNT_ID: '102290129340398', MESSAGING_APP_SECRET: 'app-secret-one' };
+      const first = await inboxesAfterStart(env);
+      expect(first.answer.body).toEqual([
+        expect.objectContaining({
+          id: DEFAULT_INBOX,
+          phone_number_id: '106540352242922',
+          business_account_id: '102290129340398',
+          has_access_token: true,
+          has_app_secret: true,
+        }),
+      ]);
+      expect(first.answer.text).not.toContain('graph-token');
+      expect(first.answer.text).not.toContain('app-secret-one');
+      expect(first.stored.access_token).toMatch(/^\S+:/);
+      expect(first.stored.access_token).not.toContain('graph-token');
+      expect(first.stored.app_secret).not.toContain('app-secret-one');
+
+      // The same start again writes nothing; a changed setting changes the inbox; no token makes it the sandbox again.
+      const again = await inboxesAfterStart(env);
+      expect(again.answer.body[0].updated_at).toBe(first.answer.body[0].updated_at);
+      const moved = await inboxesAfterStart({ ...env, MESSAGING_PHONE_NUMBER_ID: '200000000000001' });
+      expect(moved.answer.body[0]).toMatchObject({ phone_number_id: '200000000000001', has_access_token: true });
+      const sandbox = await inboxesAfterStart({});
+      expect(sandbox.answer.body[0]).toMatchObject({
+        phone_number_id: null,
+        business_account_id: null,
+        has_access_token: false,
+        has_app_secret: false,
+      });
+      expect(sandbox.stored).toEqual({ access_token: null, app_secret: null });
+    });
+  });
+});
