@@ -297,6 +297,15 @@ describeWithBrowser('the agent console in Chromium', () => {
       .waitFor();
   });
 
+  it('shows an admin the inboxes: the default number, whether its token is stored, and the webhook URL to give Meta', async () => {
+    const page = await openAs(ADMIN.email, ADMIN.password);
+    await page.getByRole('link', { name: 'Inboxes' }).click();
+    const defaultRow = page.getByRole('row', { name: /Default/ });
+    await defaultRow.getByText('106540352242922').waitFor();
+    expect(await defaultRow.getByText('Stored').count()).toBeGreaterThan(0);
+    await page.getByText(`${baseUrl}/api/webhooks/messaging`).waitFor();
+  });
+
   it('opens a thread at the first unread message, at the newest when all is read, and keeps the place when older ones load above', async () => {
     const { id, phone } = await customerWrites(t, { name: 'Long Thread', text: 'message 1' });
     for (let n = 2; n <= 40; n += 1) await customerWrites(t, { phone: phone.slice(1), text: `message ${n}` });
@@ -586,6 +595,7 @@ describeWithBrowser('the agent console in Chromium', () => {
     { name: 'webhooks', path: '/admin/webhooks', ready: (page) => page.getByRole('heading', { name: 'Webhooks' }).waitFor() },
     { name: 'dead-letters', path: '/admin/dead-letters', ready: (page) => page.getByRole('heading', { name: 'Dead letters' }).waitFor() },
     { name: 'audit-log', path: '/admin/audit-log', ready: (page) => page.getByRole('heading', { name: 'Audit log' }).waitFor() },
+    { name: 'inboxes', path: '/admin/inboxes', ready: (page) => page.getByRole('row', { name: /Default/ }).waitFor() },
   ];
 
   it.each([

@@ -2,6 +2,7 @@ import { type ComponentType, render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, type Me, onApiError, type Schemas, setToken, type User } from './api/client';
 import { AdminAuditLog } from './admin/audit-log';
+import { AdminInboxes } from './admin/inboxes';
 import { AdminCannedResponses } from './admin/canned-responses';
 import { AdminDeadLetters } from './admin/dead-letters';
 import { AdminLabels } from './admin/labels';
@@ -166,6 +167,7 @@ function Shell(props: { me: Me; setMe: (me: Me | null) => void; path: string }) 
           <nav id="main-nav" aria-label="Main" class={menuOpen ? 'nav open' : 'nav'}>
             {link('/', 'Inbox', path === '/' || path.startsWith('/conversations'))}
             {link('/contacts', 'Contacts', path === '/contacts')}
+            {admin && link('/admin/inboxes', 'Inboxes', path === '/admin/inboxes')}
             {admin && link('/admin/users', 'Users', path === '/admin/users')}
             {admin && link('/admin/labels', 'Labels', path === '/admin/labels')}
             {link('/admin/canned-responses', 'Canned responses', path === '/admin/canned-responses')}
@@ -208,6 +210,7 @@ function Page(props: { path: string; admin: boolean }) {
   if (path === '/contacts') return <ContactsPage />;
   if (path === '/profile') return <ProfilePage />;
   if (path === '/admin/canned-responses') return <AdminCannedResponses />;
+  if (admin && path === '/admin/inboxes') return <AdminInboxes />;
   if (admin && path === '/admin/users') return <AdminUsers />;
   if (admin && path === '/admin/labels') return <AdminLabels />;
   if (admin && path === '/admin/webhooks') return <AdminWebhooks />;
