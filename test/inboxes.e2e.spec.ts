@@ -48,6 +48,25 @@ describe('inboxes', () => {
       expect(malformed.body).toEqual({ error: 'inbox_id must be an inbox id (inb_…)' });
     });
 
+    it('opens an outbound conversation in the inbox asked for, and refuses an inbox that does not exist with 422', async () => {
+      const admin = await t.adminToken();
+      const contact = await t.request('POST', '/api/v1/contacts', { token: admin, body: { phone: '+16315557777', name: 'Outbound' } });
+      const opened = await t.request('POST', '/api/v1/conversations', {
+        token: admin,
+        body: { contact_id: contact.body.id, inbox_id: DEFAULT_INBOX },
+      });
+      expect(opened.status).toBe(201);
+      expect(opened.body.inbox_id).toBe(DEFAULT_INBOX);
+      const again = await t.request('POST', '/api/v1/conversations', { token: admin, body: { contact_id: contact.body.id } });
+      expect(again.status).toBe(200);
+      expect(again.body.id).toBe(opened.body.id);
+      for (const inbox_id of [`inb_${'0'.repeat(31)}9`, 'support']) {
+        const refused = await t.request('POST', '/api/v1/conversations', { token: admin, body: { contact_id: contact.body.id, inbox_id } });
+        expect(refused.status).toBe(422);
+        expect(refused.body).toEqual({ error: 'inbox_id does not name an active inbox' });
+      }
+    });
+
     it('refuses the list without a token', async () => {
       expect((await t.request('GET', '/api/v1/inboxes')).status).toBe(401);
     });

@@ -242,6 +242,14 @@ export class StartConversationDto {
   @ApiProperty({ example: 'ct_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d', description: 'The contact to write to' })
   @IsString()
   contact_id!: string;
+
+  @ApiPropertyOptional({
+    example: 'inb_00000000000070008000000000000001',
+    description: 'The inbox (number) to write from (GET /api/v1/inboxes); the default inbox when absent',
+  })
+  @IsOmittable()
+  @IsString()
+  inbox_id?: string;
 }
 
 export class UpdateConversationDto {

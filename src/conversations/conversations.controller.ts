@@ -51,7 +51,8 @@ export class ConversationsController {
     summary: 'Open a conversation with a contact: 201 with a new one, 200 with the one they have',
     description:
       'For writing first, to a contact who may never have written: the conversation is open, and until the customer writes only templates can be sent (the 24-hour window). ' +
-      'A contact has one conversation: asked again, this answers it (200) as it is. Event conversation.created for a new one. A contact_id that names no contact is a 422.',
+      'A contact has one conversation per inbox: asked again, this answers it (200) as it is. Event conversation.created for a new one. ' +
+      'A contact_id that names no contact, or an inbox_id that names no active inbox, is a 422.',
   })
   @ApiCreatedResponse({ type: ConversationResponse })
   @ApiOkResponse({ type: ConversationResponse })
@@ -61,7 +62,7 @@ export class ConversationsController {
     @CurrentUser() actor: UserRow,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<ConversationResponse> {
-    const { conversation, created } = await this.conversations.start(dto.contact_id, actor);
+    const { conversation, created } = await this.conversations.start(dto.contact_id, dto.inbox_id, actor);
     void reply.status(created ? 201 : 200);
     return conversation;
   }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ContactsModule } from '../contacts/contacts.module';
+import { InboxesModule } from '../inboxes/inboxes.module';
 import { LabelsModule } from '../labels/labels.module';
 import { MediaModule } from '../media/media.module';
 import { NotificationsModule } from '../notifications/notifications.module';
@@ -23,7 +24,7 @@ import { ReadReceiptProcessor } from './read-receipt.processor';
 import { SendJournal } from './send-journal';
 
 @Module({
-  imports: [ContactsModule, MediaModule, NotificationsModule, UsersModule, TemplatesModule, LabelsModule],
+  imports: [ContactsModule, InboxesModule, MediaModule, NotificationsModule, UsersModule, TemplatesModule, LabelsModule],
   controllers: [ConversationsController, MessagesController],
   providers: [
     ConversationRepository,

@@ -2,6 +2,7 @@ import { BadRequestException, Injectable, NotFoundException, OnModuleInit, Unpro
 import { newUuid, parsePublicId } from '../common/ids';
 import { mapPage, Page } from '../common/pagination';
 import { DEFAULT_INBOX_ID } from '../inboxes/inbox.entity';
+import { InboxesService } from '../inboxes/inboxes.service';
 import { Database } from '../database/database';
 import { isForeignKeyViolation } from '../database/errors';
 import type { Db } from '../database/sql';
@@ -81,6 +82,7 @@ export class ConversationsService implements OnModuleInit {
     private readonly notifications: NotificationsService,
     private readonly users: UsersService,
     private readonly labels: LabelsService,
+    private readonly inboxes: InboxesService,
     private readonly userFrames: UserFrames,
   ) {}
 
@@ -190,16 +192,23 @@ export class ConversationsService implements OnModuleInit {
    * new one is `created` (event conversation.created) and open; an existing one is answered as it is.
    * Until the customer writes, only templates can be sent in it.
    */
-  async start(contactPublicId: string, actor: UserRow): Promise<{ conversation: ConversationResponse; created: boolean }> {
+  async start(
+    contactPublicId: string,
+    inboxPublicId: string | undefined,
+    actor: UserRow,
+  ): Promise<{ conversation: ConversationResponse; created: boolean }> {
     const contactId = parsePublicId('ct', contactPublicId);
     if (contactId === null) throw new UnprocessableEntityException('contact_id does not name a contact');
+    const inboxId = inboxPublicId === undefined ? DEFAULT_INBOX_ID : parsePublicId('inb', inboxPublicId);
     return this.database.transaction(async (db) => {
-      const existing = await this.conversations.lockByContact(db, contactId, DEFAULT_INBOX_ID);
+      if (inboxId === null || !(await this.inboxes.isActive(db, inboxId)))
+        throw new UnprocessableEntityException('inbox_id does not name an active inbox');
+      const existing = await this.conversations.lockByContact(db, contactId, inboxId);
       if (existing)
         return { conversation: ConversationResponse.of(await this.findWithCustomer(db, existing.id, actor.id)), created: false };
       let opened: ConversationRow;
       try {
-        opened = await this.openForContact(db, contactId, new Date(), { reopen: false });
+        opened = await this.openForContact(db, contactId, new Date(), { reopen: false, inboxId });
       } catch (error) {
         if (isForeignKeyViolation(error)) throw new UnprocessableEntityException('contact_id does not name a contact');
         throw error;

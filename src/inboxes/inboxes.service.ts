@@ -2,6 +2,7 @@ import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { SecretBox } from '../config/secret-box';
 import { Database } from '../database/database';
+import type { Db } from '../database/sql';
 import { InboxResponse } from './inbox.dto';
 import { DEFAULT_INBOX_ID, type InboxRow } from './inbox.entity';
 import { InboxRepository } from './inbox.repository';
@@ -17,6 +18,11 @@ export class InboxesService implements OnApplicationBootstrap {
 
   async list(): Promise<InboxResponse[]> {
     return (await this.inboxes.list(this.database.db)).map(InboxResponse.of);
+  }
+
+  /** Whether the inbox exists and is active: a conversation can be opened in it. */
+  async isActive(db: Db, id: string): Promise<boolean> {
+    return (await this.inboxes.find(db, id))?.status === 'active';
   }
 
   /**

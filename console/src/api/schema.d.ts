@@ -712,7 +712,7 @@ export interface paths {
     put?: never;
     /**
      * Open a conversation with a contact: 201 with a new one, 200 with the one they have
-     * @description For writing first, to a contact who may never have written: the conversation is open, and until the customer writes only templates can be sent (the 24-hour window). A contact has one conversation: asked again, this answers it (200) as it is. Event conversation.created for a new one. A contact_id that names no contact is a 422.
+     * @description For writing first, to a contact who may never have written: the conversation is open, and until the customer writes only templates can be sent (the 24-hour window). A contact has one conversation per inbox: asked again, this answers it (200) as it is. Event conversation.created for a new one. A contact_id that names no contact, or an inbox_id that names no active inbox, is a 422.
      */
     post: operations['ConversationsController_start'];
     delete?: never;
@@ -2041,6 +2041,11 @@ export interface components {
        * @example ct_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d
        */
       contact_id: string;
+      /**
+       * @description The inbox (number) to write from (GET /api/v1/inboxes); the default inbox when absent
+       * @example inb_00000000000070008000000000000001
+       */
+      inbox_id?: string;
     };
     ConversationCountsResponse: {
       /** @description Open conversations (not snoozed, not closed) */
