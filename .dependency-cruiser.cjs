@@ -88,6 +88,7 @@ const FOLDERS = {
       'conversations',
       'database',
       'events',
+      'inboxes',
       'media',
       'metrics',
       'notifications',

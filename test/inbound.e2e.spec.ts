@@ -377,6 +377,8 @@ describe('channel webhook poison bodies', () => {
       id: expect.stringMatching(/^ibf_[0-9a-f]{32}$/),
       received_at: expect.any(String),
       error: expect.stringMatching(/index row/),
+      reason: 'not stored',
+      phone_number_id: null,
       body: payload,
       replayed_at: null,
       replay_error: null,

@@ -1,3 +1,5 @@
+import { messagesWebhook } from '../scripts/lib/channel-webhook';
+import { channelMessage } from './support/channel';
 import { FakeGraphApi } from './support/fake-graph-api';
 import { customerWrites } from './support/inbox';
 import { createTestDatabase, TestDatabase } from './support/test-database';
@@ -67,6 +69,16 @@ describe('inboxes', () => {
       }
     });
 
+    it('takes the changes of any number while the default inbox is the sandbox, which has no number of its own', async () => {
+      const body = messagesWebhook(
+        { contacts: [{ wa_id: '16315550901', profile: { name: 'Any Number' } }], messages: [channelMessage({ from: '16315550901' })] },
+        { phoneNumberId: '123456789012345' },
+      );
+      expect((await t.request('POST', '/api/webhooks/messaging', { body })).status).toBe(200);
+      const list = await t.request('GET', '/api/v1/conversations?q=Any%20Number', { token: await t.adminToken() });
+      expect(list.body.data.map((c) => c.inbox_id)).toEqual([DEFAULT_INBOX]);
+    });
+
     it('refuses the list without a token', async () => {
       expect((await t.request('GET', '/api/v1/inboxes')).status).toBe(401);
     });
@@ -128,6 +140,48 @@ describe('inboxes', () => {
         has_app_secret: false,
       });
       expect(sandbox.stored).toEqual({ access_token: null, app_secret: null });
+    });
+
+    it('keeps a change for a number no inbox has as a dead letter (still 200), and replays it by itself once an inbox has the number', async () => {
+      const env = { ...graph.channelEnv };
+      const body = messagesWebhook(
+        { contacts: [{ wa_id: '16315550902', profile: { name: 'Second Number' } }], messages: [channelMessage({ from: '16315550902' })] },
+        { phoneNumberId: '300000000000003' },
+      );
+      const before = await startTestApp({ database, env });
+      let letterId: string;
+      try {
+        const admin = await before.adminToken();
+        expect((await before.request('POST', '/api/webhooks/messaging', { body })).status).toBe(200);
+        expect((await before.request('GET', '/api/v1/conversations?q=Second%20Number', { token: admin })).body.data).toEqual([]);
+        const letters = await before.request('GET', '/api/v1/inbound/failed', { token: admin });
+        expect(letters.body.data[0]).toMatchObject({
+          reason: 'unknown phone number',
+          phone_number_id: '300000000000003',
+          replayed_at: null,
+        });
+        letterId = letters.body.data[0].id;
+        // Replayed by hand while no inbox has the number, it stays a dead letter, saying why.
+        const replay = await before.request('POST', `/api/v1/inbound/failed/${letterId}/replay`, { token: admin });
+        expect(replay.status).toBe(422);
+        expect(replay.body.error).toMatch(/300000000000003, which no inbox has/);
+      } finally {
+        await before.close();
+      }
+      // The number becomes the default inbox's: the start replays the letter.
+      const after = await startTestApp({ database, env: { ...env, MESSAGING_PHONE_NUMBER_ID: '300000000000003' } });
+      try {
+        const admin = await after.adminToken();
+        const list = await after.request('GET', '/api/v1/conversations?q=Second%20Number', { token: admin });
+        expect(list.body.data).toEqual([expect.objectContaining({ inbox_id: DEFAULT_INBOX })]);
+        const letters = await after.request('GET', '/api/v1/inbound/failed', { token: admin });
+        expect(letters.body.data.find((letter) => letter.id === letterId)).toMatchObject({
+          replayed_at: expect.any(String),
+          replay_error: null,
+        });
+      } finally {
+        await after.close();
+      }
     });
   });
 });

@@ -24,6 +24,7 @@ import { UploadReferences1764050000000 } from './migrations/1764050000000-upload
 import { UploadRetention1764030000000 } from './migrations/1764030000000-upload-retention';
 import { CustomerUserIds1764060000000 } from './migrations/1764060000000-customer-user-ids';
 import { Inboxes1764070000000 } from './migrations/1764070000000-inboxes';
+import { UnroutedDeadLetters1764080000000 } from './migrations/1764080000000-unrouted-dead-letters';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   UploadReferences1764050000000,
   CustomerUserIds1764060000000,
   Inboxes1764070000000,
+  UnroutedDeadLetters1764080000000,
 ];

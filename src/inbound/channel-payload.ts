@@ -9,10 +9,14 @@ import type { TemplateChange, TemplateReference } from '../templates/template.en
 export interface ParsedMessage {
   customer: ChannelCustomer;
   message: InboundMessage;
+  /** The business number it was written to (`value.metadata.phone_number_id`); null when the change did not say. */
+  phoneNumberId: string | null;
 }
 
 export interface ParsedWebhook {
   messages: ParsedMessage[];
+  /** Every business number the body's `messages` changes name (metadata.phone_number_id), for routing them to inboxes. */
+  phoneNumberIds: string[];
   statuses: ChannelStatus[];
   /** The channel's errors about a whole change (`value.errors`), not about one message. */
   errors: ChannelChangeError[];
@@ -52,7 +56,7 @@ const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
  */
 export function parseChannelWebhook(received: unknown, receivedAt = new Date()): ParsedWebhook {
   const body = toStorable(received);
-  const parsed: ParsedWebhook = { messages: [], statuses: [], errors: [], templates: [], ignored: [] };
+  const parsed: ParsedWebhook = { messages: [], phoneNumberIds: [], statuses: [], errors: [], templates: [], ignored: [] };
   if (!isObject(body) || !Array.isArray(body.entry)) {
     parsed.ignored.push('a body without an entry array');
     return parsed;
@@ -73,7 +77,9 @@ export function parseChannelWebhook(received: unknown, receivedAt = new Date()):
       }
       const value = change.value;
       const profiles = readProfiles(value.contacts);
-      for (const message of asArray(value.messages)) readMessage(message, profiles, receivedAt, parsed);
+      const phoneNumberId = isObject(value.metadata) ? asString(value.metadata.phone_number_id) : null;
+      if (phoneNumberId !== null && !parsed.phoneNumberIds.includes(phoneNumberId)) parsed.phoneNumberIds.push(phoneNumberId);
+      for (const message of asArray(value.messages)) readMessage(message, profiles, phoneNumberId, receivedAt, parsed);
       for (const status of asArray(value.statuses)) readStatus(status, receivedAt, parsed);
       for (const error of asArray(value.errors)) readChangeError(error, parsed);
     }
@@ -121,7 +127,13 @@ function senderOf(message: Json, profiles: Map<string, Profile>): ChannelCustome
   return { phone, userId, username: profile?.username ?? null, profileName: profile?.name ?? null };
 }
 
-function readMessage(message: unknown, profiles: Map<string, Profile>, receivedAt: Date, parsed: ParsedWebhook): void {
+function readMessage(
+  message: unknown,
+  profiles: Map<string, Profile>,
+  phoneNumberId: string | null,
+  receivedAt: Date,
+  parsed: ParsedWebhook,
+): void {
   const id = isObject(message) ? asString(message.id) : null;
   const customer = isObject(message) ? senderOf(message, profiles) : null;
   if (!isObject(message) || !id || !customer) {
@@ -132,6 +144,7 @@ function readMessage(message: unknown, profiles: Map<string, Profile>, receivedA
   const context = isObject(message.context) ? message.context : null;
   parsed.messages.push({
     customer,
+    phoneNumberId,
     message: {
       channelMessageId: id,
       type,

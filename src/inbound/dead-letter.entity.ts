@@ -8,6 +8,8 @@ export interface DeadLetterRow {
   signature: string | null;
   /** Why storing the body failed. */
   error: string;
+  /** The phone number id (`value.metadata.phone_number_id`) no inbox had; null when storing failed for another reason. */
+  unknown_phone_number_id: string | null;
   /** The top frames of that failure's stack, for whoever reads the table (the answers never carry it). */
   error_stack: string | null;
   /** When a replay stored the body; a replayed body is kept, marked. */

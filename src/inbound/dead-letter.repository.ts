@@ -4,7 +4,9 @@ import { Keyset } from '../database/keyset';
 import { Db, execute, query, queryOne, Sql, sql } from '../database/sql';
 import type { DeadLetterRow } from './dead-letter.entity';
 
-const COLUMNS = sql.raw('d.id, d.received_at, d.raw_body, d.signature, d.error, d.error_stack, d.replayed_at, d.replay_error');
+const COLUMNS = sql.raw(
+  'd.id, d.received_at, d.raw_body, d.signature, d.error, d.unknown_phone_number_id, d.error_stack, d.replayed_at, d.replay_error',
+);
 const NEWEST_FIRST = new Keyset<DeadLetterRow>({ time: 'd.received_at', id: 'd.id' }, 'DESC', (row) => [row.received_at, row.id]);
 
 /** The SQL of `inbound_dead_letters`. */
@@ -13,8 +15,9 @@ export class DeadLetterRepository {
   async insert(db: Db, row: DeadLetterRow): Promise<void> {
     await execute(
       db,
-      sql`INSERT INTO inbound_dead_letters (id, received_at, raw_body, signature, error, error_stack, replayed_at, replay_error)
-          VALUES (${row.id}, ${row.received_at}, ${row.raw_body}, ${row.signature}, ${row.error}, ${row.error_stack}, ${row.replayed_at}, ${row.replay_error})`,
+      sql`INSERT INTO inbound_dead_letters (id, received_at, raw_body, signature, error, unknown_phone_number_id, error_stack, replayed_at, replay_error)
+          VALUES (${row.id}, ${row.received_at}, ${row.raw_body}, ${row.signature}, ${row.error}, ${row.unknown_phone_number_id}, ${row.error_stack},
+                  ${row.replayed_at}, ${row.replay_error})`,
     );
   }
 
@@ -26,6 +29,15 @@ export class DeadLetterRepository {
 
   async list(db: Db, page: PageQuery): Promise<Page<DeadLetterRow>> {
     return NEWEST_FIRST.page(await query<DeadLetterRow>(db, this.listStatement(page)), page);
+  }
+
+  /** The bodies kept for a number no inbox had and not replayed yet, oldest first, on inbound_dead_letters_unrouted_idx. */
+  unrouted(db: Db): Promise<{ id: string; unknown_phone_number_id: string }[]> {
+    return query(
+      db,
+      sql`SELECT id, unknown_phone_number_id FROM inbound_dead_letters
+           WHERE unknown_phone_number_id IS NOT NULL AND replayed_at IS NULL ORDER BY received_at, id`,
+    );
   }
 
   /** The row, locked until the caller's transaction ends, so two replays of one body take turns. */

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ContactsModule } from '../contacts/contacts.module';
 import { ConversationsModule } from '../conversations/conversations.module';
+import { InboxesModule } from '../inboxes/inboxes.module';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { ChannelErrorRepository } from './channel-error.repository';
 import { ChannelErrorsController } from './channel-errors.controller';
@@ -11,7 +12,7 @@ import { InboundController } from './inbound.controller';
 import { InboundService } from './inbound.service';
 
 @Module({
-  imports: [ContactsModule, ConversationsModule, NotificationsModule, TemplatesModule],
+  imports: [ContactsModule, ConversationsModule, InboxesModule, NotificationsModule, TemplatesModule],
   controllers: [InboundController, DeadLettersController, ChannelErrorsController],
   providers: [InboundService, DeadLetterRepository, ChannelErrorRepository],
 })

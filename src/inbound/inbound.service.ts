@@ -35,9 +35,17 @@ import { type ChannelChangeError, parseChannelWebhook, type ParsedWebhook } from
 import { TemplatesService } from '../templates/templates.service';
 import { DeadLetterResponse } from './dead-letter.dto';
 import { DeadLetterRepository } from './dead-letter.repository';
+import { InboxesService } from '../inboxes/inboxes.service';
 import { MessageAddedEvent } from '../conversations/conversation.events';
 
 const STORE_LATER = 'The webhook could not be stored; retry later';
+
+/** A change names a business number no inbox has: the body waits as a dead letter until one has it. */
+class UnknownPhoneNumber extends Error {
+  constructor(readonly phoneNumberId: string) {
+    super(`The body names the phone number ${phoneNumberId}, which no inbox has`);
+  }
+}
 
 /** How many lines of a failure's stack a dead letter keeps: the message and the frames that locate it. */
 const STACK_LINES = 12;
@@ -72,13 +80,37 @@ export class InboundService implements OnApplicationBootstrap {
     private readonly channelErrors: ChannelErrorRepository,
     private readonly templates: TemplatesService,
     private readonly audit: AuditLogService,
+    private readonly inboxes: InboxesService,
   ) {}
 
-  onApplicationBootstrap(): void {
+  /** Runs after InboxesService's (this module depends on it): the inboxes are as the settings describe them. */
+  async onApplicationBootstrap(): Promise<void> {
     if (!this.config.messagingAppSecret && this.config.isProduction) {
       this.logger.error('MESSAGING_APP_SECRET is not set: inbound channel webhooks are refused (production verifies every one)');
     } else if (!this.config.messagingAppSecret) {
       this.logger.warn('MESSAGING_APP_SECRET is not set: inbound channel webhooks are accepted without checking X-Hub-Signature-256');
+    }
+    await this.replayRoutable();
+  }
+
+  /**
+   * Replays the bodies kept for a number no inbox had, where an inbox has it now. A replay that
+   * fails is recorded on its dead letter, as an admin's would be, and the rest go on; a replica
+   * that finds one replayed meanwhile by another skips it.
+   */
+  async replayRoutable(): Promise<void> {
+    const route = await this.inboxes.router(this.database.db);
+    for (const letter of await this.deadLetters.unrouted(this.database.db)) {
+      if (route(letter.unknown_phone_number_id) === null) continue;
+      try {
+        await this.replay(letter.id);
+        this.logger.log(
+          `Channel webhook: dead letter ${toPublicId('ibf', letter.id)} replayed, its number ${letter.unknown_phone_number_id} now has an inbox`,
+        );
+      } catch (error) {
+        if (error instanceof ConflictException) continue;
+        this.logger.warn(`Channel webhook: dead letter ${toPublicId('ibf', letter.id)} could not be replayed: ${asError(error).message}`);
+      }
     }
   }
 
@@ -178,9 +210,13 @@ export class InboundService implements OnApplicationBootstrap {
    * answers how many messages were new. A reaction to a message of the customer's thread is
    * attached to it rather than stored; a changed number moves the contact first.
    */
-  private async store(db: Db, { messages, statuses, errors, templates }: ParsedWebhook, receivedAt: Date): Promise<number> {
+  private async store(db: Db, { messages, phoneNumberIds, statuses, errors, templates }: ParsedWebhook, receivedAt: Date): Promise<number> {
+    const route = await this.inboxes.router(db);
+    const unknown = phoneNumberIds.find((phoneNumberId) => route(phoneNumberId) === null);
+    if (unknown !== undefined) throw new UnknownPhoneNumber(unknown);
     let stored = 0;
-    for (const { customer, message } of messages) {
+    for (const { customer, message, phoneNumberId } of messages) {
+      const inboxId = route(phoneNumberId)!;
       // A redelivery must not reopen a conversation an agent closed since.
       if (await this.messages.isKnown(db, message.channelMessageId)) continue;
       if (message.reaction) {
@@ -193,10 +229,16 @@ export class InboundService implements OnApplicationBootstrap {
         if (attached) continue;
       }
       const saved = message.newPhone
-        ? await this.storeNumberChange(db, customer, message.newPhone, message)
+        ? await this.storeNumberChange(db, customer, message.newPhone, message, inboxId)
         : message.previousUserId
-          ? await this.storeUserIdChange(db, message.previousUserId, { ...customer, userId: message.newUserId ?? customer.userId }, message)
-          : await this.storeCustomerMessage(db, customer, message);
+          ? await this.storeUserIdChange(
+              db,
+              message.previousUserId,
+              { ...customer, userId: message.newUserId ?? customer.userId },
+              message,
+              inboxId,
+            )
+          : await this.storeCustomerMessage(db, customer, message, inboxId);
       if (saved) stored += 1;
     }
     for (const status of statuses) await this.messages.applyChannelStatus(db, status);
@@ -215,9 +257,9 @@ export class InboundService implements OnApplicationBootstrap {
   }
 
   /** A customer's message: their conversation found, created or reopened, message.received recorded, the assignee notified. */
-  private async storeCustomerMessage(db: Db, customer: ChannelCustomer, message: InboundMessage): Promise<boolean> {
+  private async storeCustomerMessage(db: Db, customer: ChannelCustomer, message: InboundMessage, inboxId: string): Promise<boolean> {
     const { contact } = await this.contacts.findOrCreateForCustomer(db, customer);
-    const conversation = await this.conversations.openForContact(db, contact.id, new Date());
+    const conversation = await this.conversations.openForContact(db, contact.id, new Date(), { inboxId });
     const saved = await this.messages.recordInbound(db, conversation, message);
     if (!saved) return false;
     const shown = await this.recordReceived(db, saved, contact);
@@ -237,31 +279,43 @@ export class InboundService implements OnApplicationBootstrap {
    * and the notice is stored in its thread as a `system` message. It is not the customer writing:
    * it reopens nothing, opens no 24-hour window and notifies no one.
    */
-  private async storeNumberChange(db: Db, customer: ChannelCustomer, newPhone: string, message: InboundMessage): Promise<boolean> {
-    if (customer.phone === null) return this.storeCustomerMessage(db, { ...customer, phone: newPhone }, message);
+  private async storeNumberChange(
+    db: Db,
+    customer: ChannelCustomer,
+    newPhone: string,
+    message: InboundMessage,
+    inboxId: string,
+  ): Promise<boolean> {
+    if (customer.phone === null) return this.storeCustomerMessage(db, { ...customer, phone: newPhone }, message, inboxId);
     const { contact, outcome } = await this.contacts.changeNumber(db, customer.phone, newPhone, customer.profileName);
     if (outcome === 'number-taken') {
       this.logger.warn(
         `Channel webhook: ${customer.phone} changed number to ${newPhone}, which another contact has already: both kept (merge them if they are one person)`,
       );
     }
-    return this.storeNotice(db, contact, message);
+    return this.storeNotice(db, contact, message, inboxId);
   }
 
   /** `user_changed_user_id`: the contact moves to the new user id (see ContactsService.changeUserId); the notice is stored like a number change's. */
-  private async storeUserIdChange(db: Db, previousUserId: string, customer: ChannelCustomer, message: InboundMessage): Promise<boolean> {
+  private async storeUserIdChange(
+    db: Db,
+    previousUserId: string,
+    customer: ChannelCustomer,
+    message: InboundMessage,
+    inboxId: string,
+  ): Promise<boolean> {
     const { contact, outcome } = await this.contacts.changeUserId(db, previousUserId, customer);
     if (outcome === 'id-taken') {
       this.logger.warn(
         `Channel webhook: user id ${previousUserId} changed to ${customer.userId}, which another contact has already: both kept (merge them if they are one person)`,
       );
     }
-    return this.storeNotice(db, contact, message);
+    return this.storeNotice(db, contact, message, inboxId);
   }
 
   /** A notice of the channel about the customer, in their thread: it reopens nothing, opens no 24-hour window and notifies no one. */
-  private async storeNotice(db: Db, contact: ContactRow, message: InboundMessage): Promise<boolean> {
-    const conversation = await this.conversations.openForContact(db, contact.id, new Date(), { reopen: false });
+  private async storeNotice(db: Db, contact: ContactRow, message: InboundMessage, inboxId: string): Promise<boolean> {
+    const conversation = await this.conversations.openForContact(db, contact.id, new Date(), { reopen: false, inboxId });
     const saved = await this.messages.recordInbound(db, conversation, message, false);
     if (!saved) return false;
     await this.recordReceived(db, saved, contact);
@@ -304,10 +358,18 @@ export class InboundService implements OnApplicationBootstrap {
   private async keepDeadLetter(rawBody: Buffer, signature: string | undefined, error: unknown, receivedAt: Date): Promise<void> {
     const failure = asError(error);
     const id = newUuid(receivedAt.getTime());
-    this.logger.error(
-      `Channel webhook could not be stored, kept as dead letter ${toPublicId('ibf', id)} for replay: ${failure.message}`,
-      failure.stack,
-    );
+    const unknownNumber = error instanceof UnknownPhoneNumber ? error.phoneNumberId : null;
+    if (unknownNumber === null) {
+      this.logger.error(
+        `Channel webhook could not be stored, kept as dead letter ${toPublicId('ibf', id)} for replay: ${failure.message}`,
+        failure.stack,
+      );
+    } else {
+      // Not our failure: a number added in Meta's dashboard before its inbox here. It is replayed once an inbox has it.
+      this.logger.warn(
+        `Channel webhook for phone number ${unknownNumber}, which no inbox has, kept as dead letter ${toPublicId('ibf', id)}`,
+      );
+    }
     try {
       await this.deadLetters.insert(this.database.db, {
         id,
@@ -316,6 +378,7 @@ export class InboundService implements OnApplicationBootstrap {
         // Unchecked without MESSAGING_APP_SECRET, so it may hold anything; the texts may quote the body.
         signature: signature === undefined ? null : toStorable(signature),
         error: toStorable(failure.message),
+        unknown_phone_number_id: unknownNumber === null ? null : toStorable(unknownNumber),
         error_stack: failure.stack === undefined ? null : toStorable(failure.stack.split('\n').slice(0, STACK_LINES).join('\n')),
         replayed_at: null,
         replay_error: null,

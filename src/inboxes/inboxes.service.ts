@@ -20,6 +20,22 @@ export class InboxesService implements OnApplicationBootstrap {
     return (await this.inboxes.list(this.database.db)).map(InboxResponse.of);
   }
 
+  /**
+   * Which inbox each business number's webhook changes belong to, as the inboxes are now: the one
+   * with that phone_number_id; a change that names no number goes to the default inbox, and so
+   * does every number while the default inbox is the sandbox (it has no number of its own, and an
+   * install trying the service must not lose what it is sent). Null: no inbox has the number.
+   */
+  async router(db: Db): Promise<(phoneNumberId: string | null) => string | null> {
+    const inboxes = await this.inboxes.list(db);
+    const byNumber = new Map(
+      inboxes.flatMap((inbox) => (inbox.phone_number_id === null ? [] : [[inbox.phone_number_id, inbox.id] as const])),
+    );
+    const sandboxDefault = inboxes.some((inbox) => inbox.is_default && inbox.phone_number_id === null);
+    return (phoneNumberId) =>
+      phoneNumberId === null ? DEFAULT_INBOX_ID : (byNumber.get(phoneNumberId) ?? (sandboxDefault ? DEFAULT_INBOX_ID : null));
+  }
+
   /** Whether the inbox exists and is active: a conversation can be opened in it. */
   async isActive(db: Db, id: string): Promise<boolean> {
     return (await this.inboxes.find(db, id))?.status === 'active';

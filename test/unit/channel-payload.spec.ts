@@ -17,6 +17,7 @@ describe('parseChannelWebhook', () => {
       messages: [
         {
           customer: { phone: '+16315551234', userId: null, username: null, profileName: 'Maria' },
+          phoneNumberId: null,
           message: {
             channelMessageId: 'wamid.1',
             type: 'text',
@@ -29,6 +30,7 @@ describe('parseChannelWebhook', () => {
           },
         },
       ],
+      phoneNumberIds: [],
       statuses: [],
       errors: [],
       templates: [],
@@ -205,6 +207,22 @@ describe('parseChannelWebhook', () => {
     expect(system({ body: 'x', type: 'user_changed_user_id' }).newPhone).toBeUndefined();
   });
 
+  it("names each change's business number (metadata.phone_number_id) on its messages and once in phoneNumberIds", () => {
+    const change = (phoneNumberId: string, id: string) => ({
+      field: 'messages',
+      value: {
+        metadata: { phone_number_id: phoneNumberId },
+        messages: [{ from: '16315551234', id, timestamp: '1', type: 'text', text: { body: 'x' } }],
+      },
+    });
+    const parsed = parseChannelWebhook(
+      { entry: [{ changes: [change('111', 'wamid.a'), change('222', 'wamid.b'), change('111', 'wamid.c')] }] },
+      at,
+    );
+    expect(parsed.messages.map((m) => m.phoneNumberId)).toEqual(['111', '222', '111']);
+    expect(parsed.phoneNumberIds).toEqual(['111', '222']);
+  });
+
   it('reads a customer without a phone by from_user_id, with the username and name of their contacts entry', () => {
     const parsed = parseChannelWebhook(
       body({
@@ -306,6 +324,7 @@ describe('parseChannelWebhook', () => {
     expect(parsed).toEqual({
       errors: [],
       messages: [],
+      phoneNumberIds: [],
       statuses: [],
       templates: [
         {

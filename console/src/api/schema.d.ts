@@ -2324,6 +2324,16 @@ export interface components {
        * @example index row requires 26688 bytes, maximum size is 8191
        */
       error: string;
+      /**
+       * @description `unknown phone number`: a change named a number no inbox has (phone_number_id); the body is replayed by itself once an inbox has it. `not stored`: storing failed (error says why)
+       * @enum {string}
+       */
+      reason: 'unknown phone number' | 'not stored';
+      /**
+       * @description The number no inbox had, for `unknown phone number`
+       * @example 106540352242922
+       */
+      phone_number_id: string | null;
       /** @description The body as received (its bytes read as UTF-8) */
       body: string;
       /**
