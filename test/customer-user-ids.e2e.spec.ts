@@ -218,6 +218,41 @@ describe('customers identified by the channel user id', () => {
     expect(conversations[0].last_message?.text).toBe('After the merge');
   });
 
+  it('gives a customer known only by id the number of their user_changed_number, as a notice that reopens nothing', async () => {
+    const userId = newUserId();
+    await customerWrites({ userId, username: 'number.later' });
+    const [conversation] = await conversationsMatching('number.later');
+    await t.request('PATCH', `/api/v1/conversations/${conversation.id}`, { token: admin, body: { status: 'closed' } });
+    const phone = newPhone();
+    const body = messagesWebhook({
+      messages: [
+        {
+          from_user_id: userId,
+          id: newWamid(),
+          timestamp: String(Math.floor(Date.now() / 1000)),
+          type: 'system',
+          system: { body: 'User number.later changed their number', type: 'user_changed_number', wa_id: phone },
+        },
+      ],
+    });
+    expect((await t.request('POST', '/api/webhooks/messaging', { body })).status).toBe(200);
+    expect((await contactsMatching('number.later'))[0]).toMatchObject({ phone: `+${phone}`, wa_user_id: userId });
+    const after = await t.request('GET', `/api/v1/conversations/${conversation.id}`, { token: admin });
+    expect(after.body).toMatchObject({ status: 'closed', last_message: { type: 'system' } });
+  });
+
+  it("refuses to change a blocked contact's user id (the channel's block names it), and changes its name", async () => {
+    const userId = newUserId();
+    await customerWrites({ userId, username: 'blocked.by.id' });
+    const [contact] = await contactsMatching('blocked.by.id');
+    expect((await t.request('POST', `/api/v1/contacts/${contact.id}/block`, { token: admin })).status).toBe(200);
+    expect(graph.blocked.has(userId)).toBe(true);
+    const moved = await t.request('PATCH', `/api/v1/contacts/${contact.id}`, { token: admin, body: { wa_user_id: newUserId() } });
+    expect(moved.status).toBe(409);
+    const renamed = await t.request('PATCH', `/api/v1/contacts/${contact.id}`, { token: admin, body: { name: 'Still Blocked' } });
+    expect(renamed.body).toMatchObject({ name: 'Still Blocked', wa_user_id: userId, blocked: true });
+  });
+
   it('creates a contact through the API with a user id and no phone, and refuses one with neither', async () => {
     const userId = newUserId();
     const made = await t.request('POST', '/api/v1/contacts', { token: admin, body: { wa_user_id: userId, name: 'No Phone' } });
@@ -245,11 +280,19 @@ describe('customers identified by the channel user id', () => {
     const other = newUserId();
     const imported = await t.request('POST', '/api/v1/contacts/import', {
       token: admin,
-      payload: `phone,name,wa_user_id\n,Csv Renamed,${userId}\n,Csv New,${other}\n,Nobody,\n`,
+      payload: `phone,name,wa_user_id\n,Csv Renamed,${userId}\n,Csv New,${other}\n,Nobody,\n+16315559876,Csv Phone,${userId}\n+16315559877,Csv Phone Two,${userId}\n`,
       headers: { 'content-type': 'text/csv' },
     });
-    expect(imported.body).toEqual({ created: 1, updated: 1, refused: [{ line: 4, error: 'phone and wa_user_id are both empty' }] });
-    expect(await contactsMatching('Csv Renamed')).toEqual([expect.objectContaining({ phone: null, wa_user_id: userId })]);
+    // Line 5 gives the id-only contact its phone; line 6 would move it to another phone, which only PATCH may (it knows about blocks).
+    expect(imported.body).toEqual({
+      created: 1,
+      updated: 2,
+      refused: [
+        { line: 4, error: 'phone and wa_user_id are both empty' },
+        { line: 6, error: `wa_user_id ${userId} is the contact with the phone +16315559876` },
+      ],
+    });
+    expect(await contactsMatching('Csv Phone')).toEqual([expect.objectContaining({ phone: '+16315559876', wa_user_id: userId })]);
     expect(await contactsMatching('Csv New')).toEqual([expect.objectContaining({ phone: null, wa_user_id: other })]);
   });
 });

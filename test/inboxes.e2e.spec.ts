@@ -19,7 +19,8 @@ describe('inboxes', () => {
       const agent = await t.createUser({ name: 'Inbox Reader' });
       const answer = await t.request('GET', '/api/v1/inboxes', { token: agent.token });
       expect(answer.status).toBe(200);
-      expect(answer.body).toEqual([
+      expect(answer.body.next_cursor).toBeNull();
+      expect(answer.body.data).toEqual([
         {
           id: DEFAULT_INBOX,
           name: 'Default',
@@ -112,7 +113,7 @@ describe('inboxes', () => {
     it('keeps the default inbox in step with the settings at each start, its token and secret sealed and never answered', async () => {
       const env = { ...graph.channelEnv, MESSAGING_BUSINESS_ACCOUNT_ID: '102290129340398', MESSAGING_APP_SECRET: 'app-secret-one' };
       const first = await inboxesAfterStart(env);
-      expect(first.answer.body).toEqual([
+      expect(first.answer.body.data).toEqual([
         expect.objectContaining({
           id: DEFAULT_INBOX,
           phone_number_id: '106540352242922',
@@ -129,11 +130,11 @@ describe('inboxes', () => {
 
       // The same start again writes nothing; a changed setting changes the inbox; no token makes it the sandbox again.
       const again = await inboxesAfterStart(env);
-      expect(again.answer.body[0].updated_at).toBe(first.answer.body[0].updated_at);
+      expect(again.answer.body.data[0].updated_at).toBe(first.answer.body.data[0].updated_at);
       const moved = await inboxesAfterStart({ ...env, MESSAGING_PHONE_NUMBER_ID: '200000000000001' });
-      expect(moved.answer.body[0]).toMatchObject({ phone_number_id: '200000000000001', has_access_token: true });
+      expect(moved.answer.body.data[0]).toMatchObject({ phone_number_id: '200000000000001', has_access_token: true });
       const sandbox = await inboxesAfterStart({});
-      expect(sandbox.answer.body[0]).toMatchObject({
+      expect(sandbox.answer.body.data[0]).toMatchObject({
         phone_number_id: null,
         business_account_id: null,
         has_access_token: false,

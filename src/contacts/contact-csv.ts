@@ -9,7 +9,8 @@ import {
   type AttributeValue,
   type ContactAttributes,
 } from './contact-attributes';
-import { MAX_TAG_LENGTH, MAX_TAGS, WA_USER_ID_PATTERN } from './contact.dto';
+import { MAX_TAG_LENGTH, MAX_TAGS } from './contact.dto';
+import { WA_USER_ID_PATTERN } from './channel-customer';
 import type { ContactRow } from './contact.entity';
 
 /**

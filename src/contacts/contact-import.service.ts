@@ -3,6 +3,7 @@ import { CsvError, parse, type Parser } from 'csv-parse';
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { newUuid } from '../common/ids';
 import { readInBatches } from '../common/read-in-batches';
+import { isUniqueViolation } from '../database/errors';
 import { Database } from '../database/database';
 import type { Db } from '../database/sql';
 import { EventsService } from '../events/events.service';
@@ -130,7 +131,9 @@ export class ContactImportService {
       try {
         return await this.database.transaction((db) => this.writeLines(db, rows));
       } catch (error) {
-        if (!(error instanceof PhoneTakenMeanwhile) || attempt >= BATCH_ATTEMPTS) throw error;
+        // A phone or user id given to a contact by another writer meanwhile: the batch runs again and finds it.
+        const taken = error instanceof PhoneTakenMeanwhile || isUniqueViolation(error);
+        if (!taken || attempt >= BATCH_ATTEMPTS) throw error;
       }
     }
   }
@@ -166,6 +169,14 @@ export class ContactImportService {
         written.refused.push({ line: row.line, error: `wa_user_id ${row.wa_user_id} is another contact's` });
         continue;
       }
+      // Found by its user id with another phone: a number change is the API's (PATCH), which knows about blocks; a file only adds a missing one.
+      if (row.phone !== null && contact?.after?.phone && contact.after.phone !== row.phone) {
+        written.refused.push({
+          line: row.line,
+          error: `wa_user_id ${row.wa_user_id} is the contact with the phone ${contact.after.phone}`,
+        });
+        continue;
+      }
       if (!contact) entries.push((contact = { before: null, after: null }));
       const applied = applyRow(contact.after, row, now);
       const attributes = Object.keys(applied.attributes).length;
@@ -189,7 +200,7 @@ export class ContactImportService {
       else if (differs(before, after)) changed.push(after);
     }
     // In phone order too: two imports inserting the same new phones wait for each other in one order, never in a circle.
-    created.sort((a, b) => ((a.phone ?? '') < (b.phone ?? '') ? -1 : 1));
+    created.sort((a, b) => ((a.phone ?? '') + (a.wa_user_id ?? '') < (b.phone ?? '') + (b.wa_user_id ?? '') ? -1 : 1));
     const inserted = await this.contacts.insertManyUnlessTaken(db, created);
     if (inserted !== created.length) throw new PhoneTakenMeanwhile();
     await this.contacts.updateMany(db, changed);

@@ -14,6 +14,7 @@ import {
   type ContactAttributes,
 } from './contact-attributes';
 import type { ContactRow } from './contact.entity';
+import { WA_USER_ID_PATTERN } from './channel-customer';
 import { trimmed } from '../common/transforms';
 
 export const MAX_TAGS = 50;
@@ -46,8 +47,6 @@ function IsPhone(): PropertyDecorator {
   });
 }
 
-/** The channel's business-scoped user id: a two-letter country code, a period, then up to 128 letters, digits and periods (`US.ENT.…` for a parent id). */
-export const WA_USER_ID_PATTERN = /^[A-Z]{2}\.[A-Za-z0-9.]{1,140}$/;
 const WA_USER_ID_EXAMPLE = 'US.13491208655302741918';
 
 function IsWaUserId(): PropertyDecorator {

@@ -1,5 +1,12 @@
 import { AuditLogService } from '../audit/audit-log.service';
-import { BadRequestException, ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
+import {
+  BadRequestException,
+  ConflictException,
+  Injectable,
+  Logger,
+  NotFoundException,
+  UnprocessableEntityException,
+} from '@nestjs/common';
 import { newUuid, toPublicId } from '../common/ids';
 import { mapPage, Page } from '../common/pagination';
 import { toE164 } from '../common/phone';
@@ -32,6 +39,8 @@ export interface ContactMerge {
 
 @Injectable()
 export class ContactsService {
+  private readonly logger = new Logger(ContactsService.name);
+
   constructor(
     private readonly database: Database,
     private readonly contacts: ContactRepository,
@@ -109,8 +118,10 @@ export class ContactsService {
     try {
       return await this.database.transaction(async (db) => {
         const contact = await this.lock(db, id);
-        if (contact.blocked_at && changes.phone !== undefined && changes.phone !== contact.phone)
-          throw new ConflictException(BLOCKED_NUMBER);
+        const movesIdentity =
+          (changes.phone !== undefined && changes.phone !== contact.phone) ||
+          (changes.wa_user_id !== undefined && changes.wa_user_id !== contact.wa_user_id);
+        if (contact.blocked_at && movesIdentity) throw new ConflictException(BLOCKED_NUMBER);
         const changed = (Object.keys(changes) as (keyof ContactFields)[]).filter((field) =>
           field === 'attributes'
             ? !sameAttributes(changes.attributes!, contact.attributes)
@@ -197,8 +208,15 @@ export class ContactsService {
     if (customer.username !== null && customer.username !== contact.username) changes.username = customer.username;
     // Found by phone with another id: the id changed (a new number or a new id the channel did not announce to us); the newest wins.
     if (customer.userId !== null && customer.userId !== contact.wa_user_id) changes.wa_user_id = customer.userId;
-    if (customer.phone !== null && contact.phone === null && !(await this.contacts.lockByPhone(db, customer.phone)))
-      changes.phone = customer.phone;
+    if (customer.phone !== null && contact.phone === null) {
+      const holder = await this.contacts.lockByPhone(db, customer.phone);
+      if (holder === null) changes.phone = customer.phone;
+      // Two contacts of one customer (an import or an agent made the phone's): merging them cannot be undone, so an agent decides.
+      else if (holder.id !== contact.id)
+        this.logger.warn(
+          `Contact ${toPublicId('ct', contact.id)} (user id ${contact.wa_user_id}) wrote from ${customer.phone}, which contact ${toPublicId('ct', holder.id)} has: both kept (merge them if they are one person)`,
+        );
+    }
     if (Object.keys(changes).length === 0) return contact;
     Object.assign(contact, changes, { updated_at: new Date() });
     await this.contacts.update(db, contact);

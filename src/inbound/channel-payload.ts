@@ -1,6 +1,6 @@
 import { toE164 } from '../common/phone';
 import { toStorable } from '../common/storable-text';
-import type { ChannelCustomer } from '../contacts/channel-customer';
+import { MAX_USERNAME_LENGTH, WA_USER_ID_PATTERN, type ChannelCustomer } from '../contacts/channel-customer';
 import type { ChannelStatus, InboundMessage } from '../conversations/messages.service';
 import type { MediaKind } from '../media/media.entity';
 import type { TemplateChange, TemplateReference } from '../templates/template.entity';
@@ -103,9 +103,9 @@ function readProfiles(contacts: unknown): Map<string, Profile> {
     const profile = isObject(contact.profile) ? contact.profile : {};
     const read: Profile = {
       phone: asString(contact.wa_id),
-      userId: asString(contact.user_id),
+      userId: userIdOf(contact.user_id),
       name: asString(profile.name),
-      username: asString(profile.username),
+      username: asString(profile.username)?.slice(0, MAX_USERNAME_LENGTH) ?? null,
     };
     if (read.phone) profiles.set(`phone:${read.phone}`, read);
     if (read.userId) profiles.set(`user:${read.userId}`, read);
@@ -119,12 +119,18 @@ function readProfiles(contacts: unknown): Map<string, Profile> {
  */
 function senderOf(message: Json, profiles: Map<string, Profile>): ChannelCustomer | null {
   const from = asString(message.from);
-  const fromUserId = asString(message.from_user_id);
+  const fromUserId = userIdOf(message.from_user_id);
   const profile = (from ? profiles.get(`phone:${from}`) : undefined) ?? (fromUserId ? profiles.get(`user:${fromUserId}`) : undefined);
   const phone = from ? toE164(from) : null;
   const userId = fromUserId ?? profile?.userId ?? null;
   if (phone === null && userId === null) return null;
   return { phone, userId, username: profile?.username ?? null, profileName: profile?.name ?? null };
+}
+
+/** A business-scoped user id as the channel writes them; anything else is no id (a message with neither id nor phone is ignored, and logged). */
+function userIdOf(value: unknown): string | null {
+  const id = asString(value);
+  return id !== null && WA_USER_ID_PATTERN.test(id) ? id : null;
 }
 
 function readMessage(
@@ -254,7 +260,7 @@ function userIdChangeOf(type: string, message: Json): { previousUserId?: string;
   const system = isObject(message.system) ? message.system : null;
   if (type !== 'system' || !system || system.type !== 'user_changed_user_id') return {};
   const previousUserId = asString(system.previous_user_id);
-  const newUserId = asString(system.user_id) ?? asString(message.from_user_id);
+  const newUserId = userIdOf(system.user_id) ?? userIdOf(message.from_user_id);
   return previousUserId && newUserId ? { previousUserId, newUserId } : {};
 }
 

@@ -286,7 +286,14 @@ export class InboundService implements OnApplicationBootstrap {
     message: InboundMessage,
     inboxId: string,
   ): Promise<boolean> {
-    if (customer.phone === null) return this.storeCustomerMessage(db, { ...customer, phone: newPhone }, message, inboxId);
+    // A customer known by id alone shares a number now: their contact takes it, and the notice is a notice, not them writing.
+    if (customer.phone === null)
+      return this.storeNotice(
+        db,
+        (await this.contacts.findOrCreateForCustomer(db, { ...customer, phone: newPhone })).contact,
+        message,
+        inboxId,
+      );
     const { contact, outcome } = await this.contacts.changeNumber(db, customer.phone, newPhone, customer.profileName);
     if (outcome === 'number-taken') {
       this.logger.warn(

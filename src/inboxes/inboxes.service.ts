@@ -1,4 +1,5 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { mapPage, type Page, type PageQuery } from '../common/pagination';
 import { AppConfig } from '../config/app-config';
 import { SecretBox } from '../config/secret-box';
 import { Database } from '../database/database';
@@ -16,8 +17,8 @@ export class InboxesService implements OnApplicationBootstrap {
     private readonly secrets: SecretBox,
   ) {}
 
-  async list(): Promise<InboxResponse[]> {
-    return (await this.inboxes.list(this.database.db)).map(InboxResponse.of);
+  async list(query: PageQuery): Promise<Page<InboxResponse>> {
+    return mapPage(await this.inboxes.page(this.database.db, query), InboxResponse.of);
   }
 
   /**

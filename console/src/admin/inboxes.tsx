@@ -15,7 +15,7 @@ export function AdminInboxes() {
   const [inboxes, setInboxes] = useState<Inbox[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
-    api.get('/api/v1/inboxes').then(setInboxes, setError);
+    api.get('/api/v1/inboxes', { query: { limit: 100 } }).then((page) => setInboxes(page.data), setError);
   }, []);
   return (
     <section class="page">

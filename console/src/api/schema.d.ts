@@ -580,7 +580,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * List the inboxes (the WhatsApp numbers), the default first
+     * List the inboxes (the WhatsApp numbers), oldest first: the default one first
      * @description Tokens and app secrets are never answered: has_access_token and has_app_secret say whether one is stored.
      */
     get: operations['InboxesController_list'];
@@ -1886,6 +1886,11 @@ export interface components {
       created_at: string;
       /** Format: date-time */
       updated_at: string;
+    };
+    InboxPage: {
+      data: components['schemas']['InboxResponse'][];
+      /** @description Pass as cursor to get the next page; null on the last page */
+      next_cursor: string | null;
     };
     LabelResponse: {
       /** @example lbl_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d */
@@ -4733,7 +4738,11 @@ export interface operations {
   };
   InboxesController_list: {
     parameters: {
-      query?: never;
+      query?: {
+        limit?: number;
+        /** @description The next_cursor of the previous page */
+        cursor?: string;
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -4745,7 +4754,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['InboxResponse'][];
+          'application/json': components['schemas']['InboxPage'];
+        };
+      };
+      /** @description Malformed JSON, an unknown or mistyped field, or failed validation (the text names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
         };
       };
       /** @description Missing, malformed, expired or revoked credentials */

@@ -93,7 +93,7 @@ export function ContactsPage() {
         }}
       >
         <Field label="Search contacts">
-          <input type="search" value={q} placeholder="Name, phone or e-mail" onInput={(e) => setQ(valueOf(e))} />
+          <input type="search" value={q} placeholder="Name, phone, e-mail or username" onInput={(e) => setQ(valueOf(e))} />
         </Field>
         <button type="submit" class="button secondary">
           Search
@@ -287,7 +287,7 @@ function MergeDialog(props: { into: Contact; onClose: () => void; onMerged: () =
     props.onMerged();
   });
   return (
-    <Dialog title={`Merge into ${props.into.name ?? props.into.phone}`} onClose={props.onClose}>
+    <Dialog title={`Merge into ${props.into.name ?? customerHandle(props.into)}`} onClose={props.onClose}>
       <p>The other contact's conversation and messages move here, and the other contact is deleted.</p>
       <form
         class="search-row"
@@ -306,7 +306,7 @@ function MergeDialog(props: { into: Contact; onClose: () => void; onMerged: () =
       <ul class="plain-list">
         {found.map((c) => (
           <li>
-            {c.name ?? '—'} {c.phone}{' '}
+            {c.name ?? '—'} {customerHandle(c)}{' '}
             <button type="button" class="button secondary" onClick={() => void merge.run(c)}>
               Merge this one
             </button>
