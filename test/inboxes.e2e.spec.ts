@@ -46,6 +46,12 @@ describe('inboxes', () => {
       const elsewhere = await t.request('GET', `/api/v1/conversations?inbox_id=inb_${'0'.repeat(31)}9`, { token: admin });
       expect(elsewhere.status).toBe(200);
       expect(elsewhere.body.data).toEqual([]);
+      // Message search filters by inbox the same way.
+      await customerWrites(t, { name: 'Searched Inbox', text: 'zanzibar parcel' });
+      const found = await t.request('GET', `/api/v1/messages/search?q=zanzibar&inbox_id=${DEFAULT_INBOX}`, { token: admin });
+      expect(found.body.data.map((m) => m.text)).toEqual(['zanzibar parcel']);
+      const foundElsewhere = await t.request('GET', `/api/v1/messages/search?q=zanzibar&inbox_id=inb_${'0'.repeat(31)}9`, { token: admin });
+      expect(foundElsewhere.body.data).toEqual([]);
       const malformed = await t.request('GET', '/api/v1/conversations?inbox_id=support', { token: admin });
       expect(malformed.status).toBe(400);
       expect(malformed.body).toEqual({ error: 'inbox_id must be an inbox id (inb_…)' });

@@ -386,4 +386,9 @@ export class SearchMessagesQuery extends PageQuery {
   @Length(1, 200)
   @Validate(SearchWordCount)
   q!: string;
+
+  @ApiPropertyOptional({ description: 'Only the messages of this inbox’s conversations', example: 'inb_00000000000070008000000000000001' })
+  @IsOmittable()
+  @Matches(/^inb_[0-9a-f]{32}$/, { message: 'inbox_id must be an inbox id (inb_…)' })
+  inbox_id?: string;
 }

@@ -46,8 +46,9 @@ export class MessageRepository {
    * intersects them, or walks messages_created_idx when the words are common. The customer's
    * phone is joined for the page's rows only.
    */
-  searchStatement(words: string[], page: PageQuery): Sql {
+  searchStatement(words: string[], page: PageQuery, inboxId?: string): Sql {
     const where = words.map((word) => sql`search_text LIKE search_fold(${containsPattern(word)})`);
+    if (inboxId !== undefined) where.push(sql`conversation_id IN (SELECT i.id FROM conversations i WHERE i.inbox_id = ${inboxId})`);
     const after = NEWEST_FIRST.after(page.cursor);
     if (after) where.push(after);
     return sql`WITH found AS (SELECT ${COLUMNS} FROM messages ${sql.where(where)} ${NEWEST_FIRST.orderAndLimit(page)})
@@ -56,8 +57,8 @@ export class MessageRepository {
       ORDER BY found.created_at DESC, found.id DESC`;
   }
 
-  async search(db: Db, words: string[], page: PageQuery): Promise<Page<FoundMessage>> {
-    return NEWEST_FIRST.page(await query<FoundMessage>(db, this.searchStatement(words, page)), page);
+  async search(db: Db, words: string[], page: PageQuery, inboxId?: string): Promise<Page<FoundMessage>> {
+    return NEWEST_FIRST.page(await query<FoundMessage>(db, this.searchStatement(words, page, inboxId)), page);
   }
 
   /**

@@ -109,7 +109,8 @@ export class MessagesService implements OnModuleInit {
 
   /** Messages of every thread that contain every word of `q`, newest first. */
   async search(query: SearchMessagesQuery): Promise<Page<MessageResponse>> {
-    const page = await this.messages.search(this.database.db, searchWords(query.q), query);
+    const inboxId = query.inbox_id === undefined ? undefined : parsePublicId('inb', query.inbox_id)!;
+    const page = await this.messages.search(this.database.db, searchWords(query.q), query, inboxId);
     return this.presentPage(page, (message) => message.customer_phone);
   }
 

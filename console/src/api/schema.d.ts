@@ -5877,6 +5877,8 @@ export interface operations {
         cursor?: string;
         /** @description Words the text must all contain, in any order, as parts of words; case and accents are ignored */
         q: string;
+        /** @description Only the messages of this inbox’s conversations */
+        inbox_id?: string;
       };
       header?: never;
       path?: never;
