@@ -22,6 +22,12 @@ export class CustomerUserIds1764060000000 implements MigrationInterface {
       `CREATE INDEX contacts_search_idx ON contacts USING gin
          ((coalesce(name, '') || ' ' || coalesce(phone, '') || ' ' || coalesce(email, '') || ' ' || coalesce(username, '')) gin_trgm_ops)`,
     );
+    // wa_user_id is a contact field now, so no attribute may bear its name (the CSV would have the column twice): one that did is renamed.
+    await q.query(`
+      UPDATE contacts c
+         SET attributes = (SELECT jsonb_object_agg(CASE WHEN lower(e.key) = 'wa_user_id' THEN 'legacy_' || e.key ELSE e.key END, e.value)
+                             FROM jsonb_each(c.attributes) AS e)
+       WHERE EXISTS (SELECT 1 FROM jsonb_object_keys(c.attributes) AS k WHERE lower(k) = 'wa_user_id')`);
   }
 
   async down(q: QueryRunner): Promise<void> {
