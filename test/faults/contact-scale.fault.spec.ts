@@ -28,7 +28,7 @@ describe('contact import and export of 100,000 lines', () => {
     t = await startTestApp();
     token = (await t.createUser({ role: 'agent' })).token;
     // The file as the export writes it (keys in code-point order, text marked where needed), so export and file compare cell by cell.
-    const records: string[][] = [['phone', 'name', 'email', 'tags', 'active', 'code', 'plan', 'seats']];
+    const records: string[][] = [['phone', 'name', 'email', 'tags', 'wa_user_id', 'active', 'code', 'plan', 'seats']];
     for (let i = 0; i < LINES; i++) {
       const name = i % 1000 === 0 ? `Ünïcødé, "${i}"\nsecond line` : i % 997 === 0 ? `'=cmd ${i}` : `Customer ${i}`;
       records.push([
@@ -36,6 +36,7 @@ describe('contact import and export of 100,000 lines', () => {
         name,
         i % 2 === 0 ? `c${i}@example.com` : '',
         i % 7 === 0 ? 'vip;es' : i % 3 === 0 ? 'b2b' : '',
+        i % 13 === 0 ? `US.${1_000_000_000 + i}` : '',
         i % 4 === 0 ? String(i % 8 === 0) : '',
         i % 11 === 0 ? "'42" : '',
         i % 3 === 0 ? 'pro' : i % 3 === 1 ? 'basic' : '',
