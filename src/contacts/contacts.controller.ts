@@ -45,7 +45,7 @@ export class ContactsController {
   @ApiOperation({
     summary: 'Export contacts as CSV, streamed; the list filters (q, tag) apply',
     description:
-      'Columns phone,name,email,tags (tags joined with ;) then one column per attribute key, in code-point order; newest contact first. ' +
+      'Columns phone,name,email,tags,wa_user_id (tags joined with ;) then one column per attribute key, in code-point order; newest contact first. ' +
       'A text cell a spreadsheet would take for a formula or a number starts with an apostrophe, which the import removes: importing the file gives back the same contacts.',
   })
   @ApiProduces('text/csv')
@@ -62,10 +62,10 @@ export class ContactsController {
   @HttpCode(200)
   @TakesCsvBody(IMPORT_MAX_BYTES)
   @ApiOperation({
-    summary: 'Import contacts from CSV: each line creates or updates the contact with its phone',
+    summary: 'Import contacts from CSV: each line creates or updates the contact with its phone (or, without one, its wa_user_id)',
     description:
-      `Content-Type text/csv, at most ${IMPORT_MAX_BYTES / 1024 / 1024} MiB, read as it arrives. The header row names the columns: phone (required), name, email, tags ` +
-      '(separated by ;), and any other column is an attribute. A line writes the columns the file has (an empty cell clears the field or removes the attribute) and leaves the others. ' +
+      `Content-Type text/csv, at most ${IMPORT_MAX_BYTES / 1024 / 1024} MiB, read as it arrives. The header row names the columns: phone, name, email, tags ` +
+      '(separated by ;), wa_user_id (a phone or a wa_user_id column is required), and any other column is an attribute. A file never changes the phone of a contact found by its wa_user_id, only adds a missing one. A line writes the columns the file has (an empty cell clears the field or removes the attribute) and leaves the others. ' +
       'A line that cannot be imported (a bad phone or e-mail, too many attributes, malformed CSV) is listed in refused with its line number and the rest is imported; ' +
       `a phone that appears twice is written twice, the later line last. Lines are written in batches of 1,000, each its own transaction. At most ${LISTED_REFUSALS} refusals are listed.`,
   })

@@ -384,7 +384,7 @@ export interface paths {
     };
     /**
      * Export contacts as CSV, streamed; the list filters (q, tag) apply
-     * @description Columns phone,name,email,tags (tags joined with ;) then one column per attribute key, in code-point order; newest contact first. A text cell a spreadsheet would take for a formula or a number starts with an apostrophe, which the import removes: importing the file gives back the same contacts.
+     * @description Columns phone,name,email,tags,wa_user_id (tags joined with ;) then one column per attribute key, in code-point order; newest contact first. A text cell a spreadsheet would take for a formula or a number starts with an apostrophe, which the import removes: importing the file gives back the same contacts.
      */
     get: operations['ContactsController_export'];
     put?: never;
@@ -405,8 +405,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Import contacts from CSV: each line creates or updates the contact with its phone
-     * @description Content-Type text/csv, at most 10 MiB, read as it arrives. The header row names the columns: phone (required), name, email, tags (separated by ;), and any other column is an attribute. A line writes the columns the file has (an empty cell clears the field or removes the attribute) and leaves the others. A line that cannot be imported (a bad phone or e-mail, too many attributes, malformed CSV) is listed in refused with its line number and the rest is imported; a phone that appears twice is written twice, the later line last. Lines are written in batches of 1,000, each its own transaction. At most 1000 refusals are listed.
+     * Import contacts from CSV: each line creates or updates the contact with its phone (or, without one, its wa_user_id)
+     * @description Content-Type text/csv, at most 10 MiB, read as it arrives. The header row names the columns: phone, name, email, tags (separated by ;), wa_user_id (a phone or a wa_user_id column is required), and any other column is an attribute. A file never changes the phone of a contact found by its wa_user_id, only adds a missing one. A line writes the columns the file has (an empty cell clears the field or removes the attribute) and leaves the others. A line that cannot be imported (a bad phone or e-mail, too many attributes, malformed CSV) is listed in refused with its line number and the rest is imported; a phone that appears twice is written twice, the later line last. Lines are written in batches of 1,000, each its own transaction. At most 1000 refusals are listed.
      */
     post: operations['ContactsController_import'];
     delete?: never;
