@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsISO8601, Matches } from 'class-validator';
+import { IsIn, IsISO8601 } from 'class-validator';
 import { toPublicId } from '../common/ids';
+import { IsPublicId } from '../common/is-public-id';
 import { IsOmittable } from '../common/omittable';
 import { PageQuery } from '../common/pagination';
 import { AUDIT_ACTIONS, type AuditAction, type AuditEntryRow } from './audit-entry.entity';
@@ -8,7 +9,7 @@ import { AUDIT_ACTIONS, type AuditAction, type AuditEntryRow } from './audit-ent
 export class AuditLogQuery extends PageQuery {
   @ApiPropertyOptional({ description: 'Only what this user did', example: 'user_01a2047c8e2078c99d14947d2651598e' })
   @IsOmittable()
-  @Matches(/^user_[0-9a-f]{32}$/, { message: 'actor must be a user id (user_…)' })
+  @IsPublicId('user', 'a user id')
   actor?: string;
 
   @ApiPropertyOptional({ enum: AUDIT_ACTIONS })

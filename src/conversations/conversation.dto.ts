@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsString, Length, Matches, ValidateBy, ValidateIf } from 'class-validator';
+import { IsPublicId } from '../common/is-public-id';
 import { IsOmittable } from '../common/omittable';
 import { toPublicId } from '../common/ids';
 import { PageQuery } from '../common/pagination';
@@ -190,7 +191,7 @@ export class ListConversationsQuery extends PageQuery {
     example: 'inb_00000000000070008000000000000001',
   })
   @IsOmittable()
-  @Matches(/^inb_[0-9a-f]{32}$/, { message: 'inbox_id must be an inbox id (inb_…)' })
+  @IsPublicId('inb', 'an inbox id')
   inbox_id?: string;
 
   @ApiPropertyOptional({ description: 'Part of the customer name, phone or username, case-insensitive' })

@@ -18,6 +18,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { IsPublicId } from '../common/is-public-id';
 import { IsOmittable } from '../common/omittable';
 import { toPublicId } from '../common/ids';
 import { MessageMediaResponse } from '../media/media.dto';
@@ -389,6 +390,6 @@ export class SearchMessagesQuery extends PageQuery {
 
   @ApiPropertyOptional({ description: 'Only the messages of this inbox’s conversations', example: 'inb_00000000000070008000000000000001' })
   @IsOmittable()
-  @Matches(/^inb_[0-9a-f]{32}$/, { message: 'inbox_id must be an inbox id (inb_…)' })
+  @IsPublicId('inb', 'an inbox id')
   inbox_id?: string;
 }
