@@ -30,6 +30,12 @@ const MAX_NAME_LENGTH = 200;
 
 type ContactFields = Pick<ContactRow, 'phone' | 'wa_user_id' | 'name' | 'email' | 'tags' | 'attributes'>;
 
+/** What a number or user id change did: moved the contact, made one (none had the old value), or left both (another has the new). */
+export interface IdentityChange {
+  contact: ContactRow;
+  outcome: 'moved' | 'created' | 'taken';
+}
+
 /** Two contacts locked for a merge, and the contact they make together. */
 export interface ContactMerge {
   into: ContactRow;
@@ -226,23 +232,12 @@ export class ContactsService {
 
   /**
    * The customer's business-scoped user id changed (the channel's `user_changed_user_id`), inside the
-   * caller's transaction: the contact of the old id takes the new one, so its conversation stays
-   * its one thread. Without a contact of the old id, the customer's is found or created. When
-   * another contact has the new id already, both stay as they are (`id-taken`), as for a number.
+   * caller's transaction, as a number change is (see `changeNumber`): the contact of the old id takes
+   * the new one; without one, the customer's is found or created; another contact with the new id
+   * leaves both as they are (`taken`).
    */
-  async changeUserId(
-    db: Db,
-    previousUserId: string,
-    customer: ChannelCustomer,
-  ): Promise<{ contact: ContactRow; outcome: 'moved' | 'created' | 'id-taken' }> {
-    const contact = await this.contacts.lockByUserId(db, previousUserId);
-    if (!contact) return { contact: (await this.findOrCreateForCustomer(db, customer)).contact, outcome: 'created' };
-    if (customer.userId === null || customer.userId === previousUserId) return { contact, outcome: 'moved' };
-    if (await this.contacts.lockByUserId(db, customer.userId)) return { contact, outcome: 'id-taken' };
-    Object.assign(contact, { wa_user_id: customer.userId, updated_at: new Date() });
-    await this.contacts.update(db, contact);
-    await this.record(db, 'contact.updated', contact);
-    return { contact, outcome: 'moved' };
+  async changeUserId(db: Db, previousUserId: string, customer: ChannelCustomer): Promise<IdentityChange> {
+    return this.moveIdentity(db, await this.contacts.lockByUserId(db, previousUserId), 'wa_user_id', customer.userId, customer);
   }
 
   /**
@@ -250,23 +245,27 @@ export class ContactsService {
    * caller's transaction. The contact of the old number takes the new one (`moved`, recording
    * contact.updated), so its conversation stays its one thread. Without a contact of the old
    * number, the new number's is found or created (`created`). When another contact has the new
-   * number already, both stay as they are (`number-taken`): numbers are recycled, so it may be
+   * number already, both stay as they are (`taken`): numbers are recycled, so it may be
    * someone else, and merging two people's threads cannot be undone; an agent decides.
    */
-  async changeNumber(
+  async changeNumber(db: Db, oldPhone: string, newPhone: string, profileName: string | null): Promise<IdentityChange> {
+    const customer = { phone: newPhone, userId: null, username: null, profileName };
+    return this.moveIdentity(db, await this.contacts.lockByPhone(db, oldPhone), 'phone', newPhone, customer);
+  }
+
+  /** `contact` (found, locked, by its old phone or user id) takes the new value of `field`; see changeNumber. */
+  private async moveIdentity(
     db: Db,
-    oldPhone: string,
-    newPhone: string,
-    profileName: string | null,
-  ): Promise<{ contact: ContactRow; outcome: 'moved' | 'created' | 'number-taken' }> {
-    const contact = await this.contacts.lockByPhone(db, oldPhone);
-    if (!contact) {
-      const customer = { phone: newPhone, userId: null, username: null, profileName };
-      return { contact: (await this.findOrCreateForCustomer(db, customer)).contact, outcome: 'created' };
-    }
-    if (oldPhone === newPhone) return { contact, outcome: 'moved' };
-    if (await this.contacts.lockByPhone(db, newPhone)) return { contact, outcome: 'number-taken' };
-    Object.assign(contact, { phone: newPhone, updated_at: new Date() });
+    contact: ContactRow | null,
+    field: 'phone' | 'wa_user_id',
+    value: string | null,
+    customer: ChannelCustomer,
+  ): Promise<IdentityChange> {
+    if (!contact) return { contact: (await this.findOrCreateForCustomer(db, customer)).contact, outcome: 'created' };
+    if (value === null || value === contact[field]) return { contact, outcome: 'moved' };
+    const holder = field === 'phone' ? await this.contacts.lockByPhone(db, value) : await this.contacts.lockByUserId(db, value);
+    if (holder) return { contact, outcome: 'taken' };
+    Object.assign(contact, { [field]: value, updated_at: new Date() });
     await this.contacts.update(db, contact);
     await this.record(db, 'contact.updated', contact);
     return { contact, outcome: 'moved' };

@@ -295,7 +295,7 @@ export class InboundService implements OnApplicationBootstrap {
         inboxId,
       );
     const { contact, outcome } = await this.contacts.changeNumber(db, customer.phone, newPhone, customer.profileName);
-    if (outcome === 'number-taken') {
+    if (outcome === 'taken') {
       this.logger.warn(
         `Channel webhook: ${customer.phone} changed number to ${newPhone}, which another contact has already: both kept (merge them if they are one person)`,
       );
@@ -312,7 +312,7 @@ export class InboundService implements OnApplicationBootstrap {
     inboxId: string,
   ): Promise<boolean> {
     const { contact, outcome } = await this.contacts.changeUserId(db, previousUserId, customer);
-    if (outcome === 'id-taken') {
+    if (outcome === 'taken') {
       this.logger.warn(
         `Channel webhook: user id ${previousUserId} changed to ${customer.userId}, which another contact has already: both kept (merge them if they are one person)`,
       );
