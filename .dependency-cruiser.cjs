@@ -35,7 +35,10 @@ const FOLDERS = {
     why: 'login and its lockout, invitations, resets, the profile: the account’s life, above users and auth',
   },
   labels: { uses: ['common', 'database', 'users'], why: 'the label catalogue' },
-  inboxes: { uses: ['common', 'config', 'database'], why: 'the WhatsApp numbers, each an inbox of conversations' },
+  inboxes: {
+    uses: ['audit', 'channel', 'common', 'config', 'database', 'messaging', 'users'],
+    why: 'the WhatsApp numbers, each an inbox of conversations with its channel (messaging: the client of its account)',
+  },
   'canned-responses': { uses: ['auth', 'common', 'database', 'users'], why: "the team's saved replies" },
   contacts: { uses: ['audit', 'common', 'database', 'events'], why: 'the contact book, its import and export' },
   notifications: {
@@ -47,8 +50,8 @@ const FOLDERS = {
     why: 'the catalogue and its sync (channel: its source)',
   },
   media: {
-    uses: ['auth', 'channel', 'common', 'config', 'database', 'queue', 'recorded-work', 'users'],
-    why: 'media rows and bytes, their download (channel: the download)',
+    uses: ['auth', 'channel', 'common', 'config', 'database', 'inboxes', 'queue', 'recorded-work', 'users'],
+    why: 'media rows and bytes, their download (channel: the download, through the receiving inbox)',
   },
   conversations: {
     uses: [
@@ -75,8 +78,8 @@ const FOLDERS = {
     why: 'the one flow over contacts and conversations',
   },
   'customer-blocking': {
-    uses: ['channel', 'common', 'contacts', 'conversations', 'database'],
-    why: "a customer blocked on the channel (channel: its block list; conversations: the customer's 24 hours)",
+    uses: ['channel', 'common', 'contacts', 'conversations', 'database', 'inboxes'],
+    why: "a customer blocked on the channel (channel: its block list, of the inbox they wrote to last; conversations: the customer's 24 hours)",
   },
   inbound: {
     uses: [

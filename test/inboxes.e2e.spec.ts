@@ -1,6 +1,8 @@
-import { messagesWebhook } from '../scripts/lib/channel-webhook';
-import { channelMessage } from './support/channel';
+import { randomBytes } from 'node:crypto';
+import { hubSignature, messagesWebhook } from '../scripts/lib/channel-webhook';
+import { channelMessage, eventually } from './support/channel';
 import { FakeGraphApi } from './support/fake-graph-api';
+import { multipart } from './support/multipart';
 import { customerWrites } from './support/inbox';
 import { createTestDatabase, TestDatabase } from './support/test-database';
 import { startTestApp, TestApp } from './support/test-app';
@@ -171,7 +173,7 @@ describe('inboxes', () => {
         // Replayed by hand while no inbox has the number, it stays a dead letter, saying why.
         const replay = await before.request('POST', `/api/v1/inbound/failed/${letterId}/replay`, { token: admin });
         expect(replay.status).toBe(422);
-        expect(replay.body.error).toMatch(/300000000000003, which no inbox has/);
+        expect(replay.body.error).toMatch(/300000000000003, which no active inbox has/);
       } finally {
         await before.close();
       }
@@ -189,6 +191,277 @@ describe('inboxes', () => {
       } finally {
         await after.close();
       }
+    });
+  });
+
+  describe('two numbers, each with its own token and app secret', () => {
+    const SUPPORT_NUMBER = '106540352242922';
+    const SALES_NUMBER = '200000000000002';
+    let graph: FakeGraphApi;
+    let t: TestApp;
+    let admin: string;
+    let sales: string;
+    let lastPhone = 16465550000 + Math.floor(Math.random() * 9000);
+
+    /** The body of a customer writing to a number, signed with `secret`; answers the webhook's status. */
+    const writes = async (number: string, secret: string, customer: { phone: string; name: string; text?: string }) => {
+      const payload = JSON.stringify(
+        messagesWebhook(
+          {
+            contacts: [{ wa_id: customer.phone, profile: { name: customer.name } }],
+            messages: [channelMessage({ from: customer.phone, payload: { body: customer.text ?? 'Hello' } })],
+          },
+          { phoneNumberId: number },
+        ),
+      );
+      return t.request('POST', '/api/webhooks/messaging', {
+        payload,
+        headers: { 'content-type': 'application/json', 'x-hub-signature-256': hubSignature(payload, secret) },
+      });
+    };
+    const conversationsOf = async (phone: string) =>
+      (await t.request('GET', `/api/v1/conversations?q=${encodeURIComponent(`+${phone}`)}`, { token: admin })).body.data;
+
+    beforeAll(async () => {
+      graph = await FakeGraphApi.start();
+      t = await startTestApp({ env: { ...graph.channelEnv, MESSAGING_APP_SECRET: 'support-secret' } });
+      admin = await t.adminToken();
+      const created = await t.request('POST', '/api/v1/inboxes', {
+        token: admin,
+        body: { name: 'Sales', phone_number_id: SALES_NUMBER, access_token: 'sales-token', app_secret: 'sales-secret' },
+      });
+      expect(created.status).toBe(201);
+      sales = created.body.id;
+    });
+    afterAll(async () => {
+      await t.close();
+      await graph.close();
+    });
+
+    it('adds a number as an inbox (admin), its token and secret sealed and never answered', async () => {
+      const listed = await t.request('GET', '/api/v1/inboxes', { token: admin });
+      expect(listed.body.data.map((inbox) => inbox.name)).toEqual(['Default', 'Sales']);
+      expect(listed.body.data[1]).toEqual({
+        id: sales,
+        name: 'Sales',
+        phone_number_id: SALES_NUMBER,
+        display_phone_number: null,
+        business_account_id: null,
+        status: 'active',
+        has_access_token: true,
+        has_app_secret: true,
+        is_default: false,
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      });
+      expect(listed.text).not.toContain('sales-token');
+      expect(listed.text).not.toContain('sales-secret');
+      const [stored] = await t.sql<{ access_token: string; app_secret: string }>(
+        'SELECT access_token, app_secret FROM inboxes WHERE name = $1',
+        ['Sales'],
+      );
+      expect(stored.access_token).not.toContain('sales-token');
+      expect(stored.app_secret).not.toContain('sales-secret');
+      const audit = await t.request('GET', '/api/v1/audit-log?action=inbox.created', { token: admin });
+      expect(audit.body.data[0]).toMatchObject({ target: sales, details: { name: 'Sales', phone_number_id: SALES_NUMBER } });
+      expect(JSON.stringify(audit.body)).not.toContain('sales-token');
+    });
+
+    it('refuses a number another inbox has with 409, bad fields with 400 naming them, and an agent with 403', async () => {
+      for (const phone_number_id of [SALES_NUMBER, SUPPORT_NUMBER]) {
+        const taken = await t.request('POST', '/api/v1/inboxes', {
+          token: admin,
+          body: { name: 'Again', phone_number_id, access_token: 'x' },
+        });
+        expect(taken.status).toBe(409);
+        expect(taken.body).toEqual({ error: `Another inbox has the phone number id ${phone_number_id}` });
+      }
+      const malformed = await t.request('POST', '/api/v1/inboxes', {
+        token: admin,
+        body: { name: 'Bad', phone_number_id: '+1 555', access_token: 'x' },
+      });
+      expect(malformed.status).toBe(400);
+      expect(malformed.body.error).toMatch(/phone_number_id must be the digits/);
+      const tokenless = await t.request('POST', '/api/v1/inboxes', { token: admin, body: { name: 'Bad', phone_number_id: '5' } });
+      expect(tokenless.status).toBe(400);
+      expect(tokenless.body.error).toMatch(/access_token/);
+      const agent = await t.createUser({ name: 'Inbox Agent' });
+      const refused = await t.request('POST', '/api/v1/inboxes', {
+        token: agent.token,
+        body: { name: 'Mine', phone_number_id: '5', access_token: 'x' },
+      });
+      expect(refused.status).toBe(403);
+      expect((await t.request('GET', '/api/v1/inboxes', { token: agent.token })).status).toBe(200);
+    });
+
+    it('checks each number’s webhooks with its own app secret', async () => {
+      const customer = { phone: String((lastPhone += 1)), name: 'Signed Twice' };
+      expect((await writes(SALES_NUMBER, 'support-secret', customer)).status).toBe(401);
+      expect((await writes(SUPPORT_NUMBER, 'sales-secret', customer)).status).toBe(401);
+      expect(await conversationsOf(customer.phone)).toEqual([]);
+      expect((await writes(SALES_NUMBER, 'sales-secret', customer)).status).toBe(200);
+      expect((await writes(SUPPORT_NUMBER, 'support-secret', customer)).status).toBe(200);
+      expect((await conversationsOf(customer.phone)).length).toBe(2);
+    });
+
+    it('keeps a customer writing to both numbers as one contact with a conversation in each, and answers each from its own number and token', async () => {
+      const phone = String((lastPhone += 1));
+      await writes(SUPPORT_NUMBER, 'support-secret', { phone, name: 'Two Threads', text: 'to support' });
+      await writes(SALES_NUMBER, 'sales-secret', { phone, name: 'Two Threads', text: 'to sales' });
+      const conversations = await conversationsOf(phone);
+      expect(conversations.map((c) => c.inbox_id).sort()).toEqual([DEFAULT_INBOX, sales].sort());
+      const contacts = await t.request('GET', `/api/v1/contacts?q=${encodeURIComponent(`+${phone}`)}`, { token: admin });
+      expect(contacts.body.data).toHaveLength(1);
+      const salesThread = await t.request('GET', `/api/v1/conversations?inbox_id=${sales}&q=${encodeURIComponent(`+${phone}`)}`, {
+        token: admin,
+      });
+      expect(salesThread.body.data.map((c) => c.last_message?.text)).toEqual(['to sales']);
+
+      for (const conversation of conversations) {
+        const sent = await t.request('POST', `/api/v1/conversations/${conversation.id}/messages`, {
+          token: admin,
+          body: { type: 'text', text: `reply in ${conversation.inbox_id}` },
+        });
+        expect(sent.status).toBe(201);
+      }
+      await eventually(async () => expect(graph.sendsTo(phone)).toHaveLength(2));
+      const byText = Object.fromEntries(
+        graph.sendsTo(phone).map((r) => [(r.body!.text as { body: string }).body, { path: r.path, authorization: r.authorization }]),
+      );
+      expect(byText).toEqual({
+        [`reply in ${DEFAULT_INBOX}`]: { path: `/${SUPPORT_NUMBER}/messages`, authorization: 'Bearer graph-token' },
+        [`reply in ${sales}`]: { path: `/${SALES_NUMBER}/messages`, authorization: 'Bearer sales-token' },
+      });
+    });
+
+    it('uploads media, reacts and downloads a customer’s media through the conversation’s number', async () => {
+      const phone = String((lastPhone += 1));
+      const image = graph.addMedia(Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(500)]), 'image/jpeg');
+      const payload = JSON.stringify(
+        messagesWebhook(
+          {
+            contacts: [{ wa_id: phone, profile: { name: 'Sales Media' } }],
+            messages: [channelMessage({ from: phone, type: 'image', payload: { id: image.id, mime_type: 'image/jpeg' } })],
+          },
+          { phoneNumberId: SALES_NUMBER },
+        ),
+      );
+      const received = await t.request('POST', '/api/webhooks/messaging', {
+        payload,
+        headers: { 'content-type': 'application/json', 'x-hub-signature-256': hubSignature(payload, 'sales-secret') },
+      });
+      expect(received.status).toBe(200);
+      await eventually(async () => expect(graph.mediaRequests(image.id).length).toBeGreaterThanOrEqual(2));
+      expect(new Set(graph.mediaRequests(image.id).map((r) => r.authorization))).toEqual(new Set(['Bearer sales-token']));
+
+      const [conversation] = await conversationsOf(phone);
+      const thread = await t.request('GET', `/api/v1/conversations/${conversation.id}/messages`, { token: admin });
+      const reacted = await t.request('POST', `/api/v1/conversations/${conversation.id}/messages`, {
+        token: admin,
+        body: { type: 'reaction', reaction: { message_id: thread.body.data[0].id, emoji: '👍' } },
+      });
+      expect(reacted.status).toBe(201);
+      const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+      const uploaded = await t.request('POST', '/api/v1/media', { token: admin, ...multipart('file', 'parcel.png', 'image/png', png) });
+      expect(uploaded.status).toBe(201);
+      const sent = await t.request('POST', `/api/v1/conversations/${conversation.id}/messages`, {
+        token: admin,
+        body: { type: 'image', image: { media_id: (uploaded.body as { id: string }).id } },
+      });
+      expect(sent.status).toBe(201);
+      await eventually(async () => expect(graph.sendsTo(phone)).toHaveLength(2));
+      expect(graph.sendsTo(phone).map((r) => [r.path, r.authorization])).toEqual([
+        [`/${SALES_NUMBER}/messages`, 'Bearer sales-token'],
+        [`/${SALES_NUMBER}/messages`, 'Bearer sales-token'],
+      ]);
+      expect(graph.mediaUploads.at(-1)).toMatchObject({ path: `/${SALES_NUMBER}/media`, authorization: 'Bearer sales-token' });
+    });
+
+    it('tests an inbox’s connection now, keeping the number as the channel shows it, and says why it fails', async () => {
+      const tested = await t.request('POST', `/api/v1/inboxes/${sales}/test`, { token: admin });
+      expect(tested.status).toBe(200);
+      expect(tested.body).toEqual({ ok: true, channel: 'whatsapp', display_phone_number: '15550000000' });
+      expect(graph.requests.at(-1)).toMatchObject({ method: 'GET', path: `/${SALES_NUMBER}`, authorization: 'Bearer sales-token' });
+      expect((await t.request('GET', `/api/v1/inboxes/${sales}`, { token: admin })).body.display_phone_number).toBe('15550000000');
+      graph.healthStatus = 401;
+      try {
+        const failing = await t.request('POST', `/api/v1/inboxes/${sales}/test`, { token: admin });
+        expect(failing.body).toMatchObject({ ok: false, channel: 'whatsapp', error: expect.stringMatching(/Invalid OAuth access token/) });
+      } finally {
+        graph.healthStatus = 200;
+      }
+    });
+
+    it('keeps the default inbox’s channel fields to the settings (422), and renames it', async () => {
+      const refused = await t.request('PATCH', `/api/v1/inboxes/${DEFAULT_INBOX}`, { token: admin, body: { access_token: 'other' } });
+      expect(refused.status).toBe(422);
+      expect(refused.body).toEqual({
+        error: "The default inbox's access_token is set by the MESSAGING_* settings: change them there and restart",
+      });
+      const disabled = await t.request('PATCH', `/api/v1/inboxes/${DEFAULT_INBOX}`, { token: admin, body: { status: 'disabled' } });
+      expect(disabled.status).toBe(422);
+      const renamed = await t.request('PATCH', `/api/v1/inboxes/${DEFAULT_INBOX}`, { token: admin, body: { name: 'Support' } });
+      expect(renamed.status).toBe(200);
+      expect(renamed.body).toMatchObject({ name: 'Support', is_default: true, has_access_token: true });
+    });
+
+    it('holds a disabled inbox’s webhooks as dead letters and refuses its sends (422); enabled again, it replays them', async () => {
+      const inbox = await t.request('POST', '/api/v1/inboxes', {
+        token: admin,
+        body: { name: 'Seasonal', phone_number_id: '200000000000004', access_token: 'seasonal-token' },
+      });
+      const phone = String((lastPhone += 1));
+      expect((await writes('200000000000004', 'support-secret', { phone, name: 'Seasonal Customer', text: 'first' })).status).toBe(200);
+      const [conversation] = await conversationsOf(phone);
+      expect(conversation.inbox_id).toBe(inbox.body.id);
+      const disabled = await t.request('PATCH', `/api/v1/inboxes/${inbox.body.id}`, { token: admin, body: { status: 'disabled' } });
+      expect(disabled.body.status).toBe('disabled');
+      const send = await t.request('POST', `/api/v1/conversations/${conversation.id}/messages`, {
+        token: admin,
+        body: { type: 'text', text: 'not now' },
+      });
+      expect(send.status).toBe(422);
+      expect(send.body).toEqual({ error: 'The inbox of this conversation is disabled: an admin enables it to send again' });
+      expect((await writes('200000000000004', 'support-secret', { phone, name: 'Seasonal Customer', text: 'while off' })).status).toBe(200);
+      const letters = await t.request('GET', '/api/v1/inbound/failed', { token: admin });
+      expect(letters.body.data[0]).toMatchObject({ reason: 'unknown phone number', phone_number_id: '200000000000004' });
+      expect((await conversationsOf(phone))[0].last_message?.text).toBe('first');
+      await t.request('PATCH', `/api/v1/inboxes/${inbox.body.id}`, { token: admin, body: { status: 'active' } });
+      await eventually(async () => expect((await conversationsOf(phone))[0].last_message?.text).toBe('while off'));
+    });
+
+    it('replays the webhooks kept for a number once an inbox with it is created', async () => {
+      const phone = String((lastPhone += 1));
+      expect((await writes('200000000000009', 'support-secret', { phone, name: 'Early Bird', text: 'before the inbox' })).status).toBe(200);
+      expect(await conversationsOf(phone)).toEqual([]);
+      const created = await t.request('POST', '/api/v1/inboxes', {
+        token: admin,
+        body: { name: 'Late Number', phone_number_id: '200000000000009', access_token: 'late-token' },
+      });
+      const [conversation] = await eventually(async () => {
+        const found = await conversationsOf(phone);
+        expect(found).toHaveLength(1);
+        return found;
+      });
+      expect(conversation).toMatchObject({
+        inbox_id: created.body.id,
+        last_message: expect.objectContaining({ text: 'before the inbox' }),
+      });
+    });
+
+    it('deletes only an inbox without conversations (409 otherwise, and for the default one)', async () => {
+      const kept = await t.request('DELETE', `/api/v1/inboxes/${sales}`, { token: admin });
+      expect(kept.status).toBe(409);
+      expect(kept.body).toEqual({ error: 'The inbox has conversations, which would be lost: disable it instead (status "disabled")' });
+      expect((await t.request('DELETE', `/api/v1/inboxes/${DEFAULT_INBOX}`, { token: admin })).status).toBe(409);
+      const empty = await t.request('POST', '/api/v1/inboxes', {
+        token: admin,
+        body: { name: 'Empty', phone_number_id: '200000000000007', access_token: 'x' },
+      });
+      expect((await t.request('DELETE', `/api/v1/inboxes/${empty.body.id}`, { token: admin })).status).toBe(204);
+      expect((await t.request('GET', `/api/v1/inboxes/${empty.body.id}`, { token: admin })).status).toBe(404);
+      const audit = await t.request('GET', '/api/v1/audit-log?action=inbox.deleted', { token: admin });
+      expect(audit.body.data[0]).toMatchObject({ target: empty.body.id, details: { name: 'Empty' } });
     });
   });
 });

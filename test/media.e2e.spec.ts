@@ -8,6 +8,7 @@ import { MediaService } from '../src/media/media.service';
 import { MediaStore, storageKeyOf } from '../src/media/media-store';
 import { channelMessage, channelWebhook, eventually } from './support/channel';
 import { TEST_DATABASE_URL } from './support/environment';
+import { multipart } from './support/multipart';
 import { FakeGraphApi } from './support/fake-graph-api';
 import { S3Server } from './support/s3-server';
 import { Answer, startTestApp, TestApp } from './support/test-app';
@@ -21,24 +22,6 @@ const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4
 const GIF = Buffer.concat([Buffer.from('GIF89a'), randomBytes(200)]);
 
 let lastPhone = 14155570000 + Math.floor(Math.random() * 9000);
-
-/** A multipart/form-data body with one file part. */
-function multipart(
-  field: string,
-  filename: string,
-  contentType: string,
-  bytes: Buffer,
-): { payload: Buffer; headers: Record<string, string> } {
-  const boundary = `----test-${randomBytes(8).toString('hex')}`;
-  const payload = Buffer.concat([
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\nContent-Type: ${contentType}\r\n\r\n`,
-    ),
-    bytes,
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ]);
-  return { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
-}
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 

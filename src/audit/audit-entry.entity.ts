@@ -27,6 +27,9 @@ export const AUDIT_ACTIONS = [
   'contacts.merged',
   'contact.deleted',
   'dead_letter.replayed',
+  'inbox.created',
+  'inbox.updated',
+  'inbox.deleted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

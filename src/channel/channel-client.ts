@@ -38,11 +38,21 @@ export interface OutboundMessage {
   context?: { message_id: string };
 }
 
+/** One WhatsApp number on the Cloud API, as an inbox holds it: where it sends from and with which token. */
+export interface ChannelAccount {
+  phoneNumberId: string;
+  accessToken: string;
+  /** The WhatsApp Business Account of its template catalogue; null: no catalogue. */
+  businessAccountId: string | null;
+}
+
 export interface ChannelHealth {
   ok: boolean;
   channel: 'whatsapp' | 'sandbox';
   /** Why the channel is unhealthy, in one sentence. */
   error?: string;
+  /** The number as the channel shows it, when it said. */
+  displayPhoneNumber?: string;
 }
 
 /** A media the channel holds, as it starts to arrive. */
@@ -90,6 +100,7 @@ export function channelFailure(error: unknown): { reason: string; retryable: boo
  * The port through which every module reaches the WhatsApp channel: the messaging module provides
  * it (the Cloud API, or the local sandbox when no token is set) and is the only one that knows the
  * Graph API. The jobs that send, mark read, download and sync live beside the rows they change.
+ * Provided as is, it is the default inbox's channel; InboxChannels answers each inbox's.
  */
 export abstract class ChannelClient {
   /** Whether the channel has a template catalogue: the sandbox's own, or a business account's (MESSAGING_BUSINESS_ACCOUNT_ID). */
@@ -113,4 +124,14 @@ export abstract class ChannelClient {
   abstract block(user: string): Promise<void>;
   /** Lifts a block; throws ChannelError. */
   abstract unblock(user: string): Promise<void>;
+}
+
+/**
+ * The channel of each inbox: its number, token and business account on the Cloud API, or the
+ * sandbox for an inbox without a token. The inboxes module provides it; work for a conversation
+ * goes through the channel of the conversation's inbox.
+ */
+export abstract class InboxChannels {
+  /** The inbox's channel; throws a final ChannelError when the inbox no longer exists or is disabled. */
+  abstract of(inboxId: string): Promise<ChannelClient>;
 }

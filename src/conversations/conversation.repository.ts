@@ -185,12 +185,13 @@ export class ConversationRepository {
   }
 
   /** When the contact last wrote (the channel's time), to any inbox; null if they never did or have no conversation. */
-  async lastInboundAtOfContact(db: Db, contactId: string): Promise<Date | null> {
-    const row = await queryOne<{ last_inbound_at: Date | null }>(
+  /** The contact's conversation the customer wrote in last (on conversations_contact_inbox_key: one row per inbox); null without any. */
+  latestInboundOfContact(db: Db, contactId: string): Promise<Pick<ConversationRow, 'last_inbound_at' | 'inbox_id'> | null> {
+    return queryOne(
       db,
-      sql`SELECT max(last_inbound_at) AS last_inbound_at FROM conversations WHERE contact_id = ${contactId}`,
+      sql`SELECT last_inbound_at, inbox_id FROM conversations WHERE contact_id = ${contactId}
+           ORDER BY last_inbound_at DESC NULLS LAST, created_at DESC LIMIT 1`,
     );
-    return row?.last_inbound_at ?? null;
   }
 
   /** Every conversation of the contact (one per inbox), locked until the caller's transaction ends, oldest first. */

@@ -217,9 +217,22 @@ export class ConversationsService implements OnModuleInit {
     });
   }
 
-  /** A 422 unless the contact wrote within the last 24 hours (their conversation's window); `what` says what waits on it. */
-  async assertContactWithinWindow(db: Db, contactId: string, now: Date, what: string): Promise<void> {
-    assertWithinCustomerWindow({ last_inbound_at: await this.conversations.lastInboundAtOfContact(db, contactId) }, now, what);
+  /** A 422 when the conversation's inbox is disabled: nothing leaves through it until an admin enables it. */
+  async assertInboxSends(db: Db, conversation: ConversationRow): Promise<void> {
+    // The default inbox cannot be disabled: its sends, the most of them, read nothing more.
+    if (conversation.inbox_id === DEFAULT_INBOX_ID || (await this.inboxes.isActive(db, conversation.inbox_id))) return;
+    throw new UnprocessableEntityException('The inbox of this conversation is disabled: an admin enables it to send again');
+  }
+
+  /**
+   * The inbox the customer wrote to last: the number the channel knows them on (the default inbox
+   * for a customer who never wrote). With `within`, a 422 unless that was within the last 24 hours
+   * (the conversation's window), `within` saying what waits on it.
+   */
+  async customersLatestInbox(db: Db, contactId: string, within?: { now: Date; what: string }): Promise<string> {
+    const latest = await this.conversations.latestInboundOfContact(db, contactId);
+    if (within) assertWithinCustomerWindow({ last_inbound_at: latest?.last_inbound_at ?? null }, within.now, within.what);
+    return latest?.inbox_id ?? DEFAULT_INBOX_ID;
   }
 
   /**

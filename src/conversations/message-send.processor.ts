@@ -1,5 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { ChannelClient, ChannelError, channelFailure, MEDIA_TRANSFER_TIMEOUT_MS } from '../channel/channel-client';
+import { ChannelError, InboxChannels, channelFailure, MEDIA_TRANSFER_TIMEOUT_MS } from '../channel/channel-client';
+import type { ChannelClient } from '../channel/channel-client';
 import { AppConfig } from '../config/app-config';
 import { MediaService } from '../media/media.service';
 import { Metrics } from '../metrics/metrics';
@@ -29,7 +30,7 @@ const SEND_LEASE_MS = MEDIA_TRANSFER_TIMEOUT_MS + 15_000;
 export class MessageSendProcessor implements OnModuleInit {
   constructor(
     private readonly work: RecordedWork,
-    private readonly channel: ChannelClient,
+    private readonly channels: InboxChannels,
     private readonly messages: MessagesService,
     private readonly config: AppConfig,
     private readonly journal: SendJournal,
@@ -59,7 +60,8 @@ export class MessageSendProcessor implements OnModuleInit {
   private async send(message: MessageToSend): Promise<void> {
     const earlier = this.journal.answerFor(message.id);
     if (earlier) return this.recordSent(earlier, message);
-    const channelMessageId = await this.channel.send(toOutboundMessage(message, await this.channelMediaIdOf(message)));
+    const channel = await this.channels.of(message.inbox_id);
+    const channelMessageId = await channel.send(toOutboundMessage(message, await this.channelMediaIdOf(message, channel)));
     this.journal.answered({ messageId: message.id, channelMessageId });
     await this.recordSent({ messageId: message.id, channelMessageId }, message);
   }
@@ -68,20 +70,23 @@ export class MessageSendProcessor implements OnModuleInit {
     this.metrics.messageDelivery.observe({ outcome }, (Date.now() - message.created_at.getTime()) / 1000);
   }
 
-  /** The channel's id of the message's media, uploaded now unless a fresh earlier upload has one; null without media. */
-  private async channelMediaIdOf(message: MessageToSend): Promise<string | null> {
+  /**
+   * The channel's id of the message's media, uploaded now through the conversation's number unless
+   * a fresh earlier upload through that number has one; null without media.
+   */
+  private async channelMediaIdOf(message: MessageToSend, channel: ChannelClient): Promise<string | null> {
     if (!message.media_id) return null;
     const media = await this.media.get(message.media_id);
     if (!media) throw new ChannelError('The media of this message no longer exists', false);
-    const fresh = this.media.freshChannelUpload(media);
+    const fresh = this.media.freshChannelUpload(media, message.inbox_id);
     if (fresh) return fresh;
-    const channelMediaId = await this.channel.uploadMedia({
+    const channelMediaId = await channel.uploadMedia({
       body: await this.media.read(media),
       size: Number(media.size),
       mimeType: media.mime_type.split(';')[0].trim(),
       filename: media.filename ?? `${media.kind}`,
     });
-    await this.media.recordChannelUpload(media.id, channelMediaId);
+    await this.media.recordChannelUpload(media.id, channelMediaId, message.inbox_id);
     return channelMediaId;
   }
 

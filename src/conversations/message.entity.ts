@@ -54,6 +54,8 @@ export interface MessageToSend {
   /** E.164; null for a customer known only by their user id. */
   customer_phone: string | null;
   customer_wa_user_id: string | null;
+  /** The inbox of its conversation: the number it leaves from. */
+  inbox_id: string;
   /** The channel id of the message it replies to, when it has one by now. */
   reply_to_channel_message_id: string | null;
   /** When it was queued: the start of its delivery time. */

@@ -19,7 +19,7 @@ export const SEND_WORK = {
   needs: {
     from: sql`conversations c, contacts ct`,
     where: sql`c.id = w.conversation_id AND ct.id = c.contact_id`,
-    columns: sql`w.type, w.text, w.content, w.media_id, w.created_at, ct.phone AS customer_phone, ct.wa_user_id AS customer_wa_user_id,
+    columns: sql`w.type, w.text, w.content, w.media_id, w.created_at, ct.phone AS customer_phone, ct.wa_user_id AS customer_wa_user_id, c.inbox_id,
                  (SELECT q.channel_message_id FROM messages q WHERE q.id = w.reply_to_id) AS reply_to_channel_message_id`,
   },
 } satisfies Pick<WorkKind, 'table' | 'waiting' | 'needs'>;

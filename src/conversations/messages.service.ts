@@ -60,7 +60,7 @@ export interface InboundMessage {
   previousUserId?: string;
   newUserId?: string;
   /** An image, audio, video, document or sticker: recorded with the message, downloaded afterwards. */
-  media: Omit<InboundMedia, 'sentAt'> | null;
+  media: Omit<InboundMedia, 'sentAt' | 'inboxId'> | null;
 }
 
 /** A status the channel reported for an outbound message. */
@@ -141,6 +141,7 @@ export class MessagesService implements OnModuleInit {
         if (!conversation) throw new NotFoundException('Conversation not found');
         const now = new Date();
         await this.contacts.assertNotBlocked(db, conversation.contact_id);
+        await this.conversations.assertInboxSends(db, conversation);
         if (type !== 'template') assertWithinCustomerWindow(conversation, now);
         const quoted = quotedId === null ? null : await this.quotable(db, conversationId, quotedId);
         const media = mediaId === null ? null : await this.mediaToSend(db, mediaType!, mediaId);
@@ -250,7 +251,7 @@ export class MessagesService implements OnModuleInit {
     if (!(await this.messages.insert(db, message))) return null;
     // After the message: a repeat the insert skipped leaves no media to download behind.
     if (inbound.media) {
-      message.media_id = await this.media.recordInbound(db, { ...inbound.media, sentAt: inbound.sentAt });
+      message.media_id = await this.media.recordInbound(db, { ...inbound.media, sentAt: inbound.sentAt, inboxId: conversation.inbox_id });
       await this.messages.attachMedia(db, message.id, message.media_id);
     }
     const updated = await this.conversationRows.recordInbound(

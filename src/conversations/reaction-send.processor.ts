@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { ChannelClient, channelFailure } from '../channel/channel-client';
+import { channelFailure, InboxChannels } from '../channel/channel-client';
 import { AppConfig } from '../config/app-config';
 import { RecordedWork } from '../recorded-work/recorded-work';
 import { onSchedule } from '../recorded-work/work-kind';
@@ -20,7 +20,7 @@ const SEND_LEASE_MS = 15_000;
 export class ReactionSendProcessor implements OnModuleInit {
   constructor(
     private readonly work: RecordedWork,
-    private readonly channel: ChannelClient,
+    private readonly channels: InboxChannels,
     private readonly reactions: ReactionsService,
     private readonly config: AppConfig,
   ) {}
@@ -30,7 +30,8 @@ export class ReactionSendProcessor implements OnModuleInit {
       job: 'reaction.send',
       ...REACTION_SEND_WORK,
       leaseMs: SEND_LEASE_MS,
-      attempt: async (reaction) => this.reactions.markSent(reaction.id, await this.channel.send(toOutboundReaction(reaction))),
+      attempt: async (reaction) =>
+        this.reactions.markSent(reaction.id, await (await this.channels.of(reaction.inbox_id)).send(toOutboundReaction(reaction))),
       failure: channelFailure,
       nextAttemptInMs: onSchedule(() => this.config.messagingRetryScheduleMs),
       fail: (reaction, failure) => this.reactions.markFailed(reaction.id, failure.reason),

@@ -25,4 +25,6 @@ export interface ReactionToSend {
   /** E.164; null for a customer known only by their user id. */
   customer_phone: string | null;
   customer_wa_user_id: string | null;
+  /** The inbox of its conversation: the number it leaves from. */
+  inbox_id: string;
 }

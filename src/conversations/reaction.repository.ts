@@ -11,7 +11,7 @@ export const REACTION_SEND_WORK = {
   needs: {
     from: sql`messages m, conversations c, contacts ct`,
     where: sql`m.id = w.message_id AND c.id = m.conversation_id AND ct.id = c.contact_id`,
-    columns: sql`w.emoji, m.channel_message_id AS target_channel_message_id, ct.phone AS customer_phone, ct.wa_user_id AS customer_wa_user_id`,
+    columns: sql`w.emoji, m.channel_message_id AS target_channel_message_id, ct.phone AS customer_phone, ct.wa_user_id AS customer_wa_user_id, c.inbox_id`,
   },
 } satisfies Pick<WorkKind, 'table' | 'waiting' | 'needs'>;
 

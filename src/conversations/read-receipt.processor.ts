@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { ChannelClient, channelFailure } from '../channel/channel-client';
+import { channelFailure, InboxChannels } from '../channel/channel-client';
 import { AppConfig } from '../config/app-config';
 import { RecordedWork } from '../recorded-work/recorded-work';
 import { onSchedule } from '../recorded-work/work-kind';
@@ -19,7 +19,7 @@ const RECEIPT_LEASE_MS = 15_000;
 export class ReadReceiptProcessor implements OnModuleInit {
   constructor(
     private readonly work: RecordedWork,
-    private readonly channel: ChannelClient,
+    private readonly channels: InboxChannels,
     private readonly reads: ReadsService,
     private readonly config: AppConfig,
   ) {}
@@ -30,7 +30,7 @@ export class ReadReceiptProcessor implements OnModuleInit {
       ...READ_RECEIPT_WORK,
       leaseMs: RECEIPT_LEASE_MS,
       attempt: async (receipt) => {
-        await this.channel.markRead(receipt.channel_message_id);
+        await (await this.channels.of(receipt.inbox_id)).markRead(receipt.channel_message_id);
         await this.reads.markReceiptSent(receipt.id);
       },
       failure: channelFailure,

@@ -13,4 +13,6 @@ export interface ReadReceiptToSend {
   id: string;
   attempts: number;
   channel_message_id: string;
+  /** The inbox of the message's conversation: the number that received it, which tells the channel. */
+  inbox_id: string;
 }

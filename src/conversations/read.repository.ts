@@ -6,7 +6,11 @@ import type { WorkKind } from '../recorded-work/work-kind';
 export const READ_RECEIPT_WORK = {
   table: 'read_receipts',
   waiting: sql`w.status = 'pending'`,
-  needs: { columns: sql`w.channel_message_id` },
+  needs: {
+    from: sql`messages m, conversations c`,
+    where: sql`m.id = w.message_id AND c.id = m.conversation_id`,
+    columns: sql`w.channel_message_id, c.inbox_id`,
+  },
 } satisfies Pick<WorkKind, 'table' | 'waiting' | 'needs'>;
 
 /** The SQL of `conversation_reads` (each user's read marker) and `read_receipts` (what the channel is told was read). */

@@ -1,5 +1,5 @@
 import { Injectable, ServiceUnavailableException, UnprocessableEntityException } from '@nestjs/common';
-import { ChannelClient, ChannelError } from '../channel/channel-client';
+import { ChannelError, InboxChannels } from '../channel/channel-client';
 import { ContactResponse } from '../contacts/contact.dto';
 import { ContactsService } from '../contacts/contacts.service';
 import { ConversationsService } from '../conversations/conversations.service';
@@ -7,6 +7,8 @@ import { Database } from '../database/database';
 
 /**
  * Blocking a customer on the channel: they can no longer write to the business, nor it to them.
+ * The channel keeps a block list per number: the customer is blocked on the number (the inbox)
+ * they wrote to last, within the 24 hours the channel asks for.
  * The channel is asked first and the contact marked only when it agreed, so `blocked` never shows a
  * block the channel does not hold. Blocking twice, or unblocking a customer who is not blocked,
  * changes nothing and asks the channel nothing.
@@ -17,7 +19,7 @@ export class CustomerBlockingService {
     private readonly database: Database,
     private readonly contacts: ContactsService,
     private readonly conversations: ConversationsService,
-    private readonly channel: ChannelClient,
+    private readonly channels: InboxChannels,
   ) {}
 
   async block(contactId: string): Promise<ContactResponse> {
@@ -27,13 +29,11 @@ export class CustomerBlockingService {
       const contact = await this.contacts.lockForBlocking(db, contactId);
       if (contact.blocked) return contact;
       // The channel's own rule, checked here too so that the sandbox keeps it and the channel is not asked in vain.
-      await this.conversations.assertContactWithinWindow(
-        db,
-        contactId,
-        new Date(),
-        'only a customer who wrote in the last 24 hours can be blocked',
-      );
-      await this.ask(() => this.channel.block(blockListUserOf(contact)), 'block');
+      const inboxId = await this.conversations.customersLatestInbox(db, contactId, {
+        now: new Date(),
+        what: 'only a customer who wrote in the last 24 hours can be blocked',
+      });
+      await this.ask(async () => (await this.channels.of(inboxId)).block(blockListUserOf(contact)), 'block');
       return this.contacts.setBlocked(db, contactId, new Date());
     });
   }
@@ -42,7 +42,9 @@ export class CustomerBlockingService {
     return this.database.transaction(async (db) => {
       const contact = await this.contacts.lockForBlocking(db, contactId);
       if (!contact.blocked) return contact;
-      await this.ask(() => this.channel.unblock(blockListUserOf(contact)), 'unblock');
+      // The number they were blocked on: a blocked customer writes to it no more, so it stays the one they wrote to last.
+      const inboxId = await this.conversations.customersLatestInbox(db, contactId);
+      await this.ask(async () => (await this.channels.of(inboxId)).unblock(blockListUserOf(contact)), 'unblock');
       return this.contacts.setBlocked(db, contactId, null);
     });
   }

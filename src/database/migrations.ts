@@ -25,6 +25,7 @@ import { UploadRetention1764030000000 } from './migrations/1764030000000-upload-
 import { CustomerUserIds1764060000000 } from './migrations/1764060000000-customer-user-ids';
 import { Inboxes1764070000000 } from './migrations/1764070000000-inboxes';
 import { UnroutedDeadLetters1764080000000 } from './migrations/1764080000000-unrouted-dead-letters';
+import { MediaInboxes1764090000000 } from './migrations/1764090000000-media-inboxes';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   CustomerUserIds1764060000000,
   Inboxes1764070000000,
   UnroutedDeadLetters1764080000000,
+  MediaInboxes1764090000000,
 ];

@@ -47,6 +47,23 @@ const asNumber = (value: unknown): number | null => {
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
 
 /**
+ * The business number each change of a body is about (`value.metadata.phone_number_id`), null for
+ * a change that names none (template changes are about the business account): their inboxes'
+ * app secrets are the keys the body's signature must verify with. Read before the body is
+ * trusted, so it only looks.
+ */
+export function businessNumbersOf(body: unknown): (string | null)[] {
+  const numbers = new Set<string | null>();
+  for (const entry of isObject(body) ? asArray(body.entry) : []) {
+    for (const change of asArray(isObject(entry) ? entry.changes : undefined)) {
+      const value = isObject(change) ? change.value : undefined;
+      numbers.add(isObject(value) && isObject(value.metadata) ? asString(value.metadata.phone_number_id) : null);
+    }
+  }
+  return numbers.size === 0 ? [null] : [...numbers];
+}
+
+/**
  * Reads a WhatsApp Cloud API webhook body: `entry[].changes[]` of field `messages` (a `value` with
  * `contacts`, `messages` and `statuses`), `message_template_status_update` and
  * `template_category_update`. Never throws: what it does not know is listed in `ignored`.

@@ -6,11 +6,10 @@ import {
   Logger,
   NotFoundException,
   OnApplicationBootstrap,
+  OnModuleInit,
   ServiceUnavailableException,
-  UnauthorizedException,
   UnprocessableEntityException,
 } from '@nestjs/common';
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { newUuid, toPublicId } from '../common/ids';
 import { mapPage, type Page, type PageQuery } from '../common/pagination';
 import { findUnstorable, toStorable } from '../common/storable-text';
@@ -31,11 +30,12 @@ import { EventsService } from '../events/events.service';
 import { NotificationsService } from '../notifications/notifications.service';
 import { ChannelErrorResponse } from './channel-error.dto';
 import { ChannelErrorRepository } from './channel-error.repository';
-import { type ChannelChangeError, parseChannelWebhook, type ParsedWebhook } from './channel-payload';
+import { checkChannelSignature, sameSecret } from './webhook-signature';
+import { businessNumbersOf, type ChannelChangeError, parseChannelWebhook, type ParsedWebhook } from './channel-payload';
 import { TemplatesService } from '../templates/templates.service';
 import { DeadLetterResponse } from './dead-letter.dto';
 import { DeadLetterRepository } from './dead-letter.repository';
-import { InboxesService } from '../inboxes/inboxes.service';
+import { InboxesService, type InboxRouter } from '../inboxes/inboxes.service';
 import { MessageAddedEvent } from '../conversations/conversation.events';
 
 const STORE_LATER = 'The webhook could not be stored; retry later';
@@ -43,7 +43,7 @@ const STORE_LATER = 'The webhook could not be stored; retry later';
 /** A change names a business number no inbox has: the body waits as a dead letter until one has it. */
 class UnknownPhoneNumber extends Error {
   constructor(readonly phoneNumberId: string) {
-    super(`The body names the phone number ${phoneNumberId}, which no inbox has`);
+    super(`The body names the phone number ${phoneNumberId}, which no active inbox has`);
   }
 }
 
@@ -64,7 +64,7 @@ export interface Ingested {
  * what it holds would fail every time, holding back the other messages it carries.
  */
 @Injectable()
-export class InboundService implements OnApplicationBootstrap {
+export class InboundService implements OnModuleInit, OnApplicationBootstrap {
   private readonly logger = new Logger(InboundService.name);
 
   constructor(
@@ -83,6 +83,11 @@ export class InboundService implements OnApplicationBootstrap {
     private readonly inboxes: InboxesService,
   ) {}
 
+  /** An inbox created, given a number or enabled may be the one bodies kept as dead letters waited for. */
+  onModuleInit(): void {
+    this.inboxes.whenChanged(() => this.replayRoutable());
+  }
+
   /** Runs after InboxesService's (this module depends on it): the inboxes are as the settings describe them. */
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.messagingAppSecret && this.config.isProduction) {
@@ -99,9 +104,9 @@ export class InboundService implements OnApplicationBootstrap {
    * that finds one replayed meanwhile by another skips it.
    */
   async replayRoutable(): Promise<void> {
-    const route = await this.inboxes.router(this.database.db);
+    const router = await this.inboxes.router(this.database.db);
     for (const letter of await this.deadLetters.unrouted(this.database.db)) {
-      if (route(letter.unknown_phone_number_id) === null) continue;
+      if (router.route(letter.unknown_phone_number_id) === null) continue;
       try {
         await this.replay(letter.id);
         this.logger.log(
@@ -123,19 +128,22 @@ export class InboundService implements OnApplicationBootstrap {
     return challenge;
   }
 
-  /** X-Hub-Signature-256 is `sha256=<hex HMAC of the raw body keyed with the app secret>`. */
-  verifySignature(rawBody: Buffer | undefined, signature: string | undefined): void {
-    const secret = this.config.messagingAppSecret;
-    // Unverified webhooks would let anyone write as any customer: only outside production, for trying the service.
-    if (!secret && this.config.isProduction) {
-      throw new ForbiddenException('Channel webhooks are refused: MESSAGING_APP_SECRET is not set, and production verifies every webhook');
+  /**
+   * X-Hub-Signature-256 is `sha256=<hex HMAC of the raw body keyed with the app secret>`: the app
+   * secret of the inbox each change is for (MESSAGING_APP_SECRET for an inbox without one, or a
+   * number no inbox has), so every such key must verify it. Outside production a change without
+   * any key is taken unchecked, for trying the service.
+   */
+  async verifySignature(rawBody: Buffer | undefined, signature: string | undefined, body: unknown): Promise<void> {
+    let router: InboxRouter;
+    try {
+      router = await this.inboxes.router(this.database.db);
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) throw this.unavailable('Channel webhook could not be checked', error, STORE_LATER);
+      throw error;
     }
-    if (!secret) return;
-    const expected = `sha256=${createHmac('sha256', secret)
-      .update(rawBody ?? Buffer.alloc(0))
-      .digest('hex')}`;
-    if (!signature || !sameSecret(signature, expected))
-      throw new UnauthorizedException('X-Hub-Signature-256 is missing or does not match the body');
+    const keys = new Set(businessNumbersOf(body).map((phoneNumberId) => router.appSecret(phoneNumberId)));
+    checkChannelSignature(rawBody, signature, keys, this.config.isProduction);
   }
 
   /** Stores a delivery's messages and statuses, or keeps the raw body as a dead letter when that fails for another reason than the database being down. */
@@ -211,12 +219,12 @@ export class InboundService implements OnApplicationBootstrap {
    * attached to it rather than stored; a changed number moves the contact first.
    */
   private async store(db: Db, { messages, phoneNumberIds, statuses, errors, templates }: ParsedWebhook, receivedAt: Date): Promise<number> {
-    const route = await this.inboxes.router(db);
-    const unknown = phoneNumberIds.find((phoneNumberId) => route(phoneNumberId) === null);
+    const router = await this.inboxes.router(db);
+    const unknown = phoneNumberIds.find((phoneNumberId) => router.route(phoneNumberId) === null);
     if (unknown !== undefined) throw new UnknownPhoneNumber(unknown);
     let stored = 0;
     for (const { customer, message, phoneNumberId } of messages) {
-      const inboxId = route(phoneNumberId)!;
+      const inboxId = router.route(phoneNumberId)!;
       // A redelivery must not reopen a conversation an agent closed since.
       if (await this.messages.isKnown(db, message.channelMessageId)) continue;
       if (message.reaction) {
@@ -374,7 +382,7 @@ export class InboundService implements OnApplicationBootstrap {
     } else {
       // Not our failure: a number added in Meta's dashboard before its inbox here. It is replayed once an inbox has it.
       this.logger.warn(
-        `Channel webhook for phone number ${unknownNumber}, which no inbox has, kept as dead letter ${toPublicId('ibf', id)}`,
+        `Channel webhook for phone number ${unknownNumber}, which no active inbox has, kept as dead letter ${toPublicId('ibf', id)}`,
       );
     }
     try {
@@ -411,11 +419,4 @@ function describeChangeError(error: ChannelChangeError): string {
 
 function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
-}
-
-/** Compares secrets in constant time (lengths may differ: that is a mismatch, not an error). */
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -1,6 +1,125 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsString, Length, Matches, ValidateIf } from 'class-validator';
+import { IsOmittable } from '../common/omittable';
 import { toPublicId } from '../common/ids';
-import type { InboxRow, InboxStatus } from './inbox.entity';
+import { INBOX_STATUSES, type InboxRow, type InboxStatus } from './inbox.entity';
+
+/** The channel's ids of numbers and business accounts are digits. */
+const GRAPH_ID = /^[0-9]{1,32}$/;
+/** Set to a value, or null to remove it: omitted leaves it as it is. */
+const IsOmittableOrNull = (): PropertyDecorator => ValidateIf((_dto: object, value: unknown) => value !== undefined && value !== null);
+
+export class CreateInboxDto {
+  @ApiProperty({ example: 'Sales', minLength: 1, maxLength: 100 })
+  @IsString()
+  @Length(1, 100)
+  name!: string;
+
+  @ApiProperty({
+    example: '106540352242922',
+    description:
+      "The channel's id of the number (Meta's dashboard: WhatsApp > API Setup); its webhooks are routed by it. Unique among inboxes",
+  })
+  @IsString()
+  @Matches(GRAPH_ID, { message: 'phone_number_id must be the digits of the channel’s id of the number' })
+  phone_number_id!: string;
+
+  @ApiPropertyOptional({ example: '102290129340398', description: 'The WhatsApp Business Account of its template catalogue' })
+  @IsOmittable()
+  @IsString()
+  @Matches(GRAPH_ID, { message: 'business_account_id must be the digits of the channel’s id of the business account' })
+  business_account_id?: string;
+
+  @ApiProperty({
+    writeOnly: true,
+    minLength: 1,
+    maxLength: 1024,
+    description: 'A system user’s token for the Graph API; sealed at rest, never answered',
+  })
+  @IsString()
+  @Length(1, 1024)
+  access_token!: string;
+
+  @ApiPropertyOptional({
+    writeOnly: true,
+    minLength: 1,
+    maxLength: 256,
+    description:
+      'The Meta app’s secret its webhooks are signed with; sealed at rest, never answered. Without one, MESSAGING_APP_SECRET checks them',
+  })
+  @IsOmittable()
+  @IsString()
+  @Length(1, 256)
+  app_secret?: string;
+}
+
+export class UpdateInboxDto {
+  @ApiPropertyOptional({ minLength: 1, maxLength: 100 })
+  @IsOmittable()
+  @IsString()
+  @Length(1, 100)
+  name?: string;
+
+  @ApiPropertyOptional({ description: 'Not of the default inbox: MESSAGING_PHONE_NUMBER_ID describes it' })
+  @IsOmittable()
+  @IsString()
+  @Matches(GRAPH_ID, { message: 'phone_number_id must be the digits of the channel’s id of the number' })
+  phone_number_id?: string;
+
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'null: no template catalogue. Not of the default inbox' })
+  @IsOmittableOrNull()
+  @IsString()
+  @Matches(GRAPH_ID, { message: 'business_account_id must be the digits of the channel’s id of the business account' })
+  business_account_id?: string | null;
+
+  @ApiPropertyOptional({ writeOnly: true, minLength: 1, maxLength: 1024, description: 'Replaces the token. Not of the default inbox' })
+  @IsOmittable()
+  @IsString()
+  @Length(1, 1024)
+  access_token?: string;
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    writeOnly: true,
+    minLength: 1,
+    maxLength: 256,
+    description: 'Replaces the app secret; null: MESSAGING_APP_SECRET checks its webhooks. Not of the default inbox',
+  })
+  @IsOmittableOrNull()
+  @IsString()
+  @Length(1, 256)
+  app_secret?: string | null;
+
+  @ApiPropertyOptional({
+    enum: INBOX_STATUSES,
+    description:
+      'disabled: it keeps its conversations but neither sends nor receives (its webhooks wait as dead letters). Not the default inbox',
+  })
+  @IsOmittable()
+  @IsIn(INBOX_STATUSES)
+  status?: InboxStatus;
+}
+
+/** What the channel answered when asked about the inbox's number with its token. */
+export class InboxConnectionResponse {
+  @ApiProperty({ description: 'The channel answered, with this token, for this number' })
+  ok!: boolean;
+
+  @ApiProperty({ enum: ['whatsapp', 'sandbox'] })
+  channel!: 'whatsapp' | 'sandbox';
+
+  @ApiPropertyOptional({ description: 'Why not, in one sentence (the channel’s own reason)' })
+  error?: string;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '15550783881',
+    description: 'The number as the channel shows it; stored on the inbox',
+  })
+  display_phone_number!: string | null;
+}
 
 export class InboxResponse {
   @ApiProperty({ example: 'inb_00000000000070008000000000000001' })

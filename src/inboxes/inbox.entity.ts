@@ -1,5 +1,6 @@
+export const INBOX_STATUSES = ['active', 'disabled'] as const;
 /** `disabled`: kept with its conversations, but neither receiving nor sending. */
-export type InboxStatus = 'active' | 'disabled';
+export type InboxStatus = (typeof INBOX_STATUSES)[number];
 
 /**
  * The default inbox, made by the migration that introduced inboxes with every conversation of

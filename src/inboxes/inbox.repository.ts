@@ -45,4 +45,39 @@ export class InboxRepository {
            WHERE id = ${id}`,
     );
   }
+
+  async insert(db: Db, row: InboxRow): Promise<void> {
+    await execute(
+      db,
+      sql`INSERT INTO inboxes (${COLUMNS})
+          VALUES (${row.id}, ${row.name}, ${row.phone_number_id}, ${row.display_phone_number}, ${row.business_account_id}, ${row.status},
+                  ${row.access_token}, ${row.app_secret}, ${row.is_default}, ${row.created_at}, ${row.updated_at})`,
+    );
+  }
+
+  /** The inbox locked until the caller's transaction ends. */
+  lock(db: Db, id: string): Promise<InboxRow | null> {
+    return queryOne(db, sql`SELECT ${COLUMNS} FROM inboxes WHERE id = ${id} FOR UPDATE`);
+  }
+
+  /** Writes every field an admin may change, as the row now holds them; answers the row. */
+  async update(db: Db, row: InboxRow): Promise<InboxRow> {
+    return (await queryOne<InboxRow>(
+      db,
+      sql`UPDATE inboxes SET name = ${row.name}, phone_number_id = ${row.phone_number_id}, display_phone_number = ${row.display_phone_number},
+                             business_account_id = ${row.business_account_id}, status = ${row.status}, access_token = ${row.access_token},
+                             app_secret = ${row.app_secret}, updated_at = ${row.updated_at}
+           WHERE id = ${row.id} RETURNING ${COLUMNS}`,
+    ))!;
+  }
+
+  /** The number as the channel shows it, learnt when the connection was tested; updated_at is left, as no setting changed. */
+  async recordDisplayPhoneNumber(db: Db, id: string, displayPhoneNumber: string): Promise<void> {
+    await execute(db, sql`UPDATE inboxes SET display_phone_number = ${displayPhoneNumber} WHERE id = ${id}`);
+  }
+
+  /** Answers whether it existed; fails on the foreign key while a conversation is in it. */
+  async delete(db: Db, id: string): Promise<boolean> {
+    return (await execute(db, sql`DELETE FROM inboxes WHERE id = ${id}`)) > 0;
+  }
 }

@@ -1,9 +1,13 @@
-import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/api-errors';
 import { PageOf, PageQuery, type Page } from '../common/pagination';
-import { InboxResponse } from './inbox.dto';
+import { PublicIdPipe } from '../common/public-id.pipe';
+import { Roles } from '../users/roles.decorator';
+import { CreateInboxDto, InboxConnectionResponse, InboxResponse, UpdateInboxDto } from './inbox.dto';
 import { InboxesService } from './inboxes.service';
+
+const InboxId = new PublicIdPipe('inb', 'Inbox');
 
 @ApiTags('Inboxes')
 @ApiBearerAuth()
@@ -21,5 +25,66 @@ export class InboxesController {
   @ApiErrors(400)
   list(@Query() query: PageQuery): Promise<Page<InboxResponse>> {
     return this.inboxes.list(query);
+  }
+
+  @Post()
+  @Roles('admin')
+  @ApiOperation({
+    summary: 'Add a WhatsApp number as an inbox (admin)',
+    description:
+      'The token and app secret are sealed with ENCRYPTION_KEY and never answered. Webhooks kept for this number as dead letters ' +
+      '(reason "unknown phone number") are replayed into it at once. 409 when another inbox has the phone_number_id.',
+  })
+  @ApiCreatedResponse({ type: InboxResponse })
+  @ApiErrors(400, 409)
+  create(@Body() dto: CreateInboxDto): Promise<InboxResponse> {
+    return this.inboxes.create(dto);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get one inbox' })
+  @ApiOkResponse({ type: InboxResponse })
+  @ApiErrors(404)
+  get(@Param('id', InboxId) id: string): Promise<InboxResponse> {
+    return this.inboxes.get(id);
+  }
+
+  @Patch(':id')
+  @Roles('admin')
+  @ApiOperation({
+    summary: 'Rename an inbox, change its number, token or app secret, or disable it (admin)',
+    description:
+      "The default inbox's number, business account, token, app secret and status are its MESSAGING_* settings: 422 naming them. " +
+      '409 when another inbox has the phone_number_id. Enabling an inbox replays the webhooks kept while it was disabled.',
+  })
+  @ApiOkResponse({ type: InboxResponse })
+  @ApiErrors(400, 404, 409, 422)
+  update(@Param('id', InboxId) id: string, @Body() dto: UpdateInboxDto): Promise<InboxResponse> {
+    return this.inboxes.update(id, dto);
+  }
+
+  @Delete(':id')
+  @Roles('admin')
+  @HttpCode(204)
+  @ApiOperation({
+    summary: 'Delete an inbox without conversations (admin); 409 for one with conversations (disable it) or the default one',
+  })
+  @ApiNoContentResponse()
+  @ApiErrors(404, 409)
+  remove(@Param('id', InboxId) id: string): Promise<void> {
+    return this.inboxes.remove(id);
+  }
+
+  @Post(':id/test')
+  @HttpCode(200)
+  @Roles('admin')
+  @ApiOperation({
+    summary: "Test the inbox's connection: the channel asked about its number with its token, now (admin)",
+    description: 'ok false carries the channel’s reason. The number as the channel shows it is kept as display_phone_number.',
+  })
+  @ApiOkResponse({ type: InboxConnectionResponse })
+  @ApiErrors(404)
+  test(@Param('id', InboxId) id: string): Promise<InboxConnectionResponse> {
+    return this.inboxes.testConnection(id);
   }
 }

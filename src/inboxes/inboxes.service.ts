@@ -1,40 +1,220 @@
-import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import {
+  ConflictException,
+  Injectable,
+  Logger,
+  NotFoundException,
+  OnApplicationBootstrap,
+  UnprocessableEntityException,
+} from '@nestjs/common';
+import { AuditLogService } from '../audit/audit-log.service';
+import { ChannelFactory } from '../messaging/channel-factory';
+import { newUuid, toPublicId } from '../common/ids';
 import { mapPage, type Page, type PageQuery } from '../common/pagination';
 import { AppConfig } from '../config/app-config';
 import { SecretBox } from '../config/secret-box';
 import { Database } from '../database/database';
+import { isForeignKeyViolation, isUniqueViolation } from '../database/errors';
 import type { Db } from '../database/sql';
-import { InboxResponse } from './inbox.dto';
+import { CreateInboxDto, InboxConnectionResponse, InboxResponse, UpdateInboxDto } from './inbox.dto';
 import { DEFAULT_INBOX_ID, type InboxRow } from './inbox.entity';
 import { InboxRepository } from './inbox.repository';
+import { accountOf } from './inbox-channels';
+
+/** The fields of the default inbox the MESSAGING_* settings own: an admin changes them there. */
+const SETTINGS_OWNED = ['phone_number_id', 'business_account_id', 'access_token', 'app_secret', 'status'] as const;
+
+/** Told after an inbox is created or changed, e.g. to replay the webhooks kept for its number. */
+type InboxesChanged = () => Promise<void>;
+
+/** Where the changes of a business number go, and the key their webhooks are signed with. */
+export interface InboxRouter {
+  /** The inbox of the number's changes; null: no active inbox has it. */
+  route(phoneNumberId: string | null): string | null;
+  /** The app secret its webhooks are signed with; null: none is set. */
+  appSecret(phoneNumberId: string | null): string | null;
+}
 
 @Injectable()
 export class InboxesService implements OnApplicationBootstrap {
+  private readonly logger = new Logger(InboxesService.name);
+  private readonly changeListeners: InboxesChanged[] = [];
+
   constructor(
     private readonly database: Database,
     private readonly inboxes: InboxRepository,
     private readonly config: AppConfig,
     private readonly secrets: SecretBox,
+    private readonly audit: AuditLogService,
+    private readonly channels: ChannelFactory,
   ) {}
 
   async list(query: PageQuery): Promise<Page<InboxResponse>> {
     return mapPage(await this.inboxes.page(this.database.db, query), InboxResponse.of);
   }
 
+  async get(id: string): Promise<InboxResponse> {
+    return InboxResponse.of(await this.find(this.database.db, id));
+  }
+
+  /** A listener called after each create and change (the inbound module replays what waited for a number). */
+  whenChanged(listener: InboxesChanged): void {
+    this.changeListeners.push(listener);
+  }
+
+  /** 409 when another inbox has the number; its token and app secret are sealed before they are written. */
+  async create(dto: CreateInboxDto): Promise<InboxResponse> {
+    const now = new Date();
+    const row: InboxRow = {
+      id: newUuid(now.getTime()),
+      name: dto.name,
+      phone_number_id: dto.phone_number_id,
+      display_phone_number: null,
+      business_account_id: dto.business_account_id ?? null,
+      status: 'active',
+      access_token: this.secrets.seal(dto.access_token),
+      app_secret: this.sealOrNull(dto.app_secret ?? null),
+      is_default: false,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.writeNumber(dto.phone_number_id, () =>
+      this.database.transaction(async (db) => {
+        await this.inboxes.insert(db, row);
+        await this.audit.record(db, 'inbox.created', {
+          target: toPublicId('inb', row.id),
+          details: { name: row.name, phone_number_id: row.phone_number_id },
+        });
+      }),
+    );
+    this.announceChange();
+    return InboxResponse.of(row);
+  }
+
   /**
-   * Which inbox each business number's webhook changes belong to, as the inboxes are now: the one
-   * with that phone_number_id; a change that names no number goes to the default inbox, and so
-   * does every number while the default inbox is the sandbox (it has no number of its own, and an
-   * install trying the service must not lose what it is sent). Null: no inbox has the number.
+   * Changes what the admin sent. The default inbox's number, business account, token, app secret
+   * and status are its MESSAGING_* settings (422 naming them); another inbox's number is 409.
    */
-  async router(db: Db): Promise<(phoneNumberId: string | null) => string | null> {
+  async update(id: string, dto: UpdateInboxDto): Promise<InboxResponse> {
+    const changed = (Object.keys(dto) as (keyof UpdateInboxDto)[]).filter((key) => dto[key] !== undefined);
+    const updated = await this.writeNumber(dto.phone_number_id, () =>
+      this.database.transaction(async (db) => {
+        const inbox = await this.inboxes.lock(db, id);
+        if (!inbox) throw new NotFoundException('Inbox not found');
+        const owned = SETTINGS_OWNED.filter((field) => changed.includes(field));
+        if (inbox.is_default && owned.length > 0) {
+          throw new UnprocessableEntityException(
+            `The default inbox's ${owned.join(', ')} ${owned.length === 1 ? 'is' : 'are'} set by the MESSAGING_* settings: change them there and restart`,
+          );
+        }
+        const row = await this.inboxes.update(db, {
+          ...inbox,
+          name: dto.name ?? inbox.name,
+          phone_number_id: dto.phone_number_id ?? inbox.phone_number_id,
+          // Another number is another display number: the next connection test learns it.
+          display_phone_number:
+            dto.phone_number_id !== undefined && dto.phone_number_id !== inbox.phone_number_id ? null : inbox.display_phone_number,
+          business_account_id: dto.business_account_id === undefined ? inbox.business_account_id : dto.business_account_id,
+          status: dto.status ?? inbox.status,
+          access_token: dto.access_token === undefined ? inbox.access_token : this.secrets.seal(dto.access_token),
+          app_secret: dto.app_secret === undefined ? inbox.app_secret : this.sealOrNull(dto.app_secret),
+          updated_at: new Date(),
+        });
+        await this.audit.record(db, 'inbox.updated', { target: toPublicId('inb', id), details: { changed } });
+        return row;
+      }),
+    );
+    this.announceChange();
+    return InboxResponse.of(updated);
+  }
+
+  /** Only an inbox without conversations (409: disable it instead), and never the default one. */
+  async remove(id: string): Promise<void> {
+    try {
+      await this.database.transaction(async (db) => {
+        const inbox = await this.inboxes.lock(db, id);
+        if (!inbox) throw new NotFoundException('Inbox not found');
+        if (inbox.is_default) throw new ConflictException('The default inbox cannot be deleted: the MESSAGING_* settings describe it');
+        await this.inboxes.delete(db, id);
+        await this.audit.record(db, 'inbox.deleted', { target: toPublicId('inb', id), details: { name: inbox.name } });
+      });
+    } catch (error) {
+      if (isForeignKeyViolation(error))
+        throw new ConflictException('The inbox has conversations, which would be lost: disable it instead (status "disabled")');
+      throw error;
+    }
+  }
+
+  /**
+   * Asks the channel about the inbox's number with its token, now (not the health probe's cached
+   * answer), and keeps the number as the channel shows it.
+   */
+  async testConnection(id: string): Promise<InboxConnectionResponse> {
+    const inbox = await this.find(this.database.db, id);
+    const health = await this.channels.create(accountOf(inbox, this.secrets)).health();
+    if (health.displayPhoneNumber !== undefined && health.displayPhoneNumber !== inbox.display_phone_number)
+      await this.inboxes.recordDisplayPhoneNumber(this.database.db, id, health.displayPhoneNumber);
+    return {
+      ok: health.ok,
+      channel: health.channel,
+      ...(health.error === undefined ? {} : { error: health.error }),
+      display_phone_number: health.displayPhoneNumber ?? inbox.display_phone_number,
+    };
+  }
+
+  private async find(db: Db, id: string): Promise<InboxRow> {
+    const inbox = await this.inboxes.find(db, id);
+    if (!inbox) throw new NotFoundException('Inbox not found');
+    return inbox;
+  }
+
+  /** Runs a write that may give an inbox a number: 409 when another inbox has it. */
+  private async writeNumber<T>(phoneNumberId: string | undefined, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if (isUniqueViolation(error, 'inboxes_phone_number_id_key'))
+        throw new ConflictException(`Another inbox has the phone number id ${phoneNumberId}`);
+      throw error;
+    }
+  }
+
+  /** After the commit, not awaited: the listeners' work (a replay of many bodies) must not hold the admin's answer. */
+  private announceChange(): void {
+    for (const listener of this.changeListeners) {
+      listener().catch((error: unknown) =>
+        this.logger.warn(`After an inbox changed: ${error instanceof Error ? error.message : String(error)}`),
+      );
+    }
+  }
+
+  /**
+   * Which inbox each business number's webhook changes belong to, as the inboxes are now: the
+   * active one with that phone_number_id; a change that names no number goes to the default inbox,
+   * and so does every number while the default inbox is the sandbox (it has no number of its own,
+   * and an install trying the service must not lose what it is sent). Null: no active inbox has
+   * the number (a disabled inbox receives nothing: its changes wait, as dead letters, for it to be
+   * enabled). `appSecret` is the key that number's webhooks are signed with: the inbox's own, else
+   * MESSAGING_APP_SECRET (null: none is set).
+   */
+  async router(db: Db): Promise<InboxRouter> {
     const inboxes = await this.inboxes.list(db);
     const byNumber = new Map(
-      inboxes.flatMap((inbox) => (inbox.phone_number_id === null ? [] : [[inbox.phone_number_id, inbox.id] as const])),
+      inboxes.flatMap((inbox) =>
+        inbox.phone_number_id === null || inbox.status !== 'active' ? [] : [[inbox.phone_number_id, inbox] as const],
+      ),
     );
     const sandboxDefault = inboxes.some((inbox) => inbox.is_default && inbox.phone_number_id === null);
-    return (phoneNumberId) =>
-      phoneNumberId === null ? DEFAULT_INBOX_ID : (byNumber.get(phoneNumberId) ?? (sandboxDefault ? DEFAULT_INBOX_ID : null));
+    const inboxOf = (phoneNumberId: string | null): InboxRow | null =>
+      phoneNumberId === null
+        ? inboxes.find((inbox) => inbox.is_default)!
+        : (byNumber.get(phoneNumberId) ?? (sandboxDefault ? inboxes.find((inbox) => inbox.is_default)! : null));
+    return {
+      route: (phoneNumberId) => inboxOf(phoneNumberId)?.id ?? null,
+      appSecret: (phoneNumberId) => {
+        const own = inboxOf(phoneNumberId)?.app_secret ?? null;
+        return own === null ? this.config.messagingAppSecret : this.openOrNull(own);
+      },
+    };
   }
 
   /** Whether the inbox exists and is active: a conversation can be opened in it. */

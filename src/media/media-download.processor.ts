@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { ChannelClient, ChannelError, MEDIA_TRANSFER_TIMEOUT_MS } from '../channel/channel-client';
+import { ChannelError, InboxChannels, MEDIA_TRANSFER_TIMEOUT_MS } from '../channel/channel-client';
 import { toPublicId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
 import { retryDelay } from '../queue/job-queue';
@@ -37,7 +37,7 @@ export class MediaDownloadProcessor implements OnModuleInit {
 
   constructor(
     private readonly work: RecordedWork,
-    private readonly channel: ChannelClient,
+    private readonly channels: InboxChannels,
     private readonly media: MediaService,
     private readonly config: AppConfig,
   ) {}
@@ -63,7 +63,9 @@ export class MediaDownloadProcessor implements OnModuleInit {
     if (media.available_until && media.available_until.getTime() <= Date.now()) {
       throw new DownloadTooLate(`The channel keeps a media 7 days; it was not downloaded in time (${media.error ?? 'no attempt'})`);
     }
-    const download = await this.channel.downloadMedia(media.channel_media_id!);
+    // A customer's media is the receiving number's: an inbound row always names its inbox.
+    const channel = await this.channels.of(media.inbox_id!);
+    const download = await channel.downloadMedia(media.channel_media_id!);
     const stored = await this.media.storeDownload(media, download.body, {
       sha256: download.sha256 ?? media.channel_sha256,
       size: download.size,

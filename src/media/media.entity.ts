@@ -30,6 +30,11 @@ export interface MediaRow {
   /** Outbound: the channel's id of the upload, sent by id while it is fresh. */
   channel_upload_id: string | null;
   channel_uploaded_at: Date | null;
+  /**
+   * The inbox whose number it belongs to on the channel: inbound, the one that received it (its
+   * token downloads it); outbound, the one its channel_upload_id was uploaded through (null before).
+   */
+  inbox_id: string | null;
   /** Why the media is failed or expired, or why the last download attempt failed. */
   error: string | null;
   attempts: number;

@@ -1,3 +1,4 @@
+import { InboxesModule } from '../inboxes/inboxes.module';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { AppConfig } from '../config/app-config';
@@ -12,7 +13,7 @@ import { UnsentUploadCleanup } from './unsent-upload-cleanup';
 
 /** Media: the `media` table, the store of their bytes (file system or S3), uploads and the signed download route. */
 @Module({
-  imports: [AuthModule],
+  imports: [AuthModule, InboxesModule],
   controllers: [MediaController],
   providers: [
     {

@@ -57,6 +57,8 @@ export interface InboundMedia {
   filename: string | null;
   /** The channel's timestamp of the message: its media is kept 7 days from then. */
   sentAt: Date;
+  /** The inbox that received it: its token downloads it. */
+  inboxId: string;
 }
 
 /** What the channel says it has, checked against what was downloaded. */
@@ -162,6 +164,7 @@ export class MediaService implements OnModuleInit {
       available_until: null,
       channel_upload_id: null,
       channel_uploaded_at: null,
+      inbox_id: null,
       error: null,
       attempts: 0,
       next_attempt_at: null,
@@ -298,6 +301,7 @@ export class MediaService implements OnModuleInit {
       available_until: new Date(inbound.sentAt.getTime() + CHANNEL_MEDIA_LIFETIME_MS),
       channel_upload_id: null,
       channel_uploaded_at: null,
+      inbox_id: inbound.inboxId,
       error: null,
       attempts: 0,
       next_attempt_at: now,
@@ -318,13 +322,14 @@ export class MediaService implements OnModuleInit {
   }
 
   /** The channel's id of an upload while it is fresh enough to send by; null when it must be uploaded (again). */
-  freshChannelUpload(row: MediaRow): string | null {
-    if (!row.channel_upload_id || !row.channel_uploaded_at) return null;
+  freshChannelUpload(row: MediaRow, inboxId: string): string | null {
+    // The channel's id of an upload is the number's it was uploaded through.
+    if (!row.channel_upload_id || !row.channel_uploaded_at || row.inbox_id !== inboxId) return null;
     return Date.now() - row.channel_uploaded_at.getTime() < CHANNEL_UPLOAD_REUSE_MS ? row.channel_upload_id : null;
   }
 
-  async recordChannelUpload(id: string, channelUploadId: string): Promise<void> {
-    await this.media.recordChannelUpload(this.database.db, id, channelUploadId, new Date());
+  async recordChannelUpload(id: string, channelUploadId: string, inboxId: string): Promise<void> {
+    await this.media.recordChannelUpload(this.database.db, id, channelUploadId, inboxId, new Date());
   }
 
   /** The stored bytes of a ready media. */

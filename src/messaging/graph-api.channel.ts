@@ -1,9 +1,8 @@
-import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { AppConfig } from '../config/app-config';
 import {
+  type ChannelAccount,
   ChannelClient,
   ChannelError,
   ChannelHealth,
@@ -58,19 +57,22 @@ interface GraphPage {
 }
 
 /**
- * The WhatsApp Business Cloud API: `POST {base}/{phone number id}/messages` with the bearer token,
- * and the catalogue at `GET {base}/{business account id}/message_templates`.
+ * The WhatsApp Business Cloud API for one number (an inbox's account): `POST {base}/{phone number
+ * id}/messages` with its bearer token, and the catalogue at `GET {base}/{business account
+ * id}/message_templates`.
  */
-@Injectable()
 export class GraphApiChannel extends ChannelClient {
   private cachedHealth: { at: number; health: Promise<ChannelHealth> } | null = null;
 
-  constructor(private readonly config: AppConfig) {
+  constructor(
+    private readonly account: ChannelAccount,
+    private readonly apiBaseUrl: string,
+  ) {
     super();
   }
 
   get hasTemplateCatalogue(): boolean {
-    return this.config.messagingBusinessAccountId !== null;
+    return this.account.businessAccountId !== null;
   }
 
   async send(message: OutboundMessage): Promise<string> {
@@ -114,9 +116,9 @@ export class GraphApiChannel extends ChannelClient {
   private async changeBlockList(method: 'POST' | 'DELETE', user: string, changed: 'added_users' | 'removed_users'): Promise<void> {
     let response: Response;
     try {
-      response = await fetch(`${this.config.messagingApiBaseUrl}/${this.config.messagingPhoneNumberId}/block_users`, {
+      response = await fetch(`${this.apiBaseUrl}/${this.account.phoneNumberId}/block_users`, {
         method,
-        headers: { authorization: `Bearer ${this.config.messagingAccessToken}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${this.account.accessToken}`, 'content-type': 'application/json' },
         body: JSON.stringify({ messaging_product: 'whatsapp', block_users: [{ user }] }),
         signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
       });
@@ -139,9 +141,9 @@ export class GraphApiChannel extends ChannelClient {
   private async postMessages<Answer>(payload: Record<string, unknown>, succeeded: (answer: Answer) => boolean): Promise<Answer> {
     let response: Response;
     try {
-      response = await fetch(`${this.config.messagingApiBaseUrl}/${this.config.messagingPhoneNumberId}/messages`, {
+      response = await fetch(`${this.apiBaseUrl}/${this.account.phoneNumberId}/messages`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${this.config.messagingAccessToken}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${this.account.accessToken}`, 'content-type': 'application/json' },
         body: JSON.stringify(payload),
         signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
       });
@@ -161,13 +163,13 @@ export class GraphApiChannel extends ChannelClient {
    * never at the address `next` names: an answer cannot make us send the token elsewhere.
    */
   async listTemplates(): Promise<ChannelTemplate[]> {
-    const account = this.config.messagingBusinessAccountId;
+    const account = this.account.businessAccountId;
     if (!account) throw new ChannelError('MESSAGING_BUSINESS_ACCOUNT_ID is not set: the channel has no template catalogue', false);
     const templates: ChannelTemplate[] = [];
     const cursors = new Set<string>();
     let after: string | null = null;
     for (let page = 1; ; page += 1) {
-      const url = new URL(`${this.config.messagingApiBaseUrl}/${encodeURIComponent(account)}/message_templates`);
+      const url = new URL(`${this.apiBaseUrl}/${encodeURIComponent(account)}/message_templates`);
       url.searchParams.set('fields', TEMPLATE_FIELDS);
       url.searchParams.set('limit', String(TEMPLATE_PAGE_SIZE));
       if (after !== null) url.searchParams.set('after', after);
@@ -196,10 +198,10 @@ export class GraphApiChannel extends ChannelClient {
    * the next attempt asks for a fresh URL.
    */
   async downloadMedia(channelMediaId: string): Promise<ChannelMediaDownload> {
-    const authorization = `Bearer ${this.config.messagingAccessToken}`;
+    const authorization = `Bearer ${this.account.accessToken}`;
     let response: Response;
     try {
-      response = await fetch(`${this.config.messagingApiBaseUrl}/${encodeURIComponent(channelMediaId)}`, {
+      response = await fetch(`${this.apiBaseUrl}/${encodeURIComponent(channelMediaId)}`, {
         headers: { authorization },
         signal: AbortSignal.timeout(MEDIA_LOOKUP_TIMEOUT_MS),
       });
@@ -249,10 +251,10 @@ export class GraphApiChannel extends ChannelClient {
     const form = multipartForm(media);
     let response: Response;
     try {
-      response = await fetch(`${this.config.messagingApiBaseUrl}/${this.config.messagingPhoneNumberId}/media`, {
+      response = await fetch(`${this.apiBaseUrl}/${this.account.phoneNumberId}/media`, {
         method: 'POST',
         headers: {
-          authorization: `Bearer ${this.config.messagingAccessToken}`,
+          authorization: `Bearer ${this.account.accessToken}`,
           'content-type': `multipart/form-data; boundary=${form.boundary}`,
           'content-length': String(form.length),
         },
@@ -280,12 +282,15 @@ export class GraphApiChannel extends ChannelClient {
 
   private async probe(): Promise<ChannelHealth> {
     try {
-      const response = await fetch(`${this.config.messagingApiBaseUrl}/${this.config.messagingPhoneNumberId}`, {
-        headers: { authorization: `Bearer ${this.config.messagingAccessToken}` },
+      const response = await fetch(`${this.apiBaseUrl}/${this.account.phoneNumberId}`, {
+        headers: { authorization: `Bearer ${this.account.accessToken}` },
         signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS),
       });
-      if (response.ok) return { ok: true, channel: 'whatsapp' };
-      const body = (await response.json().catch(() => ({}))) as GraphError;
+      const body = (await response.json().catch(() => ({}))) as GraphError & { display_phone_number?: unknown };
+      if (response.ok) {
+        const shown = body.display_phone_number;
+        return { ok: true, channel: 'whatsapp', ...(typeof shown === 'string' ? { displayPhoneNumber: shown } : {}) };
+      }
       return { ok: false, channel: 'whatsapp', error: describeGraphError(response.status, body) };
     } catch (error) {
       return { ok: false, channel: 'whatsapp', error: `The channel could not be reached: ${(error as Error).message}` };
@@ -297,7 +302,7 @@ export class GraphApiChannel extends ChannelClient {
     let response: Response;
     try {
       response = await fetch(url, {
-        headers: { authorization: `Bearer ${this.config.messagingAccessToken}` },
+        headers: { authorization: `Bearer ${this.account.accessToken}` },
         signal: AbortSignal.timeout(LIST_TIMEOUT_MS),
       });
     } catch (error) {

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -27,7 +27,6 @@ const SANDBOX_MEDIA_ID = /^[A-Za-z0-9_-]{1,128}$/;
  * hold lives in `DATA_DIR/sandbox-media/` (an id, its bytes and `<id>.json`): uploads for sending
  * land there, and a customer's media is downloaded from there; an id it does not hold fails.
  */
-@Injectable()
 export class SandboxChannel extends ChannelClient {
   readonly hasTemplateCatalogue = true;
   private readonly logger = new Logger('SandboxChannel');

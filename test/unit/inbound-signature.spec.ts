@@ -1,36 +1,32 @@
 import { createHmac } from 'node:crypto';
-import { loadConfig } from '../../src/config/app-config';
-import { InboundService } from '../../src/inbound/inbound.service';
+import { checkChannelSignature } from '../../src/inbound/webhook-signature';
 
-/** The signature check alone: it reads nothing but the configuration. */
-function checkerFor(env: Record<string, string>): InboundService {
-  const config = loadConfig(env, () => 'generated');
-  return new (InboundService as unknown as new (...args: unknown[]) => InboundService)(
-    ...Array(20)
-      .fill(null)
-      .map((_, i) => (i === 1 ? config : null)),
-  );
-}
-
-const PRODUCTION = {
-  NODE_ENV: 'production',
-  APP_URL: 'https://inbox.example.com',
-  SESSION_SECRET: 'x'.repeat(32),
-  DATABASE_URL: 'postgres://db/x',
-  ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64'),
-};
 const BODY = Buffer.from('{"object":"whatsapp_business_account","entry":[]}');
+const signedWith = (key: string) => `sha256=${createHmac('sha256', key).update(BODY).digest('hex')}`;
 
 describe('the channel webhook signature check', () => {
-  it('refuses every webhook in production without MESSAGING_APP_SECRET', () => {
-    expect(() => checkerFor(PRODUCTION).verifySignature(BODY, undefined)).toThrow(
-      'Channel webhooks are refused: MESSAGING_APP_SECRET is not set, and production verifies every webhook',
+  it('refuses every webhook in production when a change has no app secret to check it with', () => {
+    expect(() => checkChannelSignature(BODY, undefined, new Set([null]), true)).toThrow(
+      'Channel webhooks are refused: neither the inbox nor MESSAGING_APP_SECRET has an app secret, and production verifies every webhook',
     );
   });
 
-  it('takes a webhook signed with MESSAGING_APP_SECRET in production, and an unsigned one outside production', () => {
-    const signed = `sha256=${createHmac('sha256', 'app-secret').update(BODY).digest('hex')}`;
-    expect(() => checkerFor({ ...PRODUCTION, MESSAGING_APP_SECRET: 'app-secret' }).verifySignature(BODY, signed)).not.toThrow();
-    expect(() => checkerFor({}).verifySignature(BODY, undefined)).not.toThrow();
+  it('takes a webhook signed with the app secret in production, and an unsigned one without a secret outside production', () => {
+    expect(() => checkChannelSignature(BODY, signedWith('app-secret'), new Set(['app-secret']), true)).not.toThrow();
+    expect(() => checkChannelSignature(BODY, undefined, new Set([null]), false)).not.toThrow();
+  });
+
+  it('refuses a signature made with another key than the inbox’s, and one missing', () => {
+    expect(() => checkChannelSignature(BODY, signedWith('other-secret'), new Set(['app-secret']), false)).toThrow(
+      'X-Hub-Signature-256 is missing or does not match the body',
+    );
+    expect(() => checkChannelSignature(BODY, undefined, new Set(['app-secret']), false)).toThrow('X-Hub-Signature-256 is missing');
+  });
+
+  it('needs the signature to verify with every inbox the body’s changes are for', () => {
+    expect(() => checkChannelSignature(BODY, signedWith('sales-secret'), new Set(['sales-secret', 'support-secret']), false)).toThrow(
+      'does not match',
+    );
+    expect(() => checkChannelSignature(BODY, signedWith('sales-secret'), new Set(['sales-secret', null]), false)).not.toThrow();
   });
 });

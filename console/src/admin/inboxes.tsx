@@ -1,31 +1,59 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api, type Schemas } from '../api/client';
-import { ErrorNote, PageHeader } from '../ui';
+import { Dialog, ErrorNote, Field, LoadMore, PageHeader, useAction, usePages, valueOf } from '../ui';
 
 type Inbox = Schemas['InboxResponse'];
+type Connection = Schemas['InboxConnectionResponse'];
 
 /** Where Meta's dashboard must send the channel's webhooks: one URL for every number of the install. */
 const WEBHOOK_PATH = '/api/webhooks/messaging';
 
 /**
  * The business's WhatsApp numbers (admins): each inbox's number, whether a token and an app
- * secret are stored (never shown), and the webhook URL to paste into Meta's dashboard.
+ * secret are stored (never shown), the webhook URL to paste into Meta's dashboard; adding a
+ * number, editing, testing its connection, disabling and deleting one.
  */
 export function AdminInboxes() {
-  const [inboxes, setInboxes] = useState<Inbox[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  useEffect(() => {
-    api.get('/api/v1/inboxes', { query: { limit: 100 } }).then((page) => setInboxes(page.data), setError);
-  }, []);
+  const pages = usePages((cursor) => api.get('/api/v1/inboxes', { query: { cursor, limit: 100 } }), []);
+  const [editing, setEditing] = useState<Inbox | 'new' | null>(null);
+  const [tested, setTested] = useState<{ inbox: Inbox; connection: Connection } | null>(null);
+  const test = useAction(async (inbox: Inbox) => {
+    const connection = await api.post('/api/v1/inboxes/{id}/test', { params: { id: inbox.id } });
+    setTested({ inbox, connection });
+    pages.reload();
+  });
+  const toggle = useAction(async (inbox: Inbox) => {
+    await api.patch('/api/v1/inboxes/{id}', {
+      params: { id: inbox.id },
+      body: { status: inbox.status === 'active' ? 'disabled' : 'active' },
+    });
+    pages.reload();
+  });
+  const remove = useAction(async (inbox: Inbox) => {
+    if (!confirm(`Delete the inbox ${inbox.name}?`)) return;
+    await api.delete('/api/v1/inboxes/{id}', { params: { id: inbox.id } });
+    pages.reload();
+  });
   return (
     <section class="page">
-      <PageHeader title="Inboxes" />
+      <PageHeader title="Inboxes">
+        <button type="button" class="button" onClick={() => setEditing('new')}>
+          Add a number
+        </button>
+      </PageHeader>
       <p>
         Meta&apos;s dashboard sends every number&apos;s webhooks to <code>{`${location.origin}${WEBHOOK_PATH}`}</code>, verified with the
         token in <code>MESSAGING_WEBHOOK_VERIFY_TOKEN</code>. The default inbox is the number the <code>MESSAGING_*</code> settings
         describe, read again at each start.
       </p>
-      <ErrorNote error={error} />
+      <ErrorNote error={pages.error ?? test.error ?? toggle.error ?? remove.error} />
+      {tested && (
+        <p role="status" class={tested.connection.ok ? 'muted' : 'error'}>
+          {tested.connection.ok
+            ? `${tested.inbox.name}: the channel answers for ${tested.connection.display_phone_number ?? 'the number'} with this token.`
+            : `${tested.inbox.name}: ${tested.connection.error ?? 'the channel did not answer'}`}
+        </p>
+      )}
       <table class="table">
         <thead>
           <tr>
@@ -35,10 +63,11 @@ export function AdminInboxes() {
             <th scope="col">Access token</th>
             <th scope="col">App secret</th>
             <th scope="col">Status</th>
+            <th scope="col">Actions</th>
           </tr>
         </thead>
         <tbody>
-          {(inboxes ?? []).map((inbox) => (
+          {pages.items.map((inbox) => (
             <tr>
               <td>
                 {inbox.name}
@@ -47,12 +76,144 @@ export function AdminInboxes() {
               <td>{inbox.display_phone_number ?? inbox.phone_number_id ?? 'Sandbox'}</td>
               <td>{inbox.business_account_id ?? '—'}</td>
               <td>{inbox.has_access_token ? 'Stored' : 'None: the sandbox answers sends'}</td>
-              <td>{inbox.has_app_secret ? 'Stored' : 'None: webhooks are not verified'}</td>
+              <td>{inbox.has_app_secret ? 'Stored' : 'MESSAGING_APP_SECRET'}</td>
               <td>{inbox.status === 'active' ? 'Active' : 'Disabled'}</td>
+              <td class="row-actions">
+                <button type="button" class="link-button" onClick={() => void test.run(inbox)}>
+                  Test connection
+                </button>
+                <button type="button" class="link-button" onClick={() => setEditing(inbox)}>
+                  Edit
+                </button>
+                {!inbox.is_default && (
+                  <>
+                    <button type="button" class="link-button" onClick={() => void toggle.run(inbox)}>
+                      {inbox.status === 'active' ? 'Disable' : 'Enable'}
+                    </button>
+                    <button type="button" class="link-button danger-text" onClick={() => void remove.run(inbox)}>
+                      Delete
+                    </button>
+                  </>
+                )}
+              </td>
             </tr>
           ))}
         </tbody>
       </table>
+      <LoadMore hasMore={pages.hasMore} loading={pages.loading} onMore={() => void pages.more()} />
+      {editing && (
+        <InboxForm
+          inbox={editing === 'new' ? null : editing}
+          onClose={() => setEditing(null)}
+          onSaved={() => {
+            setEditing(null);
+            pages.reload();
+          }}
+        />
+      )}
     </section>
+  );
+}
+
+/** Adding a number, or editing one: the default inbox's channel fields are its settings, so only its name is here. */
+function InboxForm(props: { inbox: Inbox | null; onClose: () => void; onSaved: () => void }) {
+  const settingsOwned = props.inbox?.is_default === true;
+  const [name, setName] = useState(props.inbox?.name ?? '');
+  const [phoneNumberId, setPhoneNumberId] = useState(props.inbox?.phone_number_id ?? '');
+  const [businessAccountId, setBusinessAccountId] = useState(props.inbox?.business_account_id ?? '');
+  const [accessToken, setAccessToken] = useState('');
+  const [appSecret, setAppSecret] = useState('');
+  const save = useAction(async () => {
+    if (props.inbox && settingsOwned) {
+      await api.patch('/api/v1/inboxes/{id}', { params: { id: props.inbox.id }, body: { name } });
+    } else if (props.inbox) {
+      await api.patch('/api/v1/inboxes/{id}', {
+        params: { id: props.inbox.id },
+        body: {
+          name,
+          phone_number_id: phoneNumberId,
+          business_account_id: businessAccountId || null,
+          ...(accessToken ? { access_token: accessToken } : {}),
+          ...(appSecret ? { app_secret: appSecret } : {}),
+        },
+      });
+    } else {
+      await api.post('/api/v1/inboxes', {
+        body: {
+          name,
+          phone_number_id: phoneNumberId,
+          access_token: accessToken,
+          ...(businessAccountId ? { business_account_id: businessAccountId } : {}),
+          ...(appSecret ? { app_secret: appSecret } : {}),
+        },
+      });
+    }
+    props.onSaved();
+  });
+  return (
+    <Dialog title={props.inbox ? `Edit ${props.inbox.name}` : 'Add a number'} onClose={props.onClose}>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          void save.run();
+        }}
+      >
+        <Field label="Name" hint="What agents see, e.g. Sales or Support Spain">
+          <input type="text" required maxLength={100} value={name} onInput={(e) => setName(valueOf(e))} />
+        </Field>
+        {settingsOwned ? (
+          <p class="muted">
+            The default inbox&apos;s number, token and app secret are the MESSAGING_* settings: change them there and restart.
+          </p>
+        ) : (
+          <>
+            <Field label="Phone number id" hint="Meta's dashboard: WhatsApp > API Setup">
+              <input
+                type="text"
+                inputMode="numeric"
+                required
+                pattern="[0-9]{1,32}"
+                value={phoneNumberId}
+                onInput={(e) => setPhoneNumberId(valueOf(e))}
+              />
+            </Field>
+            <Field label="Business account id" hint="The WhatsApp Business Account of its templates (optional)">
+              <input
+                type="text"
+                inputMode="numeric"
+                pattern="[0-9]{1,32}"
+                value={businessAccountId}
+                onInput={(e) => setBusinessAccountId(valueOf(e))}
+              />
+            </Field>
+            <Field
+              label={props.inbox ? 'New access token (leave empty to keep it)' : 'Access token'}
+              hint="A system user's permanent token; stored sealed, never shown again"
+            >
+              <input
+                type="password"
+                autoComplete="off"
+                required={!props.inbox}
+                maxLength={1024}
+                value={accessToken}
+                onInput={(e) => setAccessToken(valueOf(e))}
+              />
+            </Field>
+            <Field
+              label={props.inbox ? 'New app secret (leave empty to keep it)' : 'App secret'}
+              hint="Only when the number belongs to another Meta app: without one, MESSAGING_APP_SECRET checks its webhooks"
+            >
+              <input type="password" autoComplete="off" maxLength={256} value={appSecret} onInput={(e) => setAppSecret(valueOf(e))} />
+            </Field>
+          </>
+        )}
+        <ErrorNote error={save.error} />
+        <div class="dialog-actions">
+          <button type="submit" class="button" disabled={save.pending}>
+            Save
+          </button>
+        </div>
+      </form>
+    </Dialog>
   );
 }

@@ -585,7 +585,53 @@ export interface paths {
      */
     get: operations['InboxesController_list'];
     put?: never;
+    /**
+     * Add a WhatsApp number as an inbox (admin)
+     * @description The token and app secret are sealed with ENCRYPTION_KEY and never answered. Webhooks kept for this number as dead letters (reason "unknown phone number") are replayed into it at once. 409 when another inbox has the phone_number_id.
+     */
+    post: operations['InboxesController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/inboxes/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get one inbox */
+    get: operations['InboxesController_get'];
+    put?: never;
     post?: never;
+    /** Delete an inbox without conversations (admin); 409 for one with conversations (disable it) or the default one */
+    delete: operations['InboxesController_remove'];
+    options?: never;
+    head?: never;
+    /**
+     * Rename an inbox, change its number, token or app secret, or disable it (admin)
+     * @description The default inbox's number, business account, token, app secret and status are its MESSAGING_* settings: 422 naming them. 409 when another inbox has the phone_number_id. Enabling an inbox replays the webhooks kept while it was disabled.
+     */
+    patch: operations['InboxesController_update'];
+    trace?: never;
+  };
+  '/api/v1/inboxes/{id}/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Test the inbox's connection: the channel asked about its number with its token, now (admin)
+     * @description ok false carries the channel’s reason. The number as the channel shows it is kept as display_phone_number.
+     */
+    post: operations['InboxesController_test'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1313,7 +1359,10 @@ export interface components {
         | 'contacts.exported'
         | 'contacts.merged'
         | 'contact.deleted'
-        | 'dead_letter.replayed';
+        | 'dead_letter.replayed'
+        | 'inbox.created'
+        | 'inbox.updated'
+        | 'inbox.deleted';
       /**
        * @description What it was done to: a user_…, wh_…, tok_…, ct_… id
        * @example user_01a2047c8e2078c99d14947d2651598e
@@ -1891,6 +1940,53 @@ export interface components {
       data: components['schemas']['InboxResponse'][];
       /** @description Pass as cursor to get the next page; null on the last page */
       next_cursor: string | null;
+    };
+    CreateInboxDto: {
+      /** @example Sales */
+      name: string;
+      /**
+       * @description The channel's id of the number (Meta's dashboard: WhatsApp > API Setup); its webhooks are routed by it. Unique among inboxes
+       * @example 106540352242922
+       */
+      phone_number_id: string;
+      /**
+       * @description The WhatsApp Business Account of its template catalogue
+       * @example 102290129340398
+       */
+      business_account_id?: string;
+      /** @description A system user’s token for the Graph API; sealed at rest, never answered */
+      access_token: string;
+      /** @description The Meta app’s secret its webhooks are signed with; sealed at rest, never answered. Without one, MESSAGING_APP_SECRET checks them */
+      app_secret?: string;
+    };
+    UpdateInboxDto: {
+      name?: string;
+      /** @description Not of the default inbox: MESSAGING_PHONE_NUMBER_ID describes it */
+      phone_number_id?: string;
+      /** @description null: no template catalogue. Not of the default inbox */
+      business_account_id?: string | null;
+      /** @description Replaces the token. Not of the default inbox */
+      access_token?: string;
+      /** @description Replaces the app secret; null: MESSAGING_APP_SECRET checks its webhooks. Not of the default inbox */
+      app_secret?: string | null;
+      /**
+       * @description disabled: it keeps its conversations but neither sends nor receives (its webhooks wait as dead letters). Not the default inbox
+       * @enum {string}
+       */
+      status?: 'active' | 'disabled';
+    };
+    InboxConnectionResponse: {
+      /** @description The channel answered, with this token, for this number */
+      ok: boolean;
+      /** @enum {string} */
+      channel: 'whatsapp' | 'sandbox';
+      /** @description Why not, in one sentence (the channel’s own reason) */
+      error?: string;
+      /**
+       * @description The number as the channel shows it; stored on the inbox
+       * @example 15550783881
+       */
+      display_phone_number: string | null;
     };
     LabelResponse: {
       /** @example lbl_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d */
@@ -2615,7 +2711,10 @@ export interface operations {
           | 'contacts.exported'
           | 'contacts.merged'
           | 'contact.deleted'
-          | 'dead_letter.replayed';
+          | 'dead_letter.replayed'
+          | 'inbox.created'
+          | 'inbox.updated'
+          | 'inbox.deleted';
         /** @description From this moment on (inclusive) */
         from?: string;
         /** @description Before this moment (exclusive) */
@@ -4777,6 +4876,340 @@ export interface operations {
       };
       /** @description Authenticated but not allowed (role or beta access) */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  InboxesController_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateInboxDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InboxResponse'];
+        };
+      };
+      /** @description Malformed JSON, an unknown or mistyped field, or failed validation (the text names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflict with an existing resource */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  InboxesController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InboxResponse'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  InboxesController_remove: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflict with an existing resource */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  InboxesController_update: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateInboxDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InboxResponse'];
+        };
+      };
+      /** @description Malformed JSON, an unknown or mistyped field, or failed validation (the text names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflict with an existing resource */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Valid, but refused by a rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  InboxesController_test: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InboxConnectionResponse'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
         headers: {
           [name: string]: unknown;
         };
