@@ -583,6 +583,54 @@ describe('access control of every endpoint', () => {
     expect((await t.request('GET', '/api/v1/inbound/errors', { token: admin })).status).toBe(200);
   });
 
+  it('hides every conversation, message, media and event of another inbox from its outsider on every agent route (404 where a route names one)', async () => {
+    // A second number, and an agent who works only it; the customer writes to the default inbox's number.
+    const other = await t.request('POST', '/api/v1/inboxes', {
+      token: admin,
+      body: { name: 'Elsewhere', phone_number_id: '300000000000031', access_token: 'elsewhere-token-4c1d' },
+    });
+    tokensUsed.add('elsewhere-token-4c1d');
+    const outsider = await t.createUser({ role: 'agent', inbox_ids: [other.body.id] });
+    tokensUsed.add(outsider.token);
+    const hiddenText = 'hidden from outsiders 7f3a';
+    const { id: conversationId } = await customerWrites(t, { appSecret: APP_SECRET, text: hiddenText });
+    const [message] = (await t.request('GET', `/api/v1/conversations/${conversationId}/messages`, { token: admin })).body.data;
+    const [stored] = await t.sql<{ id: string }>(`SELECT id FROM inboxes WHERE is_default`);
+    const hiddenInbox = `inb_${stored.id.replace(/-/g, '')}`;
+    // Every path parameter that names a hidden thing is filled with it; the rest with unknown ids.
+    const hidden: Record<string, string> = {
+      conversations: conversationId,
+      messages: message.id,
+      inboxes: hiddenInbox,
+    };
+    const agentOperations = protectedOperations().filter((operation) => !adminOperations().includes(operation) && !operation.stream);
+    let named = 0;
+    for (const operation of agentOperations) {
+      const segment = operation.path.split('/{id}')[0].split('/').at(-1)!;
+      const namesHidden = operation.path.includes('{id}') && hidden[segment] !== undefined;
+      const url = namesHidden ? operation.url.replace(/\{id\}|[a-z]+_0{22}/, hidden[segment]) : operation.url;
+      const query = operation.method === 'GET' && !operation.path.includes('{') ? '?q=hidden%20from%20outsiders&limit=100' : '';
+      const answer = await call({ ...operation, url }, `Bearer ${await freshToken(outsider)}`, query);
+      if (namesHidden) {
+        named += 1;
+        if (answer.status !== 404) throw new Error(`expected 404; ${describeAnswer(operation, answer)}`);
+      }
+      for (const secret of [conversationId, message.id, hiddenText]) {
+        if (answer.text.includes(secret))
+          throw new Error(`${keyOf(operation)} showed ${secret} to an agent of another inbox: ${answer.text}`);
+      }
+    }
+    expect(named).toBeGreaterThanOrEqual(7);
+    // The same agent, made a member of the inbox, reads it.
+    await t.request('PUT', `/api/v1/inboxes/${hiddenInbox}/members`, {
+      token: admin,
+      body: {
+        user_ids: [...(await t.request('GET', `/api/v1/inboxes/${hiddenInbox}/members`, { token: admin })).body.user_ids, outsider.id],
+      },
+    });
+    expect((await t.request('GET', `/api/v1/conversations/${conversationId}`, { token: await freshToken(outsider) })).status).toBe(200);
+  });
+
   it("keeps Idempotency-Keys per user: another user's same key sends a message of their own", async () => {
     const first = await t.createUser({ role: 'agent' });
     const second = await t.createUser({ role: 'agent' });

@@ -330,6 +330,58 @@ describeWithBrowser('the agent console in Chromium', () => {
     ).toBe(0);
   });
 
+  it('switches between inboxes, shows each conversation’s number, and writes first from the inbox chosen with a template', async () => {
+    const admin = await t.adminToken();
+    const created = await t.request('POST', '/api/v1/inboxes', {
+      token: admin,
+      body: { name: 'Switch Sales', phone_number_id: '200000000000078', access_token: 'switch-token' },
+    });
+    expect(created.status).toBe(201);
+    const salesBody = messagesWebhook(
+      {
+        contacts: [{ wa_id: '16315550781', profile: { name: 'Sales Side' } }],
+        messages: [
+          {
+            from: '16315550781',
+            id: newWamid(),
+            timestamp: String(Math.floor(Date.now() / 1000)),
+            type: 'text',
+            text: { body: 'To sales' },
+          },
+        ],
+      },
+      { phoneNumberId: '200000000000078' },
+    );
+    expect((await t.request('POST', '/api/webhooks/messaging', { body: salesBody })).status).toBe(200);
+    await customerWrites(t, { name: 'Default Side', text: 'To support' });
+    const olga = await t.request('POST', '/api/v1/contacts', { token: admin, body: { phone: '+16315550782', name: 'Outbound Olga' } });
+    expect(olga.status).toBe(201);
+
+    const page = await openAs(ADMIN.email, ADMIN.password);
+    await page.getByRole('tab', { name: /All open/ }).click();
+    await row(page, 'Sales Side').getByText('Switch Sales').waitFor();
+    await row(page, 'Default Side').waitFor();
+    await page.getByLabel('Inbox', { exact: true }).selectOption({ label: 'Switch Sales' });
+    await page.locator('.conversation-row', { hasText: 'Default Side' }).waitFor({ state: 'detached' });
+    await row(page, 'Sales Side').waitFor();
+    await page.getByLabel('Inbox', { exact: true }).selectOption({ label: 'All inboxes' });
+    await row(page, 'Default Side').waitFor();
+
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New conversation' });
+    await dialog.getByLabel('Find a contact').fill('Outbound Olga');
+    await dialog.getByRole('button', { name: 'Find' }).click();
+    await dialog.getByLabel('Contact', { exact: true }).locator('option', { hasText: 'Outbound Olga' }).waitFor({ state: 'attached' });
+    await dialog.getByLabel('From inbox').selectOption({ label: 'Switch Sales' });
+    await dialog.getByRole('button', { name: 'Open' }).click();
+    await dialog.getByLabel('Template', { exact: true }).selectOption({ label: 'order_update (en_US)' });
+    await dialog.getByLabel('Body {{1}}').fill('#2077');
+    await dialog.getByRole('button', { name: 'Send template' }).click();
+    await eventually(async () => expect(graph.sendsTo('+16315550782')).toHaveLength(1));
+    expect(graph.sendsTo('+16315550782')[0]).toMatchObject({ path: '/200000000000078/messages', authorization: 'Bearer switch-token' });
+    await page.getByRole('log', { name: 'Messages' }).waitFor();
+  });
+
   it('opens a thread at the first unread message, at the newest when all is read, and keeps the place when older ones load above', async () => {
     const { id, phone } = await customerWrites(t, { name: 'Long Thread', text: 'message 1' });
     for (let n = 2; n <= 40; n += 1) await customerWrites(t, { phone: phone.slice(1), text: `message ${n}` });

@@ -44,7 +44,7 @@ async function record(
 }
 
 const publish = (t: TestApp, ...events: EventEnvelope[]) =>
-  t.app.get(EventStream).publish(events.map((envelope) => ({ envelope, audience: null })));
+  t.app.get(EventStream).publish(events.map((envelope) => ({ envelope, audience: null, inboxId: null })));
 
 async function listen(t: TestApp): Promise<string> {
   await t.app.listen({ port: 0, host: '127.0.0.1' });
@@ -294,6 +294,7 @@ describe('event stream (GET /api/v1/events/stream)', () => {
         data: { late: true },
         created_at: new Date(Date.parse(seen.created_at) - 1_000),
         audience: null,
+        inbox_id: null,
       };
       await t.app.get(EventRepository).insert(db, event);
       await t.app.get(EventRepository).markRelayed(db, [event.id]);
@@ -446,7 +447,7 @@ describeWithPostgresAndRedis('event stream across instances (needs TEST_DATABASE
         await a.app.get(EventRepository).markRelayed(manager, [recorded.id]);
         return recorded;
       });
-      await a.app.get(EventStream).publish([{ envelope: toEnvelope(own), audience: own.audience }]);
+      await a.app.get(EventStream).publish([{ envelope: toEnvelope(own), audience: own.audience, inboxId: null }]);
       await anaClient.until((c) => c.events.some((e) => e.id === toEnvelope(own).id));
       const last = await sendAndAwait(a, bobClient);
       expect(bobClient.events.map((e) => e.id)).toEqual([last.id]);

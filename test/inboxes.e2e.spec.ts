@@ -3,6 +3,7 @@ import { hubSignature, messagesWebhook } from '../scripts/lib/channel-webhook';
 import { channelMessage, eventually } from './support/channel';
 import { FakeGraphApi } from './support/fake-graph-api';
 import { multipart } from './support/multipart';
+import { SseClient } from './support/sse-client';
 import { customerWrites } from './support/inbox';
 import { createTestDatabase, TestDatabase } from './support/test-database';
 import { startTestApp, TestApp } from './support/test-app';
@@ -462,6 +463,174 @@ describe('inboxes', () => {
       expect((await t.request('GET', `/api/v1/inboxes/${empty.body.id}`, { token: admin })).status).toBe(404);
       const audit = await t.request('GET', '/api/v1/audit-log?action=inbox.deleted', { token: admin });
       expect(audit.body.data[0]).toMatchObject({ target: empty.body.id, details: { name: 'Empty' } });
+    });
+    describe('an agent of one inbox', () => {
+      let agent: { id: string; token: string };
+      let supportThread: { id: string };
+      let salesThread: { id: string };
+      let phone: string;
+
+      beforeAll(async () => {
+        agent = await t.createUser({ name: 'Sales Only', inbox_ids: [sales] });
+        phone = String((lastPhone += 1));
+        await writes(SUPPORT_NUMBER, 'support-secret', { phone, name: 'Both Sides', text: 'support secret words' });
+        await writes(SALES_NUMBER, 'sales-secret', { phone, name: 'Both Sides', text: 'sales open words' });
+        const threads = await conversationsOf(phone);
+        supportThread = threads.find((c) => c.inbox_id === DEFAULT_INBOX)!;
+        salesThread = threads.find((c) => c.inbox_id === sales)!;
+      });
+
+      it('is made with its inboxes, which list it as a member; users made without inbox_ids belong to the default inbox', async () => {
+        const membersOf = async (inbox: string) =>
+          (await t.request('GET', `/api/v1/inboxes/${inbox}/members`, { token: admin })).body.user_ids;
+        expect(await membersOf(sales)).toContain(agent.id);
+        expect(await membersOf(DEFAULT_INBOX)).not.toContain(agent.id);
+        const plain = await t.createUser({ name: 'Default Agent' });
+        expect(await membersOf(DEFAULT_INBOX)).toContain(plain.id);
+        expect(await membersOf(sales)).not.toContain(plain.id);
+        const unknown = await t.request('POST', '/api/v1/users', {
+          token: admin,
+          body: {
+            email: 'nowhere@example.com',
+            name: 'Nowhere',
+            role: 'agent',
+            password: 'a-long-password-1',
+            inbox_ids: [`inb_${'0'.repeat(31)}9`],
+          },
+        });
+        expect(unknown.status).toBe(422);
+        expect(unknown.body).toEqual({ error: 'inbox_ids names an inbox that does not exist' });
+        const malformed = await t.request('POST', '/api/v1/users', {
+          token: admin,
+          body: { email: 'nowhere@example.com', name: 'Nowhere', role: 'agent', password: 'a-long-password-1', inbox_ids: ['sales'] },
+        });
+        expect(malformed.status).toBe(400);
+        expect(malformed.body).toEqual({ error: 'inbox_ids must hold inbox ids (inb_…)' });
+      });
+
+      it('lists, reads and works only its inbox’s conversations; the other inbox’s are 404 on every route', async () => {
+        const inboxes = await t.request('GET', '/api/v1/inboxes', { token: agent.token });
+        expect(inboxes.body.data.map((inbox) => inbox.id)).toEqual([sales]);
+        expect((await t.request('GET', `/api/v1/inboxes/${DEFAULT_INBOX}`, { token: agent.token })).status).toBe(404);
+        expect((await t.request('GET', `/api/v1/inboxes/${sales}`, { token: agent.token })).status).toBe(200);
+
+        const listed = await t.request('GET', `/api/v1/conversations?q=${encodeURIComponent(`+${phone}`)}`, { token: agent.token });
+        expect(listed.body.data.map((c) => c.id)).toEqual([salesThread.id]);
+        const everything = await t.request('GET', '/api/v1/conversations?limit=100', { token: agent.token });
+        expect(new Set(everything.body.data.map((c) => c.inbox_id))).toEqual(new Set([sales]));
+
+        const hidden = `/api/v1/conversations/${supportThread.id}`;
+        const routes: [string, string, Record<string, unknown>?][] = [
+          ['GET', hidden],
+          ['PATCH', hidden, { status: 'closed' }],
+          ['POST', `${hidden}/read`],
+          ['GET', `${hidden}/messages`],
+          ['POST', `${hidden}/notes`, { text: 'peek' }],
+          ['POST', `${hidden}/messages`, { type: 'text', text: 'peek' }],
+        ];
+        for (const [method, url, body] of routes) {
+          const answer = await t.request(method as 'GET', url, { token: agent.token, ...(body ? { body } : {}) });
+          expect({ method, url, status: answer.status, body: answer.body }).toEqual({
+            method,
+            url,
+            status: 404,
+            body: { error: 'Conversation not found' },
+          });
+        }
+        // The same routes on its own inbox's conversation work.
+        expect((await t.request('GET', `/api/v1/conversations/${salesThread.id}`, { token: agent.token })).status).toBe(200);
+        expect((await t.request('GET', `/api/v1/conversations/${salesThread.id}/messages`, { token: agent.token })).status).toBe(200);
+        expect((await t.request('GET', hidden, { token: admin })).status).toBe(200);
+      });
+
+      it('searches and counts only its inbox, and opens conversations only there', async () => {
+        const mine = await t.request('GET', '/api/v1/messages/search?q=open%20words', { token: agent.token });
+        expect(mine.body.data.map((m) => m.text)).toEqual(['sales open words']);
+        const theirs = await t.request('GET', '/api/v1/messages/search?q=secret%20words', { token: agent.token });
+        expect(theirs.body.data).toEqual([]);
+        expect((await t.request('GET', '/api/v1/messages/search?q=secret%20words', { token: admin })).body.data).toHaveLength(1);
+
+        const counts = await t.request('GET', '/api/v1/conversations/counts', { token: agent.token });
+        const open = await t.request('GET', '/api/v1/conversations?status=open&limit=100', { token: agent.token });
+        expect(counts.body.open).toBe(open.body.data.length);
+        const adminSales = await t.request('GET', `/api/v1/conversations/counts?inbox_id=${sales}`, { token: admin });
+        expect(adminSales.body.open).toBe(counts.body.open);
+        const adminAll = await t.request('GET', '/api/v1/conversations/counts', { token: admin });
+        expect(adminAll.body.open).toBeGreaterThan(adminSales.body.open);
+
+        const contact = await t.request('GET', `/api/v1/contacts?q=${encodeURIComponent(`+${phone}`)}`, { token: agent.token });
+        const elsewhere = await t.request('POST', '/api/v1/conversations', {
+          token: agent.token,
+          body: { contact_id: contact.body.data[0].id, inbox_id: DEFAULT_INBOX },
+        });
+        expect(elsewhere.status).toBe(422);
+        const here = await t.request('POST', '/api/v1/conversations', {
+          token: agent.token,
+          body: { contact_id: contact.body.data[0].id, inbox_id: sales },
+        });
+        expect(here.status).toBe(200);
+        expect(here.body.id).toBe(salesThread.id);
+      });
+
+      it('cannot be given a conversation of an inbox it does not work', async () => {
+        const refused = await t.request('PATCH', `/api/v1/conversations/${supportThread.id}`, {
+          token: admin,
+          body: { assigned_to: agent.id },
+        });
+        expect(refused.status).toBe(422);
+        expect(refused.body).toEqual({ error: "assigned_to is not a member of the conversation's inbox" });
+        const assigned = await t.request('PATCH', `/api/v1/conversations/${salesThread.id}`, {
+          token: admin,
+          body: { assigned_to: agent.id },
+        });
+        expect(assigned.status).toBe(200);
+      });
+
+      it('streams only its inbox’s events, while an admin’s stream carries both', async () => {
+        await t.app.listen({ port: 0, host: '127.0.0.1' });
+        const url = `${(await t.app.getUrl()).replace('[::1]', '127.0.0.1')}/api/v1/events/stream`;
+        const agentStream = await SseClient.connect(url, { authorization: `Bearer ${agent.token}` });
+        const adminStream = await SseClient.connect(url, { authorization: `Bearer ${admin}` });
+        try {
+          await agentStream.until((c) => c.positions.length > 0 || c.frames('counts').length > 0);
+          await adminStream.until((c) => c.positions.length > 0 || c.frames('counts').length > 0);
+          await writes(SUPPORT_NUMBER, 'support-secret', { phone, name: 'Both Sides', text: 'streamed to support' });
+          await writes(SALES_NUMBER, 'sales-secret', { phone, name: 'Both Sides', text: 'streamed to sales' });
+          const textOf = (frame: string) => (JSON.parse(frame) as { data: { message?: { text?: string } } }).data.message?.text;
+          await adminStream.until((c) => c.events.filter((e) => e.event === 'message.received').length === 2);
+          await agentStream.until((c) => c.events.some((e) => textOf(e.data) === 'streamed to sales'));
+          // The agent's stream had the support message before the sales one, had it been let through.
+          expect(agentStream.events.filter((e) => e.event === 'message.received').map((e) => textOf(e.data))).toEqual([
+            'streamed to sales',
+          ]);
+        } finally {
+          await agentStream.close();
+          await adminStream.close();
+        }
+      });
+
+      it('sees an inbox once an admin adds it to its members, which the audit log records', async () => {
+        expect((await t.request('GET', `/api/v1/inboxes/${DEFAULT_INBOX}/members`, { token: agent.token })).status).toBe(403);
+        const before = await t.request('GET', `/api/v1/inboxes/${DEFAULT_INBOX}/members`, { token: admin });
+        expect(before.body.user_ids).not.toContain(agent.id);
+        const put = await t.request('PUT', `/api/v1/inboxes/${DEFAULT_INBOX}/members`, {
+          token: admin,
+          body: { user_ids: [...before.body.user_ids, agent.id] },
+        });
+        expect(put.status).toBe(200);
+        expect(put.body.user_ids).toContain(agent.id);
+        expect((await t.request('GET', `/api/v1/conversations/${supportThread.id}`, { token: agent.token })).status).toBe(200);
+        const audit = await t.request('GET', '/api/v1/audit-log?action=inbox.members_changed', { token: admin });
+        expect(audit.body.data[0]).toMatchObject({ target: DEFAULT_INBOX, details: { added: [agent.id], removed: [] } });
+        const unknownUser = await t.request('PUT', `/api/v1/inboxes/${DEFAULT_INBOX}/members`, {
+          token: admin,
+          body: { user_ids: [`user_${'0'.repeat(31)}9`] },
+        });
+        expect(unknownUser.status).toBe(422);
+        // Taken out again, the conversation is gone for it.
+        await t.request('PUT', `/api/v1/inboxes/${DEFAULT_INBOX}/members`, { token: admin, body: { user_ids: before.body.user_ids } });
+        expect((await t.request('GET', `/api/v1/conversations/${supportThread.id}`, { token: agent.token })).status).toBe(404);
+      });
     });
   });
 });

@@ -184,6 +184,8 @@ describe('OpenAPI document', () => {
         'PATCH /api/v1/inboxes/{id}',
         'DELETE /api/v1/inboxes/{id}',
         'POST /api/v1/inboxes/{id}/test',
+        'GET /api/v1/inboxes/{id}/members',
+        'PUT /api/v1/inboxes/{id}/members',
         'GET /api/v1/labels',
         'POST /api/v1/labels',
         'POST /api/v1/media',

@@ -103,6 +103,8 @@ function Shell(props: { me: Me; setMe: (me: Me | null) => void; path: string }) 
   const [menuOpen, setMenuOpen] = useState(false);
   const [usersVersion, setUsersVersion] = useState(0);
   const [labelsVersion, setLabelsVersion] = useState(0);
+  const [inboxes, setInboxes] = useState<Schemas['InboxResponse'][]>([]);
+  const [inboxesVersion, setInboxesVersion] = useState(0);
 
   useEffect(() => {
     const stop = stream.onState(setStreamState);
@@ -118,6 +120,9 @@ function Shell(props: { me: Me; setMe: (me: Me | null) => void; path: string }) 
   useEffect(() => {
     void api.get('/api/v1/labels', { query: { limit: 100 } }).then((page) => setLabels(page.data));
   }, [labelsVersion]);
+  useEffect(() => {
+    void api.get('/api/v1/inboxes', { query: { limit: 100 } }).then((page) => setInboxes(page.data));
+  }, [inboxesVersion]);
   useEffect(
     () =>
       onApiError((error) => {
@@ -133,10 +138,12 @@ function Shell(props: { me: Me; setMe: (me: Me | null) => void; path: string }) 
     me,
     users,
     labels,
+    inboxes,
     stream,
     setMe: props.setMe,
     reloadLabels: () => setLabelsVersion((v) => v + 1),
     reloadUsers: () => setUsersVersion((v) => v + 1),
+    reloadInboxes: () => setInboxesVersion((v) => v + 1),
   };
   const admin = me.role === 'admin';
   const link = (href: string, text: string, active: boolean) => (

@@ -13,7 +13,7 @@ import { AuthTokenService } from '../auth/auth-token.service';
 import { LoginService } from './login.service';
 import type { LoginResponse } from '../auth/auth.dto';
 import { AuditLogService } from '../audit/audit-log.service';
-import { newUuid, toPublicId } from '../common/ids';
+import { newUuid, parsePublicId, toPublicId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
 import { Database } from '../database/database';
 import type { Db } from '../database/sql';
@@ -89,6 +89,7 @@ export class AccountsService implements OnModuleInit, BeforeApplicationShutdown 
         role: dto.role,
         beta_access: dto.beta_access ?? false,
         passwordHash,
+        inboxIds: dto.inbox_ids?.map((publicId) => parsePublicId('inb', publicId)!),
       });
       await this.audit.record(db, created.status === 'invited' ? 'user.invited' : 'user.created', {
         target: toPublicId('user', created.id),

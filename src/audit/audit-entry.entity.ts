@@ -30,6 +30,7 @@ export const AUDIT_ACTIONS = [
   'inbox.created',
   'inbox.updated',
   'inbox.deleted',
+  'inbox.members_changed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

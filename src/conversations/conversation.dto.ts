@@ -218,6 +218,16 @@ export class ListConversationsQuery extends PageQuery {
   unread?: boolean;
 }
 
+export class ConversationCountsQuery {
+  @ApiPropertyOptional({
+    description: 'The counts of this inbox alone (of those the caller sees): the console shows them beside its inbox switcher',
+    example: 'inb_00000000000070008000000000000001',
+  })
+  @IsOmittable()
+  @IsPublicId('inb', 'an inbox id')
+  inbox_id?: string;
+}
+
 export class ConversationCountsResponse {
   @ApiProperty({ description: 'Open conversations (not snoozed, not closed)' })
   open!: number;

@@ -65,12 +65,21 @@ export interface ConversationFilter {
   assignedTo?: string | null;
   /** An inbox's uuid. */
   inboxId?: string;
+  /** The inboxes the reader may see (visibleInboxesOf); null or left out: every inbox. */
+  visibleInboxes?: readonly string[] | null;
   /** Part of the customer's name, phone or e-mail, case-insensitive. */
   q?: string;
   /** A label's name, case-insensitive. */
   label?: string;
   /** Only those with messages the reader has not read. */
   unread?: boolean;
+}
+
+/** Which conversations the counts count: those of the inboxes the user may see, of one inbox among them. */
+export interface CountsScope {
+  /** Null or left out: every inbox. */
+  visibleInboxes?: readonly string[] | null;
+  inboxId?: string;
 }
 
 /** The counts of the inbox's tabs, for one user. */
@@ -91,9 +100,17 @@ export interface ConversationState {
 }
 
 /** One fold of the counts' ledger (see ConversationRepository.foldCounters); the bench's seed runs it too. */
-export const FOLD_COUNTERS = sql`WITH taken AS (DELETE FROM conversation_counters RETURNING counter, user_id, delta)
-  INSERT INTO conversation_counters (counter, user_id, delta)
-  SELECT counter, user_id, sum(delta) FROM taken GROUP BY counter, user_id HAVING sum(delta) <> 0`;
+export const FOLD_COUNTERS = sql`WITH taken AS (DELETE FROM conversation_counters RETURNING counter, user_id, inbox_id, delta)
+  INSERT INTO conversation_counters (counter, user_id, inbox_id, delta)
+  SELECT counter, user_id, inbox_id, sum(delta) FROM taken GROUP BY counter, user_id, inbox_id HAVING sum(delta) <> 0`;
+
+/**
+ * The one condition of what a reader may see of the inboxes, on a column holding a conversation's
+ * inbox: none for every inbox (null), else that column among the visible ones.
+ */
+export function withinInboxes(column: Sql, visible: readonly string[] | null): Sql[] {
+  return visible === null ? [] : [sql`${column} = ANY(${[...visible]}::uuid[])`];
+}
 
 /** The SQL of the `conversations` and `conversation_labels` tables, and the one join with the customer and labels that every answer shows. */
 @Injectable()
@@ -109,6 +126,7 @@ export class ConversationRepository {
     if (filter.assignedTo === null) where.push(sql`c.assigned_to IS NULL`);
     else if (filter.assignedTo !== undefined) where.push(sql`c.assigned_to = ${filter.assignedTo}`);
     if (filter.inboxId !== undefined) where.push(sql`c.inbox_id = ${filter.inboxId}`);
+    where.push(...withinInboxes(sql`c.inbox_id`, filter.visibleInboxes ?? null));
     if (filter.q)
       where.push(
         sql`c.contact_id IN (SELECT s.id FROM contacts s WHERE ${sql.raw(contactSearchText('s'))} ILIKE ${containsPattern(filter.q)})`,
@@ -136,17 +154,24 @@ export class ConversationRepository {
    * `open` show them; `unread` is the open ones the customer wrote in less those whose newest
    * inbound message the user has read.
    */
-  countsStatement(userId: string): Sql {
+  countsStatement(userId: string, scope: CountsScope = {}): Sql {
     const total = (counter: string, ofUser = false) =>
       sql`coalesce(sum(delta) FILTER (WHERE counter = ${counter}${ofUser ? sql` AND user_id = ${userId}` : sql``}), 0)`;
+    const where = [sql`(user_id IS NULL OR user_id = ${userId})`, ...withinInboxes(sql`inbox_id`, scope.visibleInboxes ?? null)];
+    if (scope.inboxId !== undefined) where.push(sql`inbox_id = ${scope.inboxId}`);
     return sql`SELECT ${total('open')}::int AS open, ${total('mine', true)}::int AS mine, ${total('unassigned')}::int AS unassigned,
         ${total('snoozed')}::int AS snoozed, ${total('closed')}::int AS closed,
         (${total('received_open')} - ${total('caught_up', true)})::int AS unread
-      FROM conversation_counters WHERE user_id IS NULL OR user_id = ${userId}`;
+      FROM conversation_counters ${sql.where(where)}`;
   }
 
-  async counts(db: Db, userId: string): Promise<ConversationCounts> {
-    return (await queryOne<ConversationCounts>(db, this.countsStatement(userId)))!;
+  async counts(db: Db, userId: string, scope: CountsScope = {}): Promise<ConversationCounts> {
+    return (await queryOne<ConversationCounts>(db, this.countsStatement(userId, scope)))!;
+  }
+
+  /** The inbox of a conversation (it never changes); null when there is no such conversation. */
+  async inboxOf(db: Db, id: string): Promise<string | null> {
+    return (await queryOne<{ inbox_id: string }>(db, sql`SELECT inbox_id FROM conversations WHERE id = ${id}`))?.inbox_id ?? null;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { BadRequestException, Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { BadRequestException, Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentUser } from '../users/current-user.decorator';
@@ -7,12 +7,14 @@ import { PageOf, PageQuery, type Page } from '../common/pagination';
 import { PublicIdPipe } from '../common/public-id.pipe';
 import type { UserRow } from '../users/user.entity';
 import {
+  ConversationCountsQuery,
   ConversationCountsResponse,
   ConversationResponse,
   ListConversationsQuery,
   StartConversationDto,
   UpdateConversationDto,
 } from './conversation.dto';
+import { ConversationAccessGuard } from './conversation-access.guard';
 import { ConversationsService } from './conversations.service';
 import { AddNoteDto, MessageResponse, SendMessageDto } from './message.dto';
 import { MessagesService } from './messages.service';
@@ -25,6 +27,7 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 @ApiTags('Conversations')
 @ApiBearerAuth()
 @ApiErrors(401, 403, 429)
+@UseGuards(ConversationAccessGuard)
 @Controller('v1/conversations')
 export class ConversationsController {
   constructor(
@@ -74,8 +77,9 @@ export class ConversationsController {
       '`open`, `snoozed` and `closed` by status; `mine` (assigned to the caller), `unassigned` and `unread` (with messages the caller has not read) among the open ones.',
   })
   @ApiOkResponse({ type: ConversationCountsResponse })
-  counts(@CurrentUser() caller: UserRow): Promise<ConversationCountsResponse> {
-    return this.conversations.counts(caller);
+  @ApiErrors(400)
+  counts(@Query() query: ConversationCountsQuery, @CurrentUser() caller: UserRow): Promise<ConversationCountsResponse> {
+    return this.conversations.counts(caller, query);
   }
 
   @Get(':id')

@@ -1,7 +1,7 @@
 import { BadRequestException, Injectable, NotFoundException, OnModuleInit, UnprocessableEntityException } from '@nestjs/common';
 import { newUuid, parsePublicId } from '../common/ids';
 import { mapPage, Page } from '../common/pagination';
-import { DEFAULT_INBOX_ID } from '../inboxes/inbox.entity';
+import { DEFAULT_INBOX_ID } from '../common/default-inbox';
 import { InboxesService } from '../inboxes/inboxes.service';
 import { Database } from '../database/database';
 import { isForeignKeyViolation } from '../database/errors';
@@ -10,9 +10,9 @@ import { EventsService } from '../events/events.service';
 import { sameLabelName, sortLabelNames } from '../labels/label.entity';
 import { LabelsService } from '../labels/labels.service';
 import { NotificationsService } from '../notifications/notifications.service';
-import type { UserRow } from '../users/user.entity';
+import { visibleInboxesOf, type UserRow } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
-import { ConversationResponse, ListConversationsQuery, UpdateConversationDto } from './conversation.dto';
+import { ConversationCountsQuery, ConversationResponse, ListConversationsQuery, UpdateConversationDto } from './conversation.dto';
 import type { ConversationRow, ConversationWithCustomer } from './conversation.entity';
 import { ConversationCounts, ConversationFilter, ConversationRepository } from './conversation.repository';
 import { assertWithinCustomerWindow } from './customer-window';
@@ -91,21 +91,42 @@ export class ConversationsService implements OnModuleInit {
     this.userFrames.add({
       event: 'counts',
       changedBy: (type) => type.startsWith('conversation.') || type === 'message.received' || type === 'contact.merged',
-      build: (userId) => this.conversations.counts(this.database.db, userId),
+      build: (user) => this.conversations.counts(this.database.db, user.id, { visibleInboxes: visibleInboxesOf(user) }),
     });
   }
 
   /** Newest activity first. */
   async list(query: ListConversationsQuery, caller: UserRow): Promise<Page<ConversationResponse>> {
     return mapPage(
-      await this.conversations.list(this.database.db, conversationFilterOf(query, caller.id), query, caller.id),
+      await this.conversations.list(
+        this.database.db,
+        { ...conversationFilterOf(query, caller.id), visibleInboxes: visibleInboxesOf(caller) },
+        query,
+        caller.id,
+      ),
       ConversationResponse.of,
     );
   }
 
-  /** The counts of the inbox's tabs, as the caller sees them. */
-  counts(caller: UserRow): Promise<ConversationCounts> {
-    return this.conversations.counts(this.database.db, caller.id);
+  /** The counts of the inbox's tabs, as the caller sees them: of the inboxes they see, or of one of them. */
+  counts(caller: UserRow, query: ConversationCountsQuery): Promise<ConversationCounts> {
+    return this.conversations.counts(this.database.db, caller.id, {
+      visibleInboxes: visibleInboxesOf(caller),
+      inboxId: query.inbox_id === undefined ? undefined : parsePublicId('inb', query.inbox_id)!,
+    });
+  }
+
+  /**
+   * The one check of a conversation named in a route (ConversationAccessGuard runs it before every
+   * route of a conversation): a 404 to a caller who may not see its inbox, as if it did not exist.
+   * A malformed or unknown id passes, for the route to answer as it does.
+   */
+  async assertVisible(publicId: string, caller: UserRow): Promise<void> {
+    const visible = visibleInboxesOf(caller);
+    const id = parsePublicId('conv', publicId);
+    if (visible === null || id === null) return;
+    const inboxId = await this.conversations.inboxOf(this.database.db, id);
+    if (inboxId !== null && !visible.includes(inboxId)) throw new NotFoundException('Conversation not found');
   }
 
   /** The conversation as `reader` sees it (their unread count). */
@@ -129,8 +150,12 @@ export class ConversationsService implements OnModuleInit {
     return this.database.transaction(async (db) => {
       const conversation = await this.conversations.lock(db, id);
       if (!conversation) throw new NotFoundException('Conversation not found');
-      if (assigneeId && !(await this.users.exists(db, assigneeId)))
-        throw new UnprocessableEntityException('assigned_to does not name a user');
+      if (assigneeId) {
+        const assignee = await this.users.find(db, assigneeId);
+        if (!assignee) throw new UnprocessableEntityException('assigned_to does not name a user');
+        if (!(visibleInboxesOf(assignee)?.includes(conversation.inbox_id) ?? true))
+          throw new UnprocessableEntityException("assigned_to is not a member of the conversation's inbox");
+      }
       const changes: ConversationChanges = {};
       if (dto.labels !== undefined) {
         const labels = await this.resolveLabels(db, dto.labels);
@@ -201,7 +226,9 @@ export class ConversationsService implements OnModuleInit {
     if (contactId === null) throw new UnprocessableEntityException('contact_id does not name a contact');
     const inboxId = inboxPublicId === undefined ? DEFAULT_INBOX_ID : parsePublicId('inb', inboxPublicId);
     return this.database.transaction(async (db) => {
-      if (inboxId === null || !(await this.inboxes.isActive(db, inboxId)))
+      // An inbox the caller does not work is one they cannot see: the same answer as one that does not exist.
+      const visible = visibleInboxesOf(actor);
+      if (inboxId === null || (visible !== null && !visible.includes(inboxId)) || !(await this.inboxes.isActive(db, inboxId)))
         throw new UnprocessableEntityException('inbox_id does not name an active inbox');
       const existing = await this.conversations.lockByContact(db, contactId, inboxId);
       if (existing)

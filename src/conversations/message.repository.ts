@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Page, PageQuery } from '../common/pagination';
 import { containsPattern } from '../common/search';
 import { Keyset } from '../database/keyset';
+import { withinInboxes } from './conversation.repository';
 import { Db, execute, query, queryOne, Sql, sql } from '../database/sql';
 import type { WorkKind } from '../recorded-work/work-kind';
 import type { FoundMessage, MessageRow, MessageStatus } from './message.entity';
@@ -23,6 +24,11 @@ export const SEND_WORK = {
                  (SELECT q.channel_message_id FROM messages q WHERE q.id = w.reply_to_id) AS reply_to_channel_message_id`,
   },
 } satisfies Pick<WorkKind, 'table' | 'waiting' | 'needs'>;
+/** Which inboxes' messages a search finds: of those the reader sees (null or left out: every inbox), of one among them. */
+export interface MessageInboxes {
+  visibleInboxes?: readonly string[] | null;
+  inboxId?: string;
+}
 const NEWEST_FIRST = new Keyset<MessageRow>({ time: 'created_at', id: 'id' }, 'DESC', (row) => [row.created_at, row.id]);
 
 /** The SQL of the `messages` table. */
@@ -46,9 +52,12 @@ export class MessageRepository {
    * intersects them, or walks messages_created_idx when the words are common. The customer's
    * phone is joined for the page's rows only.
    */
-  searchStatement(words: string[], page: PageQuery, inboxId?: string): Sql {
+  searchStatement(words: string[], page: PageQuery, inboxes: MessageInboxes = {}): Sql {
     const where = words.map((word) => sql`search_text LIKE search_fold(${containsPattern(word)})`);
-    if (inboxId !== undefined) where.push(sql`conversation_id IN (SELECT i.id FROM conversations i WHERE i.inbox_id = ${inboxId})`);
+    if (inboxes.inboxId !== undefined)
+      where.push(sql`conversation_id IN (SELECT i.id FROM conversations i WHERE i.inbox_id = ${inboxes.inboxId})`);
+    const visible = withinInboxes(sql`v.inbox_id`, inboxes.visibleInboxes ?? null);
+    if (visible.length > 0) where.push(sql`conversation_id IN (SELECT v.id FROM conversations v WHERE ${visible[0]})`);
     const after = NEWEST_FIRST.after(page.cursor);
     if (after) where.push(after);
     return sql`WITH found AS (SELECT ${COLUMNS} FROM messages ${sql.where(where)} ${NEWEST_FIRST.orderAndLimit(page)})
@@ -57,8 +66,8 @@ export class MessageRepository {
       ORDER BY found.created_at DESC, found.id DESC`;
   }
 
-  async search(db: Db, words: string[], page: PageQuery, inboxId?: string): Promise<Page<FoundMessage>> {
-    return NEWEST_FIRST.page(await query<FoundMessage>(db, this.searchStatement(words, page, inboxId)), page);
+  async search(db: Db, words: string[], page: PageQuery, inboxes: MessageInboxes): Promise<Page<FoundMessage>> {
+    return NEWEST_FIRST.page(await query<FoundMessage>(db, this.searchStatement(words, page, inboxes)), page);
   }
 
   /**

@@ -2,6 +2,8 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/api-errors';
 import { PageOf, type Page } from '../common/pagination';
+import { CurrentUser } from '../users/current-user.decorator';
+import type { UserRow } from '../users/user.entity';
 import { MessageResponse, SearchMessagesQuery } from './message.dto';
 import { MessagesService } from './messages.service';
 
@@ -21,7 +23,7 @@ export class MessagesController {
   })
   @ApiOkResponse({ type: PageOf(MessageResponse, 'MessageSearchPage') })
   @ApiErrors(400)
-  search(@Query() query: SearchMessagesQuery): Promise<Page<MessageResponse>> {
-    return this.messages.search(query);
+  search(@Query() query: SearchMessagesQuery, @CurrentUser() reader: UserRow): Promise<Page<MessageResponse>> {
+    return this.messages.search(query, reader);
   }
 }

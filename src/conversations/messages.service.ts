@@ -19,7 +19,7 @@ import { EventsService } from '../events/events.service';
 import type { InboundMedia } from '../media/media.service';
 import { MediaService } from '../media/media.service';
 import { TemplatesService } from '../templates/templates.service';
-import type { UserRow } from '../users/user.entity';
+import { visibleInboxesOf, type UserRow } from '../users/user.entity';
 import { ConversationResponse } from './conversation.dto';
 import type { ConversationRow } from './conversation.entity';
 import { ConversationRepository } from './conversation.repository';
@@ -108,9 +108,12 @@ export class MessagesService implements OnModuleInit {
   }
 
   /** Messages of every thread that contain every word of `q`, newest first. */
-  async search(query: SearchMessagesQuery): Promise<Page<MessageResponse>> {
+  async search(query: SearchMessagesQuery, reader: UserRow): Promise<Page<MessageResponse>> {
     const inboxId = query.inbox_id === undefined ? undefined : parsePublicId('inb', query.inbox_id)!;
-    const page = await this.messages.search(this.database.db, searchWords(query.q), query, inboxId);
+    const page = await this.messages.search(this.database.db, searchWords(query.q), query, {
+      inboxId,
+      visibleInboxes: visibleInboxesOf(reader),
+    });
     return this.presentPage(page, (message) => message.customer_phone);
   }
 
@@ -301,13 +304,17 @@ export class MessagesService implements OnModuleInit {
   private async recordMediaSettled(db: Db, mediaId: string): Promise<void> {
     for (const message of await this.messages.findByMediaId(db, mediaId)) {
       const conversation = await this.conversations.findWithCustomer(db, message.conversation_id);
-      await this.events.record(db, 'message.media', MessageChangeEvent.of(await this.present(db, message, conversation.customer_phone)));
+      await this.events.record(db, 'message.media', MessageChangeEvent.of(await this.present(db, message, conversation.customer_phone)), {
+        inboxId: conversation.inbox_id,
+      });
     }
   }
 
   private async recordStatusEvent(db: Db, message: MessageRow): Promise<void> {
     const conversation = await this.conversations.findWithCustomer(db, message.conversation_id);
-    await this.events.record(db, 'message.status', MessageChangeEvent.of(await this.present(db, message, conversation.customer_phone)));
+    await this.events.record(db, 'message.status', MessageChangeEvent.of(await this.present(db, message, conversation.customer_phone)), {
+      inboxId: conversation.inbox_id,
+    });
   }
 
   /** A message stored in the caller's transaction, as the API answers it: no reaction can have reached it yet, so only its media is read. */

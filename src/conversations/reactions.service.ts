@@ -140,7 +140,8 @@ export class ReactionsService {
   /** Records message.reaction: the message reacted to, with its reactions now, and the change (an empty emoji: removed). */
   private async recordReaction(db: Db, target: MessageRow, reaction: ReactionRow): Promise<MessageResponse> {
     const message = await this.present(db, target);
-    await this.events.record(db, 'message.reaction', MessageReactionEvent.of(message, ReactionResponse.of(reaction)));
+    const inboxId = (await this.conversationRows.inboxOf(db, target.conversation_id))!;
+    await this.events.record(db, 'message.reaction', MessageReactionEvent.of(message, ReactionResponse.of(reaction)), { inboxId });
     return message;
   }
 

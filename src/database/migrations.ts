@@ -26,6 +26,7 @@ import { CustomerUserIds1764060000000 } from './migrations/1764060000000-custome
 import { Inboxes1764070000000 } from './migrations/1764070000000-inboxes';
 import { UnroutedDeadLetters1764080000000 } from './migrations/1764080000000-unrouted-dead-letters';
 import { MediaInboxes1764090000000 } from './migrations/1764090000000-media-inboxes';
+import { InboxMembers1764100000000 } from './migrations/1764100000000-inbox-members';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   Inboxes1764070000000,
   UnroutedDeadLetters1764080000000,
   MediaInboxes1764090000000,
+  InboxMembers1764100000000,
 ];

@@ -4,6 +4,7 @@ import { Database } from '../database/database';
 import type { EventEnvelope } from './event.entity';
 import { toEnvelope } from './event-envelope';
 import { EventRepository } from './event.repository';
+import type { StreamViewer } from './event-stream';
 
 /** Where a replay starts: the place in the stream (`seq`) of the last event the client has. */
 export type ReplayCursor = string;
@@ -39,11 +40,11 @@ export class EventReplayService {
     return id === null ? null : toPublicId('evt', id);
   }
 
-  /** Every event relayed after `cursor` that the user (uuid) may see, in stream order, in batches of at most `batchSize`. */
-  async *eventsAfter(cursor: ReplayCursor, userId: string): AsyncGenerator<ReplayedEvent[]> {
+  /** Every event relayed after `cursor` that the viewer may see, in stream order, in batches of at most `batchSize`. */
+  async *eventsAfter(cursor: ReplayCursor, viewer: StreamViewer): AsyncGenerator<ReplayedEvent[]> {
     let after = cursor;
     for (;;) {
-      const rows = await this.events.after(this.database.db, after, userId, EventReplayService.batchSize);
+      const rows = await this.events.after(this.database.db, after, viewer, EventReplayService.batchSize);
       if (rows.length === 0) return;
       yield rows.map((row) => ({ envelope: toEnvelope(row), mayStillArrive: row.may_still_arrive }));
       if (rows.length < EventReplayService.batchSize) return;

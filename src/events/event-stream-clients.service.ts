@@ -5,11 +5,11 @@ import { newUuid } from '../common/ids';
 import { AppConfig } from '../config/app-config';
 import { Database } from '../database/database';
 import { InstanceRegistry } from '../database/instance-registry';
-import type { UserRow } from '../users/user.entity';
+import { visibleInboxesOf, type UserRow } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { Access, AccessCheck, AccessEnded, accessEnded } from '../auth/access';
 import { EventReplayService } from './event-replay.service';
-import { EventStream } from './event-stream';
+import { EventStream, sees, type StreamViewer } from './event-stream';
 import type { EventEnvelope } from './event.entity';
 import { OpenStreamRepository } from './open-stream.repository';
 import { StreamInterruptions } from './stream-interruptions';
@@ -204,6 +204,8 @@ export class EventStreamClients implements OnModuleInit, BeforeApplicationShutdo
 function endedAccess(opened: StreamAccess, now: UserRow | AccessEnded): string | null {
   if (accessEnded(now)) return now.reason;
   if (now.role !== opened.user.role) return "its user's role changed";
+  // The stream's filter is the user's inboxes as it opened: a change of them reconnects it with the new ones.
+  if (now.inbox_ids.join() !== opened.user.inbox_ids.join()) return "its user's inboxes changed";
   return null;
 }
 
@@ -238,6 +240,11 @@ class SseConnection {
     private readonly onClosed: () => void,
   ) {}
 
+  /** Its user's own events, and everyone's of the inboxes they see, as they were when it opened (a change of them ends it). */
+  private get viewer(): StreamViewer {
+    return { userId: this.access.user.id, inboxes: visibleInboxesOf(this.access.user) };
+  }
+
   start(lastEventId: string | null, keepAliveMs: number): void {
     if (this.raw.destroyed || !this.raw.socket || this.raw.socket.destroyed) {
       // The client left while the request was being authenticated: its 'close' has been and gone.
@@ -249,8 +256,8 @@ class SseConnection {
     // Live events wait until the client has its place: the replay's events, or the position line.
     this.held = [];
     // Subscribed before the replay reads the table: an event is either read or held, or both.
-    this.unsubscribe = this.stream.subscribe(({ envelope, audience }) => {
-      if (audience === null || audience === this.access.user.id) this.receive(envelope);
+    this.unsubscribe = this.stream.subscribe((event) => {
+      if (sees(this.viewer, event)) this.receive(event.envelope);
     });
     this.timer = setInterval(() => this.keepAlive(), keepAliveMs);
     // The position is read after subscribing: an event relayed since is at or before it, or held and sent after it.
@@ -313,7 +320,7 @@ class SseConnection {
     if (cursor === null) {
       this.write(UNKNOWN_LAST_EVENT_ID, false);
     } else {
-      for await (const batch of this.replay.eventsAfter(cursor, this.access.user.id)) {
+      for await (const batch of this.replay.eventsAfter(cursor, this.viewer)) {
         if (this.closed) return;
         for (const { envelope, mayStillArrive } of batch) {
           this.sendEvent(envelope, false);
@@ -356,7 +363,7 @@ class SseConnection {
       .then(async () => {
         for (const frame of frames) {
           if (this.closed) return;
-          const data = JSON.stringify(await frame.build(this.access.user.id));
+          const data = JSON.stringify(await frame.build(this.access.user));
           if (this.closed || this.framesSent.get(frame.event) === data) continue;
           this.framesSent.set(frame.event, data);
           this.write(`event: ${frame.event}\ndata: ${data}\n\n`, true);

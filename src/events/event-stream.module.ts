@@ -23,7 +23,8 @@ class StreamPublisher implements OnModuleInit {
 
   onModuleInit(): void {
     this.relay.addConsumer({
-      afterCommit: (events) => this.stream.publish(events.map((event) => ({ envelope: toEnvelope(event), audience: event.audience }))),
+      afterCommit: (events) =>
+        this.stream.publish(events.map((event) => ({ envelope: toEnvelope(event), audience: event.audience, inboxId: event.inbox_id }))),
     });
   }
 }

@@ -5,6 +5,20 @@ export interface StreamedEvent {
   envelope: EventEnvelope;
   /** Null: every logged-in user; else the uuid of the one user whose stream carries it. */
   audience: string | null;
+  /** Null: about no inbox; else the uuid of the inbox whose members' (and admins') streams carry it. */
+  inboxId: string | null;
+}
+
+/** Who a stream is for: their own events, and everyone's of the inboxes they see (null: every inbox). */
+export interface StreamViewer {
+  userId: string;
+  inboxes: readonly string[] | null;
+}
+
+/** Whether the viewer's stream carries an event for this audience and inbox. */
+export function sees(viewer: StreamViewer, event: Pick<StreamedEvent, 'audience' | 'inboxId'>): boolean {
+  if (event.audience !== null && event.audience !== viewer.userId) return false;
+  return event.inboxId === null || viewer.inboxes === null || viewer.inboxes.includes(event.inboxId);
 }
 
 export type EventListener = (event: StreamedEvent) => void;

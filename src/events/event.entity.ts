@@ -8,6 +8,8 @@ export interface EventRow {
   created_at: Date;
   /** The one user (uuid) whose stream may carry it; null for everyone's stream and the webhooks. */
   audience: string | null;
+  /** The inbox (uuid) of the conversation it is about: only its members' streams carry it (and admins'). Null: about no conversation. */
+  inbox_id: string | null;
 }
 
 /** The seed's event envelope, as webhook deliveries, the live stream and its replay carry it. */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Db, execute, query, queryOne, sql } from '../database/sql';
 import type { EventRow } from './event.entity';
+import type { StreamViewer } from './event-stream';
 
 /** An event read back for a replay: its place in the stream, and whether it may still arrive live. */
 export interface ReplayRow extends EventRow {
@@ -21,8 +22,8 @@ export class EventRepository {
   async insert(db: Db, event: EventRow): Promise<void> {
     await execute(
       db,
-      sql`INSERT INTO events (id, type, data, created_at, audience)
-          VALUES (${event.id}, ${event.type}, ${JSON.stringify(event.data)}, ${event.created_at}, ${event.audience})`,
+      sql`INSERT INTO events (id, type, data, created_at, audience, inbox_id)
+          VALUES (${event.id}, ${event.type}, ${JSON.stringify(event.data)}, ${event.created_at}, ${event.audience}, ${event.inbox_id})`,
     );
   }
 
@@ -31,9 +32,9 @@ export class EventRepository {
     if (events.length === 0) return;
     await execute(
       db,
-      sql`INSERT INTO events (id, type, data, created_at)
-          SELECT r.id, r.type, r.data, r.created_at
-            FROM jsonb_to_recordset(${JSON.stringify(events)}::jsonb) AS r(id uuid, type text, data jsonb, created_at timestamptz)`,
+      sql`INSERT INTO events (id, type, data, created_at, inbox_id)
+          SELECT r.id, r.type, r.data, r.created_at, r.inbox_id
+            FROM jsonb_to_recordset(${JSON.stringify(events)}::jsonb) AS r(id uuid, type text, data jsonb, created_at timestamptz, inbox_id uuid)`,
     );
   }
 
@@ -46,7 +47,7 @@ export class EventRepository {
   claimUnrelayed(db: Db, limit: number): Promise<EventRow[]> {
     return query(
       db,
-      sql`SELECT id, type, data, created_at, audience FROM events WHERE relayed_at IS NULL ORDER BY created_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
+      sql`SELECT id, type, data, created_at, audience, inbox_id FROM events WHERE relayed_at IS NULL ORDER BY created_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
     );
   }
 
@@ -107,15 +108,16 @@ export class EventRepository {
   }
 
   /**
-   * Relayed events after a place in the stream that `userId` may see (everyone's, and their own),
-   * in stream order, served by events_seq_key.
+   * Relayed events after a place in the stream that the viewer may see (everyone's, and their own,
+   * of the inboxes they see), in stream order, served by events_seq_key.
    */
-  after(db: Db, seq: string, userId: string, limit: number): Promise<ReplayRow[]> {
+  after(db: Db, seq: string, viewer: StreamViewer, limit: number): Promise<ReplayRow[]> {
+    const inboxes = viewer.inboxes === null ? sql`` : sql`AND (inbox_id IS NULL OR inbox_id = ANY(${[...viewer.inboxes]}::uuid[]))`;
     return query(
       db,
-      sql`SELECT id, type, data, created_at, audience, seq, relayed_at > now() - ${RELAY_GRACE} AS may_still_arrive
+      sql`SELECT id, type, data, created_at, audience, inbox_id, seq, relayed_at > now() - ${RELAY_GRACE} AS may_still_arrive
             FROM events
-           WHERE seq > ${seq} AND (audience IS NULL OR audience = ${userId})
+           WHERE seq > ${seq} AND (audience IS NULL OR audience = ${viewer.userId}) ${inboxes}
            ORDER BY seq
            LIMIT ${limit}`,
     );

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { newUuid } from '../common/ids';
+import { newUuid, parsePublicId } from '../common/ids';
 import type { Db } from '../database/sql';
 import type { EventRow } from './event.entity';
 import { EventRepository } from './event.repository';
@@ -13,9 +13,20 @@ import type { EventPayloads, TypedEventType } from './event-payloads';
 export class EventsService {
   constructor(private readonly events: EventRepository) {}
 
-  /** Records an event of `type` with its payload, for everyone's stream and the webhooks. */
-  async record<Type extends TypedEventType>(db: Db, type: Type, data: EventPayloads[Type]): Promise<EventRow> {
-    return this.insert(db, type, data, null);
+  /**
+   * Records an event of `type` with its payload, for everyone's stream and the webhooks. Its inbox
+   * (whose members' streams carry it) is its payload's conversation's; `inboxId` names it (uuid)
+   * for a payload that carries only the conversation's id.
+   */
+  async record<Type extends TypedEventType>(
+    db: Db,
+    type: Type,
+    data: EventPayloads[Type],
+    about: { inboxId?: string } = {},
+  ): Promise<EventRow> {
+    const event = rowOf(type, data, null, new Date(), about.inboxId);
+    await this.events.insert(db, event);
+    return event;
   }
 
   /** An event for one user's eyes only (a type of USER_EVENT_TYPES): on their stream, on no one else's, never to webhooks. */
@@ -40,6 +51,13 @@ export class EventsService {
 }
 
 /** The row of an event: its payload stored as the JSON object it is. */
-function rowOf(type: TypedEventType, data: EventPayloads[TypedEventType], audience: string | null, at: Date): EventRow {
-  return { id: newUuid(at.getTime()), type, data: data as unknown as Record<string, unknown>, created_at: at, audience };
+function rowOf(type: TypedEventType, data: EventPayloads[TypedEventType], audience: string | null, at: Date, inboxId?: string): EventRow {
+  const payload = data as unknown as Record<string, unknown>;
+  return { id: newUuid(at.getTime()), type, data: payload, created_at: at, audience, inbox_id: inboxId ?? conversationInboxOf(payload) };
+}
+
+/** The inbox of the conversation a payload carries (`conversation.inbox_id`, a public id), as a uuid; null without one. */
+function conversationInboxOf(payload: Record<string, unknown>): string | null {
+  const publicId = (payload.conversation as { inbox_id?: unknown } | undefined)?.inbox_id;
+  return typeof publicId === 'string' ? parsePublicId('inb', publicId) : null;
 }

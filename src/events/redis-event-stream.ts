@@ -14,11 +14,17 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * A message on the channel: an event for everyone is its envelope as JSON (as before events had
- * an audience), an event for one user `{"audience": "<uuid>", "event": <envelope>}`, which an
- * instance that does not know audiences drops as malformed rather than showing it to everyone.
+ * an audience), an event for one user `{"audience": "<uuid>", "event": <envelope>}`, one of an
+ * inbox `{"inbox": "<uuid>", "event": <envelope>}`, which an instance that does not know audiences
+ * or inboxes drops as malformed rather than showing it to everyone.
  */
 export function toStreamMessage(event: StreamedEvent): string {
-  return JSON.stringify(event.audience === null ? event.envelope : { audience: event.audience, event: event.envelope });
+  if (event.audience === null && event.inboxId === null) return JSON.stringify(event.envelope);
+  return JSON.stringify({
+    ...(event.audience === null ? {} : { audience: event.audience }),
+    ...(event.inboxId === null ? {} : { inbox: event.inboxId }),
+    event: event.envelope,
+  });
 }
 
 /** The event a message carries, or null when it is not one (see `toStreamMessage`). */
@@ -30,13 +36,15 @@ export function parseStreamMessage(message: string): StreamedEvent | null {
     return null;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
-  if ('audience' in value) {
-    const { audience, event } = value as { audience: unknown; event: unknown };
+  if ('audience' in value || 'inbox' in value) {
+    const { audience, inbox, event } = value as { audience?: unknown; inbox?: unknown; event: unknown };
     const envelope = parseEnvelope(event);
-    return typeof audience === 'string' && UUID.test(audience) && envelope ? { envelope, audience } : null;
+    const uuidOrNull = (field: unknown) => (field === undefined ? null : typeof field === 'string' && UUID.test(field) ? field : undefined);
+    const [audienceId, inboxId] = [uuidOrNull(audience), uuidOrNull(inbox)];
+    return envelope && audienceId !== undefined && inboxId !== undefined ? { envelope, audience: audienceId, inboxId } : null;
   }
   const envelope = parseEnvelope(value);
-  return envelope ? { envelope, audience: null } : null;
+  return envelope ? { envelope, audience: null, inboxId: null } : null;
 }
 
 /**

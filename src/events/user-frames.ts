@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { UserRow } from '../users/user.entity';
 import type { EventType } from './event-types';
 
 /**
@@ -9,7 +10,7 @@ import type { EventType } from './event-types';
 export interface UserFrame {
   event: string;
   changedBy(type: EventType): boolean;
-  build(userId: string): Promise<unknown>;
+  build(user: UserRow): Promise<unknown>;
 }
 
 /** The user frames the modules registered while the application started. */

@@ -3,7 +3,8 @@ import { type ChannelAccount, ChannelClient, ChannelError, InboxChannels } from 
 import { SecretBox } from '../config/secret-box';
 import { Database } from '../database/database';
 import { ChannelFactory } from '../messaging/channel-factory';
-import { DEFAULT_INBOX_ID, type InboxRow } from './inbox.entity';
+import { DEFAULT_INBOX_ID } from '../common/default-inbox';
+import type { InboxRow } from './inbox.entity';
 import { InboxRepository } from './inbox.repository';
 
 /** The inbox's account on the Cloud API, its token opened; null without a token (the sandbox). */

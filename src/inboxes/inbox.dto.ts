@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsString, Length, Matches, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsString, Length, Matches, ValidateIf } from 'class-validator';
+import { IsPublicId } from '../common/is-public-id';
 import { IsOmittable } from '../common/omittable';
 import { toPublicId } from '../common/ids';
 import { INBOX_STATUSES, type InboxRow, type InboxStatus } from './inbox.entity';
@@ -99,6 +100,19 @@ export class UpdateInboxDto {
   @IsOmittable()
   @IsIn(INBOX_STATUSES)
   status?: InboxStatus;
+}
+
+/** An inbox's users, as PUT takes them and GET answers them. */
+export class InboxMembersDto {
+  @ApiProperty({
+    type: [String],
+    example: ['user_01a2047c8e2078c99d14947d2651598e'],
+    description: 'Every user of the inbox: the set is replaced. Agents see only their inboxes; admins see every inbox whatever the set',
+  })
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @IsPublicId('user', 'user ids', { each: true })
+  user_ids!: string[];
 }
 
 /** What the channel answered when asked about the inbox's number with its token. */

@@ -2,12 +2,6 @@ export const INBOX_STATUSES = ['active', 'disabled'] as const;
 /** `disabled`: kept with its conversations, but neither receiving nor sending. */
 export type InboxStatus = (typeof INBOX_STATUSES)[number];
 
-/**
- * The default inbox, made by the migration that introduced inboxes with every conversation of
- * the install in it, and described at each start by the MESSAGING_* settings.
- */
-export const DEFAULT_INBOX_ID = '00000000-0000-7000-8000-000000000001';
-
 /** A row of `inboxes`: one WhatsApp phone number of the business. */
 export interface InboxRow {
   id: string;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Page, PageQuery } from '../common/pagination';
 import { Keyset } from '../database/keyset';
-import { Db, execute, query, queryOne, sql } from '../database/sql';
+import { Db, execute, query, queryOne, type Sql, sql } from '../database/sql';
 import type { InboxRow } from './inbox.entity';
 
 const COLUMNS = sql.raw(
@@ -14,11 +14,13 @@ const OLDEST_FIRST = new Keyset<InboxRow>({ time: 'created_at', id: 'id' }, 'ASC
 /** The SQL of the `inboxes` table. */
 @Injectable()
 export class InboxRepository {
-  /** A page of inboxes, oldest first (a company has a handful: the primary key's table scan is the plan). */
-  async page(db: Db, page: PageQuery): Promise<Page<InboxRow>> {
+  /** A page of inboxes, oldest first, of those visible (null: every one; a company has a handful: a table scan is the plan). */
+  async page(db: Db, page: PageQuery, visible: readonly string[] | null): Promise<Page<InboxRow>> {
+    const where: Sql[] = visible === null ? [] : [sql`id = ANY(${[...visible]}::uuid[])`];
     const after = OLDEST_FIRST.after(page.cursor);
+    if (after) where.push(after);
     return OLDEST_FIRST.page(
-      await query<InboxRow>(db, sql`SELECT ${COLUMNS} FROM inboxes ${sql.where(after ? [after] : [])} ${OLDEST_FIRST.orderAndLimit(page)}`),
+      await query<InboxRow>(db, sql`SELECT ${COLUMNS} FROM inboxes ${sql.where(where)} ${OLDEST_FIRST.orderAndLimit(page)}`),
       page,
     );
   }

@@ -1,10 +1,12 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/api-errors';
 import { PageOf, PageQuery, type Page } from '../common/pagination';
 import { PublicIdPipe } from '../common/public-id.pipe';
+import { CurrentUser } from '../users/current-user.decorator';
 import { Roles } from '../users/roles.decorator';
-import { CreateInboxDto, InboxConnectionResponse, InboxResponse, UpdateInboxDto } from './inbox.dto';
+import type { UserRow } from '../users/user.entity';
+import { CreateInboxDto, InboxConnectionResponse, InboxMembersDto, InboxResponse, UpdateInboxDto } from './inbox.dto';
 import { InboxesService } from './inboxes.service';
 
 const InboxId = new PublicIdPipe('inb', 'Inbox');
@@ -23,8 +25,8 @@ export class InboxesController {
   })
   @ApiOkResponse({ type: PageOf(InboxResponse, 'InboxPage') })
   @ApiErrors(400)
-  list(@Query() query: PageQuery): Promise<Page<InboxResponse>> {
-    return this.inboxes.list(query);
+  list(@Query() query: PageQuery, @CurrentUser() caller: UserRow): Promise<Page<InboxResponse>> {
+    return this.inboxes.list(query, caller);
   }
 
   @Post()
@@ -42,11 +44,34 @@ export class InboxesController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Get one inbox' })
+  @ApiOperation({ summary: 'Get one inbox (404 to an agent who does not work it)' })
   @ApiOkResponse({ type: InboxResponse })
   @ApiErrors(404)
-  get(@Param('id', InboxId) id: string): Promise<InboxResponse> {
-    return this.inboxes.get(id);
+  get(@Param('id', InboxId) id: string, @CurrentUser() caller: UserRow): Promise<InboxResponse> {
+    return this.inboxes.get(id, caller);
+  }
+
+  @Get(':id/members')
+  @Roles('admin')
+  @ApiOperation({ summary: "The inbox's users (admin)" })
+  @ApiOkResponse({ type: InboxMembersDto })
+  @ApiErrors(404)
+  members(@Param('id', InboxId) id: string): Promise<InboxMembersDto> {
+    return this.inboxes.members(id);
+  }
+
+  @Put(':id/members')
+  @Roles('admin')
+  @ApiOperation({
+    summary: "Replace the inbox's users (admin)",
+    description:
+      'An agent sees, lists, counts, searches and streams only the conversations of the inboxes they belong to (404 elsewhere); admins see every inbox. ' +
+      'The streams of those who joined or left reconnect with their new inboxes. A user id that names no user is a 422.',
+  })
+  @ApiOkResponse({ type: InboxMembersDto })
+  @ApiErrors(400, 404, 422)
+  setMembers(@Param('id', InboxId) id: string, @Body() dto: InboxMembersDto): Promise<InboxMembersDto> {
+    return this.inboxes.setMembers(id, dto);
   }
 
   @Patch(':id')

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { InboxChannels } from '../channel/channel-client';
+import { UsersModule } from '../users/users.module';
 import { InboxChannelDirectory } from './inbox-channels';
 import { InboxRepository } from './inbox.repository';
 import { InboxesController } from './inboxes.controller';
@@ -10,6 +11,7 @@ import { InboxesService } from './inboxes.service';
  * (InboxChannels); the default one kept in step with the MESSAGING_* settings.
  */
 @Module({
+  imports: [UsersModule],
   controllers: [InboxesController],
   providers: [InboxRepository, InboxesService, { provide: InboxChannels, useClass: InboxChannelDirectory }],
   exports: [InboxesService, InboxChannels],

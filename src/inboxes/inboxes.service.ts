@@ -8,15 +8,18 @@ import {
 } from '@nestjs/common';
 import { AuditLogService } from '../audit/audit-log.service';
 import { ChannelFactory } from '../messaging/channel-factory';
-import { newUuid, toPublicId } from '../common/ids';
+import { newUuid, parsePublicId, toPublicId } from '../common/ids';
 import { mapPage, type Page, type PageQuery } from '../common/pagination';
 import { AppConfig } from '../config/app-config';
 import { SecretBox } from '../config/secret-box';
 import { Database } from '../database/database';
 import { isForeignKeyViolation, isUniqueViolation } from '../database/errors';
 import type { Db } from '../database/sql';
-import { CreateInboxDto, InboxConnectionResponse, InboxResponse, UpdateInboxDto } from './inbox.dto';
-import { DEFAULT_INBOX_ID, type InboxRow } from './inbox.entity';
+import { visibleInboxesOf, type UserRow } from '../users/user.entity';
+import { UsersService } from '../users/users.service';
+import { CreateInboxDto, InboxConnectionResponse, InboxMembersDto, InboxResponse, UpdateInboxDto } from './inbox.dto';
+import { DEFAULT_INBOX_ID } from '../common/default-inbox';
+import type { InboxRow } from './inbox.entity';
 import { InboxRepository } from './inbox.repository';
 import { accountOf } from './inbox-channels';
 
@@ -46,14 +49,43 @@ export class InboxesService implements OnApplicationBootstrap {
     private readonly secrets: SecretBox,
     private readonly audit: AuditLogService,
     private readonly channels: ChannelFactory,
+    private readonly users: UsersService,
   ) {}
 
-  async list(query: PageQuery): Promise<Page<InboxResponse>> {
-    return mapPage(await this.inboxes.page(this.database.db, query), InboxResponse.of);
+  /** The inboxes the caller may see: every one to an admin, their own to an agent. */
+  async list(query: PageQuery, caller: UserRow): Promise<Page<InboxResponse>> {
+    return mapPage(await this.inboxes.page(this.database.db, query, visibleInboxesOf(caller)), InboxResponse.of);
   }
 
-  async get(id: string): Promise<InboxResponse> {
-    return InboxResponse.of(await this.find(this.database.db, id));
+  async get(id: string, caller: UserRow): Promise<InboxResponse> {
+    return InboxResponse.of(await this.find(this.database.db, id, caller));
+  }
+
+  /** The inbox's users (admin). */
+  async members(id: string): Promise<InboxMembersDto> {
+    await this.find(this.database.db, id);
+    return { user_ids: (await this.users.membersOf(this.database.db, id)).map((userId) => toPublicId('user', userId)) };
+  }
+
+  /** Replaces the inbox's users (admin); those who joined or left are told at once (their streams reconnect with the new inboxes). */
+  async setMembers(id: string, dto: InboxMembersDto): Promise<InboxMembersDto> {
+    const userIds = dto.user_ids.map((publicId) => parsePublicId('user', publicId)!);
+    const { added, removed } = await this.database.transaction(async (db) => {
+      if (!(await this.inboxes.lock(db, id))) throw new NotFoundException('Inbox not found');
+      const changed = await this.users.setMembersOf(db, id, userIds);
+      if (changed.added.length + changed.removed.length > 0) {
+        await this.audit.record(db, 'inbox.members_changed', {
+          target: toPublicId('inb', id),
+          details: {
+            added: changed.added.map((userId) => toPublicId('user', userId)),
+            removed: changed.removed.map((userId) => toPublicId('user', userId)),
+          },
+        });
+      }
+      return changed;
+    });
+    for (const userId of [...added, ...removed]) await this.users.forget(userId);
+    return this.members(id);
   }
 
   /** A listener called after each create and change (the inbound module replays what waited for a number). */
@@ -161,9 +193,11 @@ export class InboxesService implements OnApplicationBootstrap {
     };
   }
 
-  private async find(db: Db, id: string): Promise<InboxRow> {
+  /** The inbox, or a 404; with `caller`, a 404 too for an agent who does not work it. */
+  private async find(db: Db, id: string, caller?: UserRow): Promise<InboxRow> {
     const inbox = await this.inboxes.find(db, id);
-    if (!inbox) throw new NotFoundException('Inbox not found');
+    const visible = caller === undefined ? null : visibleInboxesOf(caller);
+    if (!inbox || (visible !== null && !visible.includes(id))) throw new NotFoundException('Inbox not found');
     return inbox;
   }
 

@@ -98,9 +98,10 @@ export class MediaController {
     @Headers('range') range: string | undefined,
     @Headers('if-range') ifRange: string | undefined,
     @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @CurrentUser() reader: UserRow | undefined,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const answer = await this.media.serve(id, { range, ifRange, ifNoneMatch });
+    const answer = await this.media.serve(id, { range, ifRange, ifNoneMatch }, reader ?? null);
     void reply.headers(answer.headers);
     if (answer.status === 416) throw new HttpException('The range starts past the end of the media', 416);
     await reply.status(answer.status).send(answer.status === 304 ? undefined : answer.body);

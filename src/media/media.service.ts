@@ -20,7 +20,7 @@ import { toStorable } from '../common/storable-text';
 import { AppConfig } from '../config/app-config';
 import { Database } from '../database/database';
 import type { Db } from '../database/sql';
-import type { UserRow } from '../users/user.entity';
+import { visibleInboxesOf, type UserRow } from '../users/user.entity';
 import { contentDisposition, matchesEntityTag, parseRange } from './http-range';
 import { MediaIntake, MediaRefusal } from './media-intake';
 import { MessageMediaResponse, sizeOf, UploadedMediaResponse } from './media.dto';
@@ -219,10 +219,15 @@ export class MediaService implements OnModuleInit {
     );
   }
 
-  /** The bytes of a media for `GET /api/v1/media/:id`: 409 while pending, 410 when they will never be there. */
-  async serve(id: string, conditions: MediaConditions): Promise<MediaAnswer> {
+  /**
+   * The bytes of a media for `GET /api/v1/media/:id`: 409 while pending, 410 when they will never be
+   * there. `reader`: the bearer's user, who sees the media of the inboxes they work and their own
+   * uploads (404 for the rest, as if absent); null with a signed URL, which was handed out with a
+   * message its reader could see.
+   */
+  async serve(id: string, conditions: MediaConditions, reader: UserRow | null): Promise<MediaAnswer> {
     const row = await this.media.find(this.database.db, id);
-    if (!row) throw new NotFoundException('Media not found');
+    if (!row || (reader !== null && !mayRead(reader, row))) throw new NotFoundException('Media not found');
     if (row.status === 'pending') throw new ConflictException('The media is still being downloaded from the channel; retry shortly');
     if (row.status !== 'ready') throw new GoneException(`The media is ${row.status}: ${row.error ?? 'it will not be downloaded'}`);
     const size = sizeOf(row)!;
@@ -481,4 +486,10 @@ export function sameSha256(channel: string, hex: string): boolean {
   const given = channel.trim();
   if (/^[0-9a-f]{64}$/i.test(given)) return given.toLowerCase() === hex;
   return Buffer.from(given, 'base64').toString('hex') === hex;
+}
+
+/** Whether a user may read a media: of an inbox they see (a customer's, or an upload sent through it), or their own upload. */
+function mayRead(reader: UserRow, media: MediaRow): boolean {
+  const visible = visibleInboxesOf(reader);
+  return visible === null || media.inbox_id === null || visible.includes(media.inbox_id) || media.uploaded_by === reader.id;
 }

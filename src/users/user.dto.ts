@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsString, Length, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsString, Length, MaxLength } from 'class-validator';
+import { IsPublicId } from '../common/is-public-id';
 import { IsOmittable } from '../common/omittable';
 import { IsAccountEmail } from '../common/account-email';
 import { toPublicId } from '../common/ids';
@@ -50,6 +51,17 @@ export class CreateUserDto {
   @IsOmittable()
   @IsBoolean()
   beta_access?: boolean;
+
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['inb_00000000000070008000000000000001'],
+    description: 'The inboxes they work: an agent sees only their conversations (admins see every inbox). Default: the default inbox',
+  })
+  @IsOmittable()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsPublicId('inb', 'inbox ids', { each: true })
+  inbox_ids?: string[];
 }
 
 /** Any subset of the creation fields; a new password revokes the user's existing tokens. */
@@ -83,6 +95,17 @@ export class UpdateUserDto {
   @IsOmittable()
   @IsBoolean()
   beta_access?: boolean;
+
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['inb_00000000000070008000000000000001'],
+    description: 'The inboxes they work: an agent sees only their conversations (admins see every inbox). Replaces the set',
+  })
+  @IsOmittable()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsPublicId('inb', 'inbox ids', { each: true })
+  inbox_ids?: string[];
 }
 
 export class UserResponse {

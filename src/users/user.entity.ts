@@ -29,6 +29,16 @@ export interface UserRow {
   two_factor_enabled: boolean;
   /** Read only (the login_failures table's): password login refused until then after too many failures. */
   locked_until: Date | null;
+  /** The inboxes they belong to (`inbox_members`): an agent sees only these inboxes' conversations. */
+  inbox_ids: string[];
   created_at: Date;
   updated_at: Date;
+}
+
+/**
+ * The inboxes whose conversations, messages and events the user may see: null for every inbox (an
+ * admin, whatever their memberships), else the inboxes they belong to.
+ */
+export function visibleInboxesOf(user: Pick<UserRow, 'role' | 'inbox_ids'>): readonly string[] | null {
+  return user.role === 'admin' ? null : user.inbox_ids;
 }

@@ -4,10 +4,11 @@ import { Keyset } from '../database/keyset';
 import { Db, execute, query, queryOne, sql } from '../database/sql';
 import type { UserRow } from './user.entity';
 
-/** The user's own columns, and what the two-factor and lockout tables say of them (read here, written by their modules). */
+/** The user's own columns, their inboxes, and what the two-factor and lockout tables say of them (read here, written by their modules). */
 const COLUMNS = sql.raw(
   `id, email, name, role, password_hash, beta_access, token_version, status, email_notifications, password_change_required,
    created_at, updated_at,
+   ARRAY(SELECT m.inbox_id FROM inbox_members m WHERE m.user_id = users.id ORDER BY m.inbox_id) AS inbox_ids,
    EXISTS (SELECT 1 FROM two_factor WHERE two_factor.user_id = users.id AND two_factor.enabled_at IS NOT NULL) AS two_factor_enabled,
    (SELECT locked_until FROM login_failures WHERE login_failures.user_id = users.id AND locked_until > now()) AS locked_until`,
 );
@@ -80,5 +81,36 @@ export class UserRepository {
   /** The ids of every admin, locked so that two concurrent demotions cannot both see another admin. */
   async lockAdmins(db: Db): Promise<string[]> {
     return (await query<{ id: string }>(db, sql`SELECT id FROM users WHERE role = 'admin' FOR UPDATE`)).map((row) => row.id);
+  }
+
+  /** Replaces the inboxes the user belongs to. */
+  async setInboxes(db: Db, userId: string, inboxIds: readonly string[]): Promise<void> {
+    await execute(db, sql`DELETE FROM inbox_members WHERE user_id = ${userId} AND NOT (inbox_id = ANY(${inboxIds}::uuid[]))`);
+    await execute(
+      db,
+      sql`INSERT INTO inbox_members (user_id, inbox_id) SELECT ${userId}, unnest(${inboxIds}::uuid[]) ON CONFLICT DO NOTHING`,
+    );
+  }
+
+  /** The users of an inbox, oldest first. */
+  async membersOf(db: Db, inboxId: string): Promise<string[]> {
+    const rows = await query<{ user_id: string }>(
+      db,
+      sql`SELECT m.user_id FROM inbox_members m JOIN users u ON u.id = m.user_id WHERE m.inbox_id = ${inboxId} ORDER BY u.created_at, u.id`,
+    );
+    return rows.map((row) => row.user_id);
+  }
+
+  /** Replaces an inbox's users; answers who joined and who left. */
+  async setMembersOf(db: Db, inboxId: string, userIds: readonly string[]): Promise<{ added: string[]; removed: string[] }> {
+    const removed = await query<{ user_id: string }>(
+      db,
+      sql`DELETE FROM inbox_members WHERE inbox_id = ${inboxId} AND NOT (user_id = ANY(${userIds}::uuid[])) RETURNING user_id`,
+    );
+    const added = await query<{ user_id: string }>(
+      db,
+      sql`INSERT INTO inbox_members (user_id, inbox_id) SELECT unnest(${userIds}::uuid[]), ${inboxId} ON CONFLICT DO NOTHING RETURNING user_id`,
+    );
+    return { added: added.map((row) => row.user_id), removed: removed.map((row) => row.user_id) };
   }
 }

@@ -9,12 +9,13 @@ import {
 import { randomBytes } from 'node:crypto';
 import { AuditLogService } from '../audit/audit-log.service';
 import { ExpiringCache } from '../common/expiring-cache';
-import { newUuid, toPublicId } from '../common/ids';
+import { DEFAULT_INBOX_ID } from '../common/default-inbox';
+import { newUuid, parsePublicId, toPublicId } from '../common/ids';
 import { mapPage, Page, PageQuery } from '../common/pagination';
 import { AppConfig } from '../config/app-config';
 import { Database } from '../database/database';
 import { Broadcast } from '../queue/broadcast';
-import { isUniqueViolation } from '../database/errors';
+import { isForeignKeyViolation, isUniqueViolation } from '../database/errors';
 import type { Db } from '../database/sql';
 import { decoyPasswordHash, hashPassword, needsRehash, verifyPassword } from './password';
 import { UpdateUserDto, UserResponse } from './user.dto';
@@ -29,6 +30,8 @@ import { AdminPasswordFile, FirstRunAdmin } from './first-run-admin';
  */
 const AUTH_CACHE_TTL_MS = 5_000;
 const AUTH_CACHE_MAX_ENTRIES = 10_000;
+/** An inbox id of inbox_ids that names no inbox (the membership's foreign key). */
+const NO_SUCH_INBOX = 'inbox_ids names an inbox that does not exist';
 /** Carries the id of a user whose tokens or rights changed (deleted, demoted, new password, logout). */
 const USER_CHANGED = 'user.changed';
 
@@ -42,6 +45,8 @@ export interface NewUser {
   passwordHash: string | null;
   /** The password was generated here: the console asks for a new one. */
   passwordChangeRequired?: boolean;
+  /** The inboxes they work; default: the default inbox. */
+  inboxIds?: readonly string[];
 }
 
 /** One's own changes (PATCH /api/v1/me). */
@@ -193,13 +198,16 @@ export class UsersService implements OnApplicationBootstrap {
       password_change_required: user.passwordChangeRequired ?? false,
       two_factor_enabled: false,
       locked_until: null,
+      inbox_ids: [...new Set(user.inboxIds ?? [DEFAULT_INBOX_ID])].sort(),
       created_at: now,
       updated_at: now,
     };
     try {
       await this.users.insert(db, row);
+      await this.users.setInboxes(db, row.id, row.inbox_ids);
     } catch (error) {
       if (isUniqueViolation(error, 'users_email_key')) throw new ConflictException('A user with this email already exists');
+      if (isForeignKeyViolation(error)) throw new UnprocessableEntityException(NO_SUCH_INBOX);
       throw error;
     }
     return row;
@@ -262,7 +270,13 @@ export class UsersService implements OnApplicationBootstrap {
           user.status = 'active';
         }
         await this.users.update(db, user);
-        const changed = (['email', 'name', 'role', 'beta_access', 'password_hash'] as const).filter((key) => before[key] !== user[key]);
+        if (dto.inbox_ids !== undefined) {
+          user.inbox_ids = [...new Set(dto.inbox_ids.map((publicId) => parsePublicId('inb', publicId)!))].sort();
+          await this.users.setInboxes(db, id, user.inbox_ids);
+        }
+        const changed = (['email', 'name', 'role', 'beta_access', 'password_hash', 'inbox_ids'] as const).filter(
+          (key) => JSON.stringify(before[key]) !== JSON.stringify(user[key]),
+        );
         await this.audit.record(db, changed.includes('role') ? 'user.role_changed' : 'user.updated', {
           target: toPublicId('user', id),
           details: {
@@ -274,6 +288,7 @@ export class UsersService implements OnApplicationBootstrap {
       });
     } catch (error) {
       if (isUniqueViolation(error, 'users_email_key')) throw new ConflictException('A user with this email already exists');
+      if (isForeignKeyViolation(error)) throw new UnprocessableEntityException(NO_SUCH_INBOX);
       throw error;
     } finally {
       await this.forget(id);
@@ -297,6 +312,25 @@ export class UsersService implements OnApplicationBootstrap {
   }
 
   /** Every instance, this one at once, drops the user's cached record: its next request reads the change. After the commit that changed it. */
+  /** The users of an inbox (uuids), oldest first. */
+  membersOf(db: Db, inboxId: string): Promise<string[]> {
+    return this.users.membersOf(db, inboxId);
+  }
+
+  /**
+   * Replaces an inbox's users in the caller's transaction (422 for an id that names no user);
+   * answers who joined and who left, whom the caller forgets after its commit (their streams then
+   * reconnect with their new inboxes).
+   */
+  async setMembersOf(db: Db, inboxId: string, userIds: readonly string[]): Promise<{ added: string[]; removed: string[] }> {
+    try {
+      return await this.users.setMembersOf(db, inboxId, [...new Set(userIds)]);
+    } catch (error) {
+      if (isForeignKeyViolation(error)) throw new UnprocessableEntityException('user_ids names a user that does not exist');
+      throw error;
+    }
+  }
+
   async forget(id: string): Promise<void> {
     this.authCache.delete(id);
     await this.broadcast.publish(USER_CHANGED, id);

@@ -5,7 +5,7 @@ import type { ConversationRow } from '../../src/conversations/conversation.entit
 import { ConversationRepository } from '../../src/conversations/conversation.repository';
 import { newUuid } from '../../src/common/ids';
 import { Database } from '../../src/database/database';
-import { DEFAULT_INBOX_ID } from '../../src/inboxes/inbox.entity';
+import { DEFAULT_INBOX_ID } from '../../src/common/default-inbox';
 import type { TestApp } from './test-app';
 
 /**

@@ -114,13 +114,20 @@ export class TestApp {
 
   /** Creates a user through the API and logs them in. */
   async createUser(
-    fields: { role?: 'admin' | 'agent'; beta_access?: boolean; email?: string; name?: string } = {},
+    fields: { role?: 'admin' | 'agent'; beta_access?: boolean; email?: string; name?: string; inbox_ids?: string[] } = {},
   ): Promise<{ id: string; email: string; password: string; token: string }> {
     const email = fields.email ?? `agent-${randomBytes(4).toString('hex')}@example.com`;
     const password = 'a-long-password-1';
     const created = await this.request('POST', '/api/v1/users', {
       token: await this.adminToken(),
-      body: { email, password, name: fields.name ?? 'Test Agent', role: fields.role ?? 'agent', beta_access: fields.beta_access ?? false },
+      body: {
+        email,
+        password,
+        name: fields.name ?? 'Test Agent',
+        role: fields.role ?? 'agent',
+        beta_access: fields.beta_access ?? false,
+        ...(fields.inbox_ids ? { inbox_ids: fields.inbox_ids } : {}),
+      },
     });
     if (created.status !== 201) throw new Error(`creating ${email} answered ${created.status}: ${created.text}`);
     return { id: created.body.id as string, email, password, token: await this.login(email, password) };

@@ -1,6 +1,7 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, type Schemas } from '../api/client';
 import { Dialog, ErrorNote, Field, LoadMore, PageHeader, useAction, usePages, valueOf } from '../ui';
+import { useWorkspace } from '../workspace';
 
 type Inbox = Schemas['InboxResponse'];
 type Connection = Schemas['InboxConnectionResponse'];
@@ -14,8 +15,18 @@ const WEBHOOK_PATH = '/api/webhooks/messaging';
  * number, editing, testing its connection, disabling and deleting one.
  */
 export function AdminInboxes() {
-  const pages = usePages((cursor) => api.get('/api/v1/inboxes', { query: { cursor, limit: 100 } }), []);
+  const { reloadInboxes } = useWorkspace();
+  const loaded = usePages((cursor) => api.get('/api/v1/inboxes', { query: { cursor, limit: 100 } }), []);
+  // Every change reaches the inbox switcher too.
+  const pages = {
+    ...loaded,
+    reload: () => {
+      loaded.reload();
+      reloadInboxes();
+    },
+  };
   const [editing, setEditing] = useState<Inbox | 'new' | null>(null);
+  const [members, setMembers] = useState<Inbox | null>(null);
   const [tested, setTested] = useState<{ inbox: Inbox; connection: Connection } | null>(null);
   const test = useAction(async (inbox: Inbox) => {
     const connection = await api.post('/api/v1/inboxes/{id}/test', { params: { id: inbox.id } });
@@ -85,6 +96,9 @@ export function AdminInboxes() {
                 <button type="button" class="link-button" onClick={() => setEditing(inbox)}>
                   Edit
                 </button>
+                <button type="button" class="link-button" onClick={() => setMembers(inbox)}>
+                  Members
+                </button>
                 {!inbox.is_default && (
                   <>
                     <button type="button" class="link-button" onClick={() => void toggle.run(inbox)}>
@@ -101,6 +115,7 @@ export function AdminInboxes() {
         </tbody>
       </table>
       <LoadMore hasMore={pages.hasMore} loading={pages.loading} onMore={() => void pages.more()} />
+      {members && <InboxMembers inbox={members} onClose={() => setMembers(null)} />}
       {editing && (
         <InboxForm
           inbox={editing === 'new' ? null : editing}
@@ -210,6 +225,56 @@ function InboxForm(props: { inbox: Inbox | null; onClose: () => void; onSaved: (
         <ErrorNote error={save.error} />
         <div class="dialog-actions">
           <button type="submit" class="button" disabled={save.pending}>
+            Save
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+/** Who works the inbox: agents see only the conversations of their inboxes; admins see every inbox whatever this says. */
+function InboxMembers(props: { inbox: Inbox; onClose: () => void }) {
+  const { users } = useWorkspace();
+  const [chosen, setChosen] = useState<Set<string> | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    api
+      .get('/api/v1/inboxes/{id}/members', { params: { id: props.inbox.id } })
+      .then((answer) => setChosen(new Set(answer.user_ids)), setError);
+  }, [props.inbox.id]);
+  const save = useAction(async () => {
+    await api.put('/api/v1/inboxes/{id}/members', { params: { id: props.inbox.id }, body: { user_ids: [...(chosen ?? [])] } });
+    props.onClose();
+  });
+  const toggle = (id: string) => {
+    const next = new Set(chosen);
+    if (next.has(id)) next.delete(id);
+    else next.add(id);
+    setChosen(next);
+  };
+  return (
+    <Dialog title={`Members of ${props.inbox.name}`} onClose={props.onClose}>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          void save.run();
+        }}
+      >
+        <p class="muted">Agents see only the conversations of the inboxes they are members of; admins see every inbox.</p>
+        <fieldset class="event-types">
+          <legend>Users</legend>
+          {chosen &&
+            users.map((user) => (
+              <label class="check">
+                <input type="checkbox" checked={chosen.has(user.id)} onChange={() => toggle(user.id)} />
+                {user.name} <span class="muted">({user.role === 'admin' ? 'admin' : user.email})</span>
+              </label>
+            ))}
+        </fieldset>
+        <ErrorNote error={error ?? save.error} />
+        <div class="dialog-actions">
+          <button type="submit" class="button" disabled={save.pending || chosen === null}>
             Save
           </button>
         </div>

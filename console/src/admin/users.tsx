@@ -5,14 +5,20 @@ import { ErrorNote, Field, LoadMore, PageHeader, useAction, usePages, valueOf } 
 import { useWorkspace } from '../workspace';
 
 export function AdminUsers() {
-  const { me, reloadUsers } = useWorkspace();
+  const { me, reloadUsers, inboxes } = useWorkspace();
   const pages = usePages((cursor) => api.get('/api/v1/users', { query: { cursor, limit: 100 } }), []);
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
   const [role, setRole] = useState<User['role']>('agent');
+  // '' : the default inbox, as the API chooses without inbox_ids.
+  const [inboxId, setInboxId] = useState('');
   const [invited, setInvited] = useState<Schemas['InvitedUserResponse'] | null>(null);
   const invite = useAction(async () => {
-    setInvited(await api.post('/api/v1/users', { body: { email: email.trim(), name: name.trim(), role, beta_access: true } }));
+    setInvited(
+      await api.post('/api/v1/users', {
+        body: { email: email.trim(), name: name.trim(), role, beta_access: true, ...(inboxId ? { inbox_ids: [inboxId] } : {}) },
+      }),
+    );
     setEmail('');
     setName('');
     pages.reload();
@@ -63,6 +69,15 @@ export function AdminUsers() {
             <option value="admin">Admin</option>
           </select>
         </Field>
+        {inboxes.length > 1 && (
+          <Field label="Inbox" hint="More on the Inboxes page (Members); admins see every inbox">
+            <select value={inboxId} onChange={(e) => setInboxId(valueOf(e))}>
+              {inboxes.map((inbox) => (
+                <option value={inbox.is_default ? '' : inbox.id}>{inbox.name}</option>
+              ))}
+            </select>
+          </Field>
+        )}
         <button type="submit" class="button" disabled={invite.pending}>
           Invite
         </button>

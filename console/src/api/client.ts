@@ -101,6 +101,9 @@ export const api = {
   patch<P extends PathsWith<'patch'>>(path: P, options: Options<Operation<P, 'patch'>> = {}) {
     return call<Success<Operation<P, 'patch'>>>('patch', urlOf(path, options.params, options.query ?? {}), options.body ?? {});
   },
+  put<P extends PathsWith<'put'>>(path: P, options: Options<Operation<P, 'put'>> = {}) {
+    return call<Success<Operation<P, 'put'>>>('put', urlOf(path, options.params, options.query ?? {}), options.body ?? {});
+  },
   delete<P extends PathsWith<'delete'>>(path: P, options: Options<Operation<P, 'delete'>> = {}) {
     return call<Success<Operation<P, 'delete'>>>('delete', urlOf(path, options.params, options.query ?? {}), options.body);
   },

@@ -603,7 +603,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get one inbox */
+    /** Get one inbox (404 to an agent who does not work it) */
     get: operations['InboxesController_get'];
     put?: never;
     post?: never;
@@ -616,6 +616,27 @@ export interface paths {
      * @description The default inbox's number, business account, token, app secret and status are its MESSAGING_* settings: 422 naming them. 409 when another inbox has the phone_number_id. Enabling an inbox replays the webhooks kept while it was disabled.
      */
     patch: operations['InboxesController_update'];
+    trace?: never;
+  };
+  '/api/v1/inboxes/{id}/members': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The inbox's users (admin) */
+    get: operations['InboxesController_members'];
+    /**
+     * Replace the inbox's users (admin)
+     * @description An agent sees, lists, counts, searches and streams only the conversations of the inboxes they belong to (404 elsewhere); admins see every inbox. The streams of those who joined or left reconnect with their new inboxes. A user id that names no user is a 422.
+     */
+    put: operations['InboxesController_setMembers'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   '/api/v1/inboxes/{id}/test': {
@@ -1362,7 +1383,8 @@ export interface components {
         | 'dead_letter.replayed'
         | 'inbox.created'
         | 'inbox.updated'
-        | 'inbox.deleted';
+        | 'inbox.deleted'
+        | 'inbox.members_changed';
       /**
        * @description What it was done to: a user_…, wh_…, tok_…, ct_… id
        * @example user_01a2047c8e2078c99d14947d2651598e
@@ -1486,6 +1508,13 @@ export interface components {
       /** @enum {string} */
       role?: 'admin' | 'agent';
       beta_access?: boolean;
+      /**
+       * @description The inboxes they work: an agent sees only their conversations (admins see every inbox). Replaces the set
+       * @example [
+       *       "inb_00000000000070008000000000000001"
+       *     ]
+       */
+      inbox_ids?: string[];
     };
     LoginResponse: {
       /** @description Send as `Authorization: Bearer <token>` */
@@ -1530,6 +1559,13 @@ export interface components {
        * @default false
        */
       beta_access: boolean;
+      /**
+       * @description The inboxes they work: an agent sees only their conversations (admins see every inbox). Default: the default inbox
+       * @example [
+       *       "inb_00000000000070008000000000000001"
+       *     ]
+       */
+      inbox_ids?: string[];
     };
     InvitedUserResponse: {
       /** @example user_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d */
@@ -1958,6 +1994,15 @@ export interface components {
       access_token: string;
       /** @description The Meta app’s secret its webhooks are signed with; sealed at rest, never answered. Without one, MESSAGING_APP_SECRET checks them */
       app_secret?: string;
+    };
+    InboxMembersDto: {
+      /**
+       * @description Every user of the inbox: the set is replaced. Agents see only their inboxes; admins see every inbox whatever the set
+       * @example [
+       *       "user_01a2047c8e2078c99d14947d2651598e"
+       *     ]
+       */
+      user_ids: string[];
     };
     UpdateInboxDto: {
       name?: string;
@@ -2714,7 +2759,8 @@ export interface operations {
           | 'dead_letter.replayed'
           | 'inbox.created'
           | 'inbox.updated'
-          | 'inbox.deleted';
+          | 'inbox.deleted'
+          | 'inbox.members_changed';
         /** @description From this moment on (inclusive) */
         from?: string;
         /** @description Before this moment (exclusive) */
@@ -5171,6 +5217,142 @@ export interface operations {
       };
     };
   };
+  InboxesController_members: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InboxMembersDto'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  InboxesController_setMembers: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['InboxMembersDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InboxMembersDto'];
+        };
+      };
+      /** @description Malformed JSON, an unknown or mistyped field, or failed validation (the text names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Valid, but refused by a rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
   InboxesController_test: {
     parameters: {
       query?: never;
@@ -5825,7 +6007,10 @@ export interface operations {
   };
   ConversationsController_counts: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description The counts of this inbox alone (of those the caller sees): the console shows them beside its inbox switcher */
+        inbox_id?: string;
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -5838,6 +6023,15 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ConversationCountsResponse'];
+        };
+      };
+      /** @description Malformed JSON, an unknown or mistyped field, or failed validation (the text names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
         };
       };
       /** @description Missing, malformed, expired or revoked credentials */

@@ -5,7 +5,8 @@ import { VirtualList } from '../components/virtual-list';
 import { shortTime } from '../format';
 import { navigate, useLocation } from '../router';
 import type { StreamEvent } from '../stream';
-import { ErrorNote, Field, valueOf } from '../ui';
+import { TemplatePicker } from '../components/template-picker';
+import { Dialog, ErrorNote, Field, useAction, valueOf } from '../ui';
 import { useWorkspace } from '../workspace';
 
 type Counts = Schemas['ConversationCountsResponse'];
@@ -25,12 +26,21 @@ interface Filter {
   unread: boolean;
   label: string;
   q: string;
+  /** One inbox's conversations; '' for those of every inbox the user sees. */
+  inboxId: string;
 }
 
 function queryOf(filter: Filter) {
   const status = filter.tab === 'snoozed' ? 'snoozed' : filter.tab === 'closed' ? 'closed' : 'open';
   const assigned_to = filter.tab === 'mine' ? 'me' : filter.tab === 'unassigned' ? 'none' : undefined;
-  return { status, assigned_to, unread: filter.unread || undefined, label: filter.label || undefined, q: filter.q || undefined } as const;
+  return {
+    status,
+    assigned_to,
+    unread: filter.unread || undefined,
+    label: filter.label || undefined,
+    q: filter.q || undefined,
+    inbox_id: filter.inboxId || undefined,
+  } as const;
 }
 
 /** Whether a conversation, as an event carries it, belongs in the list the filter shows. */
@@ -39,6 +49,7 @@ function matches(conversation: Conversation, filter: Filter, myId: string): bool
   if (conversation.status !== query.status) return false;
   if (query.assigned_to === 'me' && conversation.assigned_to !== myId) return false;
   if (query.assigned_to === 'none' && conversation.assigned_to !== null) return false;
+  if (filter.inboxId && conversation.inbox_id !== filter.inboxId) return false;
   if (filter.label && !conversation.labels.some((label) => label.toLowerCase() === filter.label.toLowerCase())) return false;
   if (filter.q) {
     const q = filter.q.toLowerCase();
@@ -54,16 +65,18 @@ function byActivity(a: Conversation, b: Conversation): number {
 }
 
 export function InboxPage() {
-  const { me, stream, labels } = useWorkspace();
+  const { me, stream, labels, inboxes } = useWorkspace();
   const { path } = useLocation();
   const selectedId = path.startsWith('/conversations/') ? decodeURIComponent(path.slice('/conversations/'.length)) || null : null;
-  const [filter, setFilter] = useState<Filter>({ tab: 'open', unread: false, label: '', q: '' });
+  const [filter, setFilter] = useState<Filter>({ tab: 'open', unread: false, label: '', q: '', inboxId: '' });
+  const [starting, setStarting] = useState(false);
   const [search, setSearch] = useState('');
   const [items, setItems] = useState<Conversation[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [counts, setCounts] = useState<Counts | null>(null);
+  const [streamCounts, setStreamCounts] = useState<Counts | null>(null);
   const [messageHits, setMessageHits] = useState<Schemas['MessageResponse'][] | null>(null);
   const generation = useRef(0);
   const filterRef = useRef(filter);
@@ -95,8 +108,20 @@ export function InboxPage() {
     void load(null, true);
   }, [filter, load]);
 
-  // The stream sends the counts at connect and whenever an event changes them: nothing to ask for.
-  useEffect(() => stream.onCounts(setCounts), [stream]);
+  // The stream sends the counts (of every inbox the user sees) at connect and whenever an event
+  // changes them; one inbox's are asked for then.
+  useEffect(() => stream.onCounts(setStreamCounts), [stream]);
+  useEffect(() => {
+    if (!filter.inboxId) return setCounts(streamCounts);
+    let current = true;
+    api.get('/api/v1/conversations/counts', { query: { inbox_id: filter.inboxId } }).then(
+      (answer) => current && setCounts(answer),
+      (caught: unknown) => current && setError(caught),
+    );
+    return () => {
+      current = false;
+    };
+  }, [streamCounts, filter.inboxId]);
 
   useEffect(
     () =>
@@ -106,11 +131,21 @@ export function InboxPage() {
         if (!conversation || typeof conversation !== 'object' || !conversation.id) return;
         setItems((previous) => {
           const existing = previous.find((c) => c.id === conversation.id);
+          // A list loaded after the event was recorded shows a newer state already: the event is history.
+          if (existing && existing.updated_at > conversation.updated_at) return previous;
           const open = selectedRef.current === conversation.id;
           let unread = existing?.unread_count ?? 0;
-          if (event.type === 'message.received' && !open) unread += 1;
+          // A list loaded after the message was stored counts it already: the event adds it once.
+          const counted = existing?.last_message?.id !== undefined && existing.last_message.id === conversation.last_message?.id;
+          if (event.type === 'message.received' && !open && !counted) unread += 1;
           if (open) unread = 0;
-          const merged: Conversation = { ...existing, ...conversation, unread_count: conversation.unread_count ?? unread };
+          const merged: Conversation = {
+            ...existing,
+            ...conversation,
+            // An event recorded before the message (conversation.created) carries no preview yet.
+            last_message: conversation.last_message ?? existing?.last_message ?? null,
+            unread_count: conversation.unread_count ?? unread,
+          };
           const rest = previous.filter((c) => c.id !== conversation.id);
           if (!matches(merged, filterRef.current, me.id) || (filterRef.current.unread && !merged.unread_count && !open)) return rest;
           return [...rest, merged].sort(byActivity);
@@ -173,8 +208,24 @@ export function InboxPage() {
   };
 
   const tabCount = (tab: Tab) => (counts ? counts[tab] : null);
+  const inboxNames = new Map(inboxes.map((inbox) => [inbox.id, inbox.name]));
   const list = (
     <section class={selectedId ? 'inbox-list has-selection' : 'inbox-list'} aria-label="Conversations">
+      <div class="inbox-bar">
+        {inboxes.length > 1 && (
+          <Field label="Inbox">
+            <select value={filter.inboxId} onChange={(e) => setFilter({ ...filter, inboxId: valueOf(e) })}>
+              <option value="">All inboxes</option>
+              {inboxes.map((inbox) => (
+                <option value={inbox.id}>{inbox.name}</option>
+              ))}
+            </select>
+          </Field>
+        )}
+        <button type="button" class="button" onClick={() => setStarting(true)}>
+          New conversation
+        </button>
+      </div>
       <div class="tabs" role="tablist" aria-label="Conversation lists">
         {TABS.map(({ tab, label }) => (
           <button
@@ -249,8 +300,15 @@ export function InboxPage() {
         keyOf={(c) => c.id}
         activeIndex={selectedIndex}
         onNearEnd={() => cursor && !loading && void load(cursor, false)}
-        renderRow={(c) => <ConversationRow conversation={c} selected={c.id === selectedId} />}
+        renderRow={(c) => (
+          <ConversationRow
+            conversation={c}
+            selected={c.id === selectedId}
+            inboxName={inboxes.length > 1 ? (inboxNames.get(c.inbox_id) ?? null) : null}
+          />
+        )}
       />
+      {starting && <NewConversation inboxId={filter.inboxId} onClose={() => setStarting(false)} />}
     </section>
   );
 
@@ -274,7 +332,99 @@ export function InboxPage() {
   );
 }
 
-function ConversationRow(props: { conversation: Conversation; selected: boolean }) {
+/**
+ * Writing first: a contact and the inbox (number) to write from, then the template that opens the
+ * conversation (outside the customer's 24 hours only a template may be sent).
+ */
+function NewConversation(props: { inboxId: string; onClose: () => void }) {
+  const { inboxes } = useWorkspace();
+  const active = inboxes.filter((inbox) => inbox.status === 'active');
+  const [q, setQ] = useState('');
+  const [contacts, setContacts] = useState<Schemas['ContactResponse'][]>([]);
+  const [contactId, setContactId] = useState('');
+  const [inboxId, setInboxId] = useState(props.inboxId || active[0]?.id || '');
+  const [opened, setOpened] = useState<Conversation | null>(null);
+  const find = useAction(async () => {
+    const found = (await api.get('/api/v1/contacts', { query: { q: q.trim() || undefined, limit: 20 } })).data;
+    setContacts(found);
+    setContactId(found[0]?.id ?? '');
+  });
+  const open = useAction(async () => {
+    const conversation = await api.post('/api/v1/conversations', { body: { contact_id: contactId, inbox_id: inboxId } });
+    // A conversation the customer wrote in within 24 hours needs no template: it opens as it is.
+    if (conversation.window_expires_at && Date.parse(conversation.window_expires_at) > Date.now()) {
+      props.onClose();
+      navigate(`/conversations/${conversation.id}`);
+    } else setOpened(conversation);
+  });
+  return (
+    <Dialog title="New conversation" onClose={props.onClose}>
+      {opened ? (
+        <>
+          <p>
+            To {opened.customer.name} from {inboxes.find((inbox) => inbox.id === opened.inbox_id)?.name}: the first message is a template.
+          </p>
+          <TemplatePicker
+            conversationId={opened.id}
+            windowOpen={false}
+            onSent={() => {
+              props.onClose();
+              navigate(`/conversations/${opened.id}`);
+            }}
+          />
+        </>
+      ) : (
+        <form
+          onSubmit={(event) => {
+            event.preventDefault();
+            void open.run();
+          }}
+        >
+          <Field label="Find a contact" hint="Name, phone or username">
+            <input
+              type="search"
+              value={q}
+              onInput={(e) => setQ(valueOf(e))}
+              onKeyDown={(e) => {
+                if (e.key !== 'Enter') return;
+                e.preventDefault();
+                void find.run();
+              }}
+            />
+          </Field>
+          <button type="button" class="button secondary" onClick={() => void find.run()}>
+            Find
+          </button>
+          <Field label="Contact">
+            <select required value={contactId} onChange={(e) => setContactId(valueOf(e))}>
+              {contacts.length === 0 && <option value="">Find a contact first</option>}
+              {contacts.map((contact) => (
+                <option value={contact.id}>
+                  {contact.name ?? contact.phone ?? `@${contact.username}`} {contact.phone && contact.name ? `(${contact.phone})` : ''}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field label="From inbox">
+            <select required value={inboxId} onChange={(e) => setInboxId(valueOf(e))}>
+              {active.map((inbox) => (
+                <option value={inbox.id}>{inbox.name}</option>
+              ))}
+            </select>
+          </Field>
+          <ErrorNote error={find.error ?? open.error} />
+          <div class="dialog-actions">
+            <button type="submit" class="button" disabled={open.pending || !contactId || !inboxId}>
+              Open
+            </button>
+          </div>
+        </form>
+      )}
+    </Dialog>
+  );
+}
+
+function ConversationRow(props: { conversation: Conversation; selected: boolean; inboxName: string | null }) {
   const { conversation: c } = props;
   const unread = c.unread_count ?? 0;
   const last = c.last_message;
@@ -290,6 +440,7 @@ function ConversationRow(props: { conversation: Conversation; selected: boolean 
     >
       <span class="row-top">
         <span class="row-name">{c.customer.name}</span>
+        {props.inboxName && <span class="row-inbox">{props.inboxName}</span>}
         <time class="row-time" dateTime={c.last_message_at}>
           {shortTime(c.last_message_at)}
         </time>

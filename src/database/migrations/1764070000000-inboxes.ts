@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** The id of the default inbox this migration makes: the install's one number until now (see src/inboxes/inbox.entity.ts). */
+/** The id of the default inbox this migration makes: the install's one number until now (see src/common/default-inbox.ts). */
 const DEFAULT_INBOX_ID = '00000000-0000-7000-8000-000000000001';
 
 /**

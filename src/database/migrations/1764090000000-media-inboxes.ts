@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** The default inbox, which held every conversation before there were others (see src/inboxes/inbox.entity.ts). */
+/** The default inbox, which held every conversation before there were others (see src/common/default-inbox.ts). */
 const DEFAULT_INBOX_ID = '00000000-0000-7000-8000-000000000001';
 
 /**
