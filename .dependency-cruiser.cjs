@@ -105,7 +105,7 @@ const FOLDERS = {
     uses: ['audit', 'common', 'config', 'database', 'events', 'metrics', 'recorded-work', 'users'],
     why: 'registrations and signed deliveries',
   },
-  health: { uses: ['auth', 'channel', 'common', 'config'], why: 'the probes' },
+  health: { uses: ['auth', 'common', 'config', 'inboxes'], why: 'the probes (inboxes: the channel of every active inbox)' },
   console: { uses: [], why: 'serving the built agent console' },
 };
 

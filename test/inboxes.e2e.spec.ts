@@ -225,7 +225,9 @@ describe('inboxes', () => {
 
     beforeAll(async () => {
       graph = await FakeGraphApi.start();
-      t = await startTestApp({ env: { ...graph.channelEnv, MESSAGING_APP_SECRET: 'support-secret' } });
+      t = await startTestApp({
+        env: { ...graph.channelEnv, MESSAGING_APP_SECRET: 'support-secret', METRICS_TOKEN: 'inbox-metrics-token-1234' },
+      });
       admin = await t.adminToken();
       const created = await t.request('POST', '/api/v1/inboxes', {
         token: admin,
@@ -391,6 +393,31 @@ describe('inboxes', () => {
       } finally {
         graph.healthStatus = 200;
       }
+    });
+
+    it('names a failing inbox in the messaging health check, and counts each number’s sends under its inbox label', async () => {
+      expect((await t.request('GET', '/api/health/messaging')).body).toEqual({ status: 'ok', channel: 'whatsapp' });
+      const broken = await t.request('POST', '/api/v1/inboxes', {
+        token: admin,
+        body: { name: 'Broken', phone_number_id: '200000000000005', access_token: 'broken-token' },
+      });
+      graph.failHealthOf('200000000000005');
+      try {
+        const unhealthy = await t.request('GET', '/api/health/messaging', { token: admin });
+        expect(unhealthy.status).toBe(503);
+        expect(unhealthy.body.error).toBe(
+          'Messaging channel is unhealthy: inbox "Broken" (200000000000005): (#190) Invalid OAuth access token',
+        );
+      } finally {
+        graph.healthyAgain();
+        await t.request('PATCH', `/api/v1/inboxes/${broken.body.id}`, { token: admin, body: { status: 'disabled' } });
+      }
+      // A disabled inbox is not checked.
+      expect((await t.request('GET', '/api/health/messaging')).status).toBe(200);
+
+      const metrics = (await t.request('GET', '/metrics', { headers: { authorization: 'Bearer inbox-metrics-token-1234' } })).text;
+      expect(metrics).toMatch(new RegExp(`team_inbox_channel_sends_total\\{inbox="${sales}",outcome="sent"\\} [1-9]`));
+      expect(metrics).toMatch(new RegExp(`team_inbox_channel_sends_total\\{inbox="${DEFAULT_INBOX}",outcome="sent"\\} [1-9]`));
     });
 
     it('keeps the default inbox’s channel fields to the settings (422), and renames it', async () => {

@@ -1,6 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ChannelError, InboxChannels, channelFailure, MEDIA_TRANSFER_TIMEOUT_MS } from '../channel/channel-client';
 import type { ChannelClient } from '../channel/channel-client';
+import { toPublicId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
 import { MediaService } from '../media/media.service';
 import { Metrics } from '../metrics/metrics';
@@ -68,6 +69,7 @@ export class MessageSendProcessor implements OnModuleInit {
 
   private observeDelivery(message: MessageToSend, outcome: 'sent' | 'failed'): void {
     this.metrics.messageDelivery.observe({ outcome }, (Date.now() - message.created_at.getTime()) / 1000);
+    this.metrics.channelSends.inc({ inbox: toPublicId('inb', message.inbox_id), outcome });
   }
 
   /**

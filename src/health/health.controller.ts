@@ -4,7 +4,7 @@ import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { type AuthenticatedRequest, Public } from '../auth/auth.decorators';
 import { AuthGuard } from '../auth/auth.guard';
 import { ApiErrors } from '../common/api-errors';
-import { ChannelClient } from '../channel/channel-client';
+import { InboxesService } from '../inboxes/inboxes.service';
 import { NoRateLimit } from '../common/rate-limit.decorators';
 import { RedisHealth } from './redis-health';
 
@@ -48,7 +48,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
-    private readonly channel: ChannelClient,
+    private readonly inboxes: InboxesService,
     private readonly redis: RedisHealth,
     private readonly guard: AuthGuard,
   ) {}
@@ -97,22 +97,23 @@ export class HealthController {
 
   @Get('messaging')
   @ApiOperation({
-    summary: 'The channel connection: the Graph API answers for the phone number id (checked at most every 5 s)',
+    summary: 'The channel connection: the Graph API answers for the phone number id of every active inbox (checked at most every 5 s)',
     description:
       "A 503 says why only to an admin's bearer token (the Graph API's own words may name the account); anyone else reads that the channel is unhealthy, and the reason is in the log.",
   })
   @ApiOkResponse({ type: ChannelHealthResponse })
   @ApiErrors(503)
   async messaging(@Req() request: AuthenticatedRequest): Promise<ChannelHealthResponse> {
-    const health = await this.channel.health();
-    if (!health.ok) {
-      this.logger.warn(`Messaging channel is unhealthy: ${health.error}`);
-      if (await this.guard.isAdmin(request)) throw new ServiceUnavailableException(`Messaging channel is unhealthy: ${health.error}`);
+    const { channel, failing } = await this.inboxes.failingChannels();
+    if (failing.length > 0) {
+      const reason = failing.map(({ inbox, error }) => `${inbox}${error}`).join('; ');
+      this.logger.warn(`Messaging channel is unhealthy: ${reason}`);
+      if (await this.guard.isAdmin(request)) throw new ServiceUnavailableException(`Messaging channel is unhealthy: ${reason}`);
       throw new ServiceUnavailableException(
         "Messaging channel is unhealthy; the reason is in the service's log, or ask with an admin's token",
       );
     }
-    return { status: 'ok', channel: health.channel };
+    return { status: 'ok', channel };
   }
 
   private async assertDatabase(): Promise<void> {

@@ -7,6 +7,7 @@ import {
   UnprocessableEntityException,
 } from '@nestjs/common';
 import { AuditLogService } from '../audit/audit-log.service';
+import { type ChannelHealth, InboxChannels } from '../channel/channel-client';
 import { ChannelFactory } from '../messaging/channel-factory';
 import { newUuid, parsePublicId, toPublicId } from '../common/ids';
 import { mapPage, type Page, type PageQuery } from '../common/pagination';
@@ -50,6 +51,7 @@ export class InboxesService implements OnApplicationBootstrap {
     private readonly audit: AuditLogService,
     private readonly channels: ChannelFactory,
     private readonly users: UsersService,
+    private readonly inboxChannels: InboxChannels,
   ) {}
 
   /** The inboxes the caller may see: every one to an admin, their own to an agent. */
@@ -191,6 +193,30 @@ export class InboxesService implements OnApplicationBootstrap {
       ...(health.error === undefined ? {} : { error: health.error }),
       display_phone_number: health.displayPhoneNumber ?? inbox.display_phone_number,
     };
+  }
+
+  /**
+   * The channel of every active inbox, asked at once (each client answers from its health cache
+   * for a few seconds); answers those that fail, the default inbox first, and the default inbox's
+   * kind of channel. With the database down, the default inbox's alone (its channel needs no row):
+   * the channel's health is not the database's.
+   */
+  async failingChannels(): Promise<{ channel: ChannelHealth['channel']; failing: { inbox: string; error: string }[] }> {
+    const others = await this.inboxes.list(this.database.db).catch(() => []);
+    const checked = await Promise.all([
+      this.inboxChannels.of(DEFAULT_INBOX_ID).then(async (channel) => ({ inbox: null, health: await channel.health() })),
+      ...others
+        .filter((inbox) => !inbox.is_default && inbox.status === 'active')
+        .map(async (inbox) => ({ inbox, health: await (await this.inboxChannels.of(inbox.id)).health() })),
+    ]);
+    const failing = checked
+      .filter(({ health }) => !health.ok)
+      // The default inbox is named as before there were others; any other by its name and number.
+      .map(({ inbox, health }) => ({
+        inbox: inbox === null ? '' : `inbox "${inbox.name}" (${inbox.phone_number_id}): `,
+        error: health.error ?? 'unhealthy',
+      }));
+    return { channel: checked[0].health.channel, failing };
   }
 
   /** The inbox, or a 404; with `caller`, a 404 too for an agent who does not work it. */

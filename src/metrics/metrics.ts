@@ -46,6 +46,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Per number: the inbox's public id, a handful of values (one per WhatsApp number of the install). */
+  readonly channelSends = new Counter({
+    name: 'team_inbox_channel_sends_total',
+    help: "Agents' messages accepted by the channel (sent) or given up (failed), per inbox (WhatsApp number)",
+    labelNames: ['inbox', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
   readonly webhookDelivery = new Histogram({
     name: 'team_inbox_webhook_delivery_seconds',
     help: 'An event from recorded to answered 2xx by a registered receiver (delivered) or given up (failed)',

@@ -26,6 +26,8 @@ export interface GraphAnswer {
 export class FakeGraphApi {
   readonly requests: GraphRequest[] = [];
   healthStatus = 200;
+  /** Phone number ids whose probe answers 401 whatever healthStatus says (one number's token revoked). */
+  private readonly unhealthyNumbers = new Set<string>();
   /** Sends wait this long before answering (a slow Graph API). */
   sendDelayMs = 0;
   /** Answers queued per recipient (`to`, E.164 without +, or `recipient`, a user id): other tests' sends may still be arriving. */
@@ -76,10 +78,20 @@ export class FakeGraphApi {
     );
   }
 
+  /** The probe of this number answers Graph's 401 for a bad token until healthyAgain. */
+  failHealthOf(phoneNumberId: string): void {
+    this.unhealthyNumbers.add(phoneNumberId);
+  }
+
+  healthyAgain(): void {
+    this.unhealthyNumbers.clear();
+  }
+
   reset(): void {
     this.requests.length = 0;
     this.queuedAnswers.clear();
     this.healthStatus = 200;
+    this.unhealthyNumbers.clear();
     this.queuedReadReceiptAnswers.length = 0;
     this.blocked.clear();
     this.queuedBlockListAnswers.length = 0;
@@ -105,9 +117,12 @@ export class FakeGraphApi {
     if (templates) return templates;
     if (/^\/[^/]+\/block_users$/.test(path)) return this.answerBlockList(request.method ?? '', record.body);
     if (request.method === 'GET') {
-      return this.healthStatus === 200
+      return this.healthStatus === 200 && !this.unhealthyNumbers.has(path.slice(1))
         ? { status: 200, body: { id: path.slice(1), display_phone_number: '15550000000', verified_name: 'Test' } }
-        : { status: this.healthStatus, body: { error: { message: 'Invalid OAuth access token', code: 190 } } };
+        : {
+            status: this.healthStatus === 200 ? 401 : this.healthStatus,
+            body: { error: { message: 'Invalid OAuth access token', code: 190 } },
+          };
     }
     if (request.method === 'POST' && record.body?.status === 'read') return this.answerReadReceipt();
     // As the channel: a message goes to a phone (`to`) or to a business-scoped user id (`recipient`), one of the two.

@@ -1256,7 +1256,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * The channel connection: the Graph API answers for the phone number id (checked at most every 5 s)
+     * The channel connection: the Graph API answers for the phone number id of every active inbox (checked at most every 5 s)
      * @description A 503 says why only to an admin's bearer token (the Graph API's own words may name the account); anyone else reads that the channel is unhealthy, and the reason is in the log.
      */
     get: operations['HealthController_messaging'];
