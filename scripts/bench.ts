@@ -19,12 +19,16 @@
  *   the agent console in Chromium on the seeded database: navigation to the first row of the
  *     inbox against its API calls made from Node, and the frames while scrolling 10,000 loaded
  *     conversations against the first page only (PostgreSQL only; skipped without /usr/bin/chromium)
+ *   inboxes: the list, the open list, the counts and a message search as today (every conversation
+ *     in one inbox), then with the conversations spread over 20 inboxes and 200 agents each in 3,
+ *     for one such agent (goal: at least 90 % of today's requests per second), and for the admin
+ *     (PostgreSQL only; everything is put back after)
  * On PostgreSQL the data sections run twice: at the full size and at a tenth of it (10,000
  * conversations, 100,000 messages, in a database beside BENCH_DATABASE_URL that the bench creates
  * and drops), and a table shows what 10x more data costs each of them.
  *
  * Options: `--only <section>[,<section>…]` runs only those sections: me, fanout, list, search,
- * ingest, console (e.g. `npm run bench -- --only me` for the framework floor alone). `--quick`: a short
+ * ingest, console, inboxes (e.g. `npm run bench -- --only me` for the framework floor alone). `--quick`: a short
  * run to see that everything works, not to compare (3 s per case, 1 s warm-up, 1,000 fan-out
  * events), unless BENCH_DURATION or BENCH_WEBHOOK_EVENTS say otherwise.
  *
@@ -57,6 +61,7 @@ import { countStoredWamids, countStoredWamidsEmbedded, dropDatabase, siblingData
 import { benchConsole } from './bench/console';
 import { benchWebhookFanOut } from './bench/fanout';
 import { benchIngest } from './bench/ingest';
+import { benchInboxes } from './bench/inboxes';
 import { benchConversationList } from './bench/list';
 import { warnIfMachineBusy } from './bench/machine';
 import { Load, measure } from './bench/measure';
@@ -109,10 +114,10 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
   return Number(value);
 }
 
-const SECTIONS = ['me', 'fanout', 'list', 'search', 'ingest', 'console'] as const;
+const SECTIONS = ['me', 'fanout', 'list', 'search', 'ingest', 'console', 'inboxes'] as const;
 type Section = (typeof SECTIONS)[number];
 /** The sections whose cost depends on how much data there is: run at both sizes on PostgreSQL. */
-const DATA_SECTIONS: Section[] = ['list', 'search', 'ingest', 'console'];
+const DATA_SECTIONS: Section[] = ['list', 'search', 'ingest', 'console', 'inboxes'];
 
 /** The sections `--only` names, or all of them. */
 function sectionsToRun(argv: string[]): Set<Section> {
@@ -283,6 +288,8 @@ async function benchData(
     });
     rows.push({ name: 'ingest', figures });
   }
+  // Last: it moves the conversations between inboxes (and back) under the service's feet.
+  if (sections.has('inboxes')) await benchInboxes({ serviceUrl: service.baseUrl, token, databaseUrl, size, load });
   return rows;
 }
 

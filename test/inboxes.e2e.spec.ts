@@ -337,6 +337,23 @@ describe('inboxes', () => {
       });
     });
 
+    it('lists and exports the customers of one inbox', async () => {
+      const onlySupport = String((lastPhone += 1));
+      const onlySales = String((lastPhone += 1));
+      await writes(SUPPORT_NUMBER, 'support-secret', { phone: onlySupport, name: 'Support Only' });
+      await writes(SALES_NUMBER, 'sales-secret', { phone: onlySales, name: 'Sales Only Customer' });
+      const listed = await t.request('GET', `/api/v1/contacts?inbox_id=${sales}&limit=100`, { token: admin });
+      const phones = listed.body.data.map((contact) => contact.phone);
+      expect(phones).toContain(`+${onlySales}`);
+      expect(phones).not.toContain(`+${onlySupport}`);
+      const exported = await t.request('GET', `/api/v1/contacts/export?inbox_id=${sales}`, { token: admin });
+      expect(exported.status).toBe(200);
+      expect(exported.text).toContain(`+${onlySales}`);
+      expect(exported.text).not.toContain(`+${onlySupport}`);
+      const malformed = await t.request('GET', '/api/v1/contacts?inbox_id=sales', { token: admin });
+      expect(malformed.body).toEqual({ error: 'inbox_id must be an inbox id (inb_…)' });
+    });
+
     it('uploads media, reacts and downloads a customer’s media through the conversation’s number', async () => {
       const phone = String((lastPhone += 1));
       const image = graph.addMedia(Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(500)]), 'image/jpeg');

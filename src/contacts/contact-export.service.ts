@@ -4,7 +4,7 @@ import { stringify } from 'csv-stringify';
 import { pipeline, Readable } from 'node:stream';
 import { Database } from '../database/database';
 import { exportHeader, exportRow } from './contact-csv';
-import type { ContactFilterQuery } from './contact.dto';
+import { contactFilterOf, type ContactFilterQuery } from './contact.dto';
 import { ContactRepository, type ContactFilter } from './contact.repository';
 
 /** Contacts read per statement: one keyset page of the list's own statement. */
@@ -29,7 +29,7 @@ export class ContactExportService {
   ) {}
 
   async export(query: ContactFilterQuery): Promise<Readable> {
-    const filter: ContactFilter = { q: query.q, tag: query.tag };
+    const filter: ContactFilter = contactFilterOf(query);
     const keys = await this.contacts.attributeKeys(this.database.db, filter);
     await this.audit.recordAlone('contacts.exported', { details: { searched: query.q !== undefined, tag: query.tag ?? null } });
     const records = Readable.from(this.records(filter, keys));

@@ -2,7 +2,9 @@ import { ApiProperty, ApiPropertyOptional, IntersectionType, type ApiPropertyOpt
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsEmail, IsOptional, IsString, Length, MaxLength, ValidateBy, ValidateIf } from 'class-validator';
 import { IsOmittable } from '../common/omittable';
-import { toPublicId } from '../common/ids';
+import { IsPublicId } from '../common/is-public-id';
+import type { ContactFilter } from './contact.repository';
+import { parsePublicId, toPublicId } from '../common/ids';
 import { PageQuery } from '../common/pagination';
 import { toE164 } from '../common/phone';
 import {
@@ -197,9 +199,22 @@ export class ContactFilterQuery {
   @IsString()
   @Length(1, MAX_TAG_LENGTH)
   tag?: string;
+
+  @ApiPropertyOptional({
+    example: 'inb_00000000000070008000000000000001',
+    description: 'Only the customers with a conversation in this inbox (GET /api/v1/inboxes)',
+  })
+  @IsOmittable()
+  @IsPublicId('inb', 'an inbox id')
+  inbox_id?: string;
 }
 
 export class ListContactsQuery extends IntersectionType(ContactFilterQuery, PageQuery) {}
+
+/** The repository's filter of a validated query (the inbox as its uuid). */
+export function contactFilterOf(query: ContactFilterQuery): ContactFilter {
+  return { q: query.q, tag: query.tag, inboxId: query.inbox_id === undefined ? undefined : parsePublicId('inb', query.inbox_id)! };
+}
 
 export class ContactResponse {
   @ApiProperty({ example: 'ct_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d' })

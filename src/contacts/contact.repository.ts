@@ -19,6 +19,8 @@ export interface ContactFilter {
   /** Part of the name, phone, e-mail or username, case-insensitive. */
   q?: string;
   tag?: string;
+  /** An inbox's uuid: only the customers with a conversation in it. */
+  inboxId?: string;
 }
 
 /** The SQL of the `contacts` table. */
@@ -136,6 +138,7 @@ export class ContactRepository {
     const where: Sql[] = [];
     if (filter.q) where.push(sql`${sql.raw(contactSearchText('c'))} ILIKE ${containsPattern(filter.q)}`);
     if (filter.tag) where.push(sql`c.tags @> ARRAY[${filter.tag}]::text[]`);
+    if (filter.inboxId) where.push(sql`c.id IN (SELECT v.contact_id FROM conversations v WHERE v.inbox_id = ${filter.inboxId})`);
     return where;
   }
 }

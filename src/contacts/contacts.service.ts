@@ -15,7 +15,7 @@ import { isForeignKeyViolation, isUniqueViolation } from '../database/errors';
 import type { Db } from '../database/sql';
 import { EventsService } from '../events/events.service';
 import { MAX_ATTRIBUTES, sameAttributes } from './contact-attributes';
-import { ContactResponse, CreateContactDto, ListContactsQuery, MAX_TAGS, UpdateContactDto } from './contact.dto';
+import { contactFilterOf, ContactResponse, CreateContactDto, ListContactsQuery, MAX_TAGS, UpdateContactDto } from './contact.dto';
 import type { ContactRow } from './contact.entity';
 import { ContactRepository } from './contact.repository';
 import { ContactEvent, ContactMergedEvent } from './contact.events';
@@ -55,7 +55,7 @@ export class ContactsService {
   ) {}
 
   async list(query: ListContactsQuery): Promise<Page<ContactResponse>> {
-    return mapPage(await this.contacts.list(this.database.db, query, query), ContactResponse.of);
+    return mapPage(await this.contacts.list(this.database.db, contactFilterOf(query), query), ContactResponse.of);
   }
 
   async get(id: string): Promise<ContactResponse> {

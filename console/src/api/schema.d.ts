@@ -3982,6 +3982,8 @@ export interface operations {
         q?: string;
         /** @description Only contacts with this tag (exact match) */
         tag?: string;
+        /** @description Only the customers with a conversation in this inbox (GET /api/v1/inboxes) */
+        inbox_id?: string;
         limit?: number;
         /** @description The next_cursor of the previous page */
         cursor?: string;
@@ -4113,6 +4115,8 @@ export interface operations {
         q?: string;
         /** @description Only contacts with this tag (exact match) */
         tag?: string;
+        /** @description Only the customers with a conversation in this inbox (GET /api/v1/inboxes) */
+        inbox_id?: string;
       };
       header?: never;
       path?: never;
