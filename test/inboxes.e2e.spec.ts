@@ -635,6 +635,11 @@ describe('inboxes', () => {
         const url = `${(await t.app.getUrl()).replace('[::1]', '127.0.0.1')}/api/v1/events/stream`;
         const agentStream = await SseClient.connect(url, { authorization: `Bearer ${agent.token}` });
         const adminStream = await SseClient.connect(url, { authorization: `Bearer ${admin}` });
+        // An admin's stream kept to one inbox, and an agent's refused for an inbox they do not see.
+        const adminSalesStream = await SseClient.connect(`${url}?inbox_id=${sales}`, { authorization: `Bearer ${admin}` });
+        const refused = await fetch(`${url}?inbox_id=${DEFAULT_INBOX}`, { headers: { authorization: `Bearer ${agent.token}` } });
+        expect(refused.status).toBe(404);
+        expect(await refused.json()).toEqual({ error: 'Inbox not found' });
         try {
           await agentStream.until((c) => c.positions.length > 0 || c.frames('counts').length > 0);
           await adminStream.until((c) => c.positions.length > 0 || c.frames('counts').length > 0);
@@ -647,9 +652,14 @@ describe('inboxes', () => {
           expect(agentStream.events.filter((e) => e.event === 'message.received').map((e) => textOf(e.data))).toEqual([
             'streamed to sales',
           ]);
+          await adminSalesStream.until((c) => c.events.some((e) => textOf(e.data) === 'streamed to sales'));
+          expect(adminSalesStream.events.filter((e) => e.event === 'message.received').map((e) => textOf(e.data))).toEqual([
+            'streamed to sales',
+          ]);
         } finally {
           await agentStream.close();
           await adminStream.close();
+          await adminSalesStream.close();
         }
       });
 

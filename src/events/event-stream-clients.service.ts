@@ -30,6 +30,8 @@ const UNKNOWN_LAST_EVENT_ID = ': Last-Event-ID is unknown or past retention; sen
 export interface StreamAccess {
   user: UserRow;
   access: Access;
+  /** The one inbox (uuid) the stream keeps to (`?inbox_id=`), among those its user sees; null for all of them. */
+  inboxId: string | null;
 }
 
 /** One SSE frame: the envelope's id and type, then the envelope itself as JSON on one line. */
@@ -242,7 +244,8 @@ class SseConnection {
 
   /** Its user's own events, and everyone's of the inboxes they see, as they were when it opened (a change of them ends it). */
   private get viewer(): StreamViewer {
-    return { userId: this.access.user.id, inboxes: visibleInboxesOf(this.access.user) };
+    const inboxId = this.access.inboxId;
+    return { userId: this.access.user.id, inboxes: inboxId === null ? visibleInboxesOf(this.access.user) : [inboxId] };
   }
 
   start(lastEventId: string | null, keepAliveMs: number): void {

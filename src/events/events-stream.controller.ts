@@ -1,4 +1,4 @@
-import { Controller, Get, Headers, Post, Query, Req, Res } from '@nestjs/common';
+import { BadRequestException, Controller, Get, Headers, NotFoundException, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentAccess, AllowStreamTicket } from '../auth/auth.decorators';
@@ -6,7 +6,8 @@ import { CurrentUser } from '../users/current-user.decorator';
 import { StreamTickets } from '../auth/stream-tickets';
 import type { Access } from '../auth/access';
 import { ApiErrors } from '../common/api-errors';
-import type { UserRow } from '../users/user.entity';
+import { visibleInboxesOf, type UserRow } from '../users/user.entity';
+import { parsePublicId } from '../common/ids';
 import { EventStreamClients } from './event-stream-clients.service';
 import { StreamTicketResponse } from './stream-ticket.dto';
 
@@ -64,6 +65,7 @@ export class EventsStreamController {
       'The stream ends when the server shuts down, and within seconds of its access ending: the token expires, or is revoked (logout, password change or reset), or the user is removed or their role changes. Reconnect with `Last-Event-ID`.',
     ].join('\n'),
   })
+  @ApiErrors(400, 404)
   @ApiProduces('text/event-stream')
   @ApiQuery({
     name: 'ticket',
@@ -73,6 +75,13 @@ export class EventsStreamController {
       'A stream ticket (POST /api/v1/events/stream-tickets), for clients that cannot send the Authorization header; used once, never logged',
   })
   @ApiQuery({ name: 'last_event_id', required: false, type: String, description: 'Like the Last-Event-ID header, which takes precedence' })
+  @ApiQuery({
+    name: 'inbox_id',
+    required: false,
+    type: String,
+    description:
+      "Only the events of this inbox's conversations (and those about no conversation, and the caller's own); 404 for an inbox the caller does not see",
+  })
   @ApiHeader({
     name: 'Last-Event-ID',
     required: false,
@@ -90,7 +99,18 @@ export class EventsStreamController {
     @CurrentAccess() access: Access,
     @Headers('last-event-id') header: string | undefined,
     @Query('last_event_id') query: string | undefined,
+    @Query('inbox_id') inboxPublicId: string | undefined,
   ): Promise<void> {
-    return this.clients.serve(request, reply, { user, access }, lastEventIdOf(header, query));
+    return this.clients.serve(request, reply, { user, access, inboxId: streamInboxOf(inboxPublicId, user) }, lastEventIdOf(header, query));
   }
+}
+
+/** The one inbox a stream keeps to, or null for every inbox the user sees: 400 when malformed, 404 when not one they see. */
+function streamInboxOf(publicId: string | undefined, user: UserRow): string | null {
+  if (publicId === undefined) return null;
+  const inboxId = parsePublicId('inb', publicId);
+  if (inboxId === null) throw new BadRequestException('inbox_id must be an inbox id (inb_…)');
+  const visible = visibleInboxesOf(user);
+  if (visible !== null && !visible.includes(inboxId)) throw new NotFoundException('Inbox not found');
+  return inboxId;
 }

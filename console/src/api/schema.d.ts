@@ -2903,6 +2903,8 @@ export interface operations {
   EventsStreamController_stream: {
     parameters: {
       query?: {
+        /** @description Only the events of this inbox's conversations (and those about no conversation, and the caller's own); 404 for an inbox the caller does not see */
+        inbox_id?: string;
         /** @description Like the Last-Event-ID header, which takes precedence */
         last_event_id?: string;
         /** @description A stream ticket (POST /api/v1/events/stream-tickets), for clients that cannot send the Authorization header; used once, never logged */
@@ -2926,6 +2928,15 @@ export interface operations {
           'text/event-stream': string;
         };
       };
+      /** @description Malformed JSON, an unknown or mistyped field, or failed validation (the text names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Missing, malformed, expired or revoked credentials */
       401: {
         headers: {
@@ -2942,6 +2953,15 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': components['schemas']['ErrorBody'];
         };
       };
       /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
