@@ -78,7 +78,7 @@ const FOLDERS = {
     why: 'the one flow over contacts and conversations',
   },
   'customer-blocking': {
-    uses: ['channel', 'common', 'contacts', 'conversations', 'database', 'inboxes'],
+    uses: ['channel', 'common', 'contacts', 'conversations', 'database', 'inboxes', 'users'],
     why: "a customer blocked on the channel (channel: its block list, of the inbox they wrote to last; conversations: the customer's 24 hours)",
   },
   inbound: {

@@ -494,6 +494,26 @@ describe('inboxes', () => {
       });
     });
 
+    it('replays a kept body into an inbox with its own app secret only when that secret signed it', async () => {
+      const phone = String((lastPhone += 1));
+      // Kept while no inbox had the number, checked then with MESSAGING_APP_SECRET.
+      expect((await writes('200000000000010', 'support-secret', { phone, name: 'Forged Early', text: 'not from meta' })).status).toBe(200);
+      const letters = await t.request('GET', '/api/v1/inbound/failed', { token: admin });
+      const letter = letters.body.data.find((kept) => kept.phone_number_id === '200000000000010')!;
+      await t.request('POST', '/api/v1/inboxes', {
+        token: admin,
+        body: { name: 'Own Secret', phone_number_id: '200000000000010', access_token: 'own-token', app_secret: 'own-secret' },
+      });
+      await eventually(async () => {
+        const again = await t.request('GET', '/api/v1/inbound/failed', { token: admin });
+        expect(again.body.data.find((kept) => kept.id === letter.id)).toMatchObject({
+          replayed_at: null,
+          replay_error: 'X-Hub-Signature-256 is missing or does not match the body',
+        });
+      });
+      expect(await conversationsOf(phone)).toEqual([]);
+    });
+
     it('deletes only an inbox without conversations (409 otherwise, and for the default one)', async () => {
       const kept = await t.request('DELETE', `/api/v1/inboxes/${sales}`, { token: admin });
       expect(kept.status).toBe(409);
@@ -614,6 +634,72 @@ describe('inboxes', () => {
         });
         expect(here.status).toBe(200);
         expect(here.body.id).toBe(salesThread.id);
+      });
+
+      it('reads and forwards only the customers’ media of its inboxes', async () => {
+        const image = graph.addMedia(Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(300)]), 'image/jpeg');
+        const payload = JSON.stringify(
+          messagesWebhook(
+            {
+              contacts: [{ wa_id: phone, profile: { name: 'Both Sides' } }],
+              messages: [channelMessage({ from: phone, type: 'image', payload: { id: image.id, mime_type: 'image/jpeg' } })],
+            },
+            { phoneNumberId: SUPPORT_NUMBER },
+          ),
+        );
+        await t.request('POST', '/api/webhooks/messaging', {
+          payload,
+          headers: { 'content-type': 'application/json', 'x-hub-signature-256': hubSignature(payload, 'support-secret') },
+        });
+        const media = await eventually(async () => {
+          const [newest] = (await t.request('GET', `/api/v1/conversations/${supportThread.id}/messages`, { token: admin })).body.data;
+          expect(newest.media?.status).toBe('ready');
+          return newest.media!;
+        });
+        expect((await t.request('GET', `/api/v1/media/${media.id}`, { token: admin })).status).toBe(200);
+        const hidden = await t.request('GET', `/api/v1/media/${media.id}`, { token: agent.token });
+        expect(hidden.status).toBe(404);
+        expect(hidden.body).toEqual({ error: 'Media not found' });
+        const forwarded = await t.request('POST', `/api/v1/conversations/${salesThread.id}/messages`, {
+          token: agent.token,
+          body: { type: 'image', image: { media_id: media.id } },
+        });
+        expect(forwarded.status).toBe(422);
+        expect(forwarded.body).toEqual({ error: `image.media_id "${media.id}" is not a known media` });
+      });
+
+      it('blocks and merges customers only within the inboxes it works', async () => {
+        const supportOnly = String((lastPhone += 1));
+        const salesOnly = String((lastPhone += 1));
+        await writes(SUPPORT_NUMBER, 'support-secret', { phone: supportOnly, name: 'Support Customer' });
+        await writes(SALES_NUMBER, 'sales-secret', { phone: salesOnly, name: 'Sales Customer' });
+        const contactOf = async (number: string) =>
+          (await t.request('GET', `/api/v1/contacts?q=${encodeURIComponent(`+${number}`)}`, { token: admin })).body.data[0].id;
+        const refusedBlock = await t.request('POST', `/api/v1/contacts/${await contactOf(supportOnly)}/block`, { token: agent.token });
+        expect(refusedBlock.status).toBe(422);
+        expect(refusedBlock.body).toEqual({ error: 'The customer last wrote to an inbox you do not work: an admin can block them' });
+        const blocked = await t.request('POST', `/api/v1/contacts/${await contactOf(salesOnly)}/block`, { token: agent.token });
+        expect(blocked.status).toBe(200);
+        expect(graph.requests.filter((r) => r.path === `/${SALES_NUMBER}/block_users`)).toHaveLength(1);
+        expect((await t.request('POST', `/api/v1/contacts/${await contactOf(salesOnly)}/unblock`, { token: agent.token })).status).toBe(
+          200,
+        );
+
+        const into = await t.request('POST', '/api/v1/contacts', {
+          token: admin,
+          body: { phone: `+${(lastPhone += 1)}`, name: 'Merge Target' },
+        });
+        const refusedMerge = await t.request('POST', `/api/v1/contacts/${into.body.id}/merge`, {
+          token: agent.token,
+          body: { from: await contactOf(supportOnly) },
+        });
+        expect(refusedMerge.status).toBe(422);
+        expect(refusedMerge.body).toEqual({ error: 'from has conversations in an inbox you do not work: an admin merges these contacts' });
+        const merged = await t.request('POST', `/api/v1/contacts/${into.body.id}/merge`, {
+          token: agent.token,
+          body: { from: await contactOf(salesOnly) },
+        });
+        expect(merged.status).toBe(200);
       });
 
       it('cannot be given a conversation of an inbox it does not work', async () => {

@@ -351,7 +351,12 @@ export class ConversationsService implements OnModuleInit {
    *   24-hour window stays its own: replies go to this customer's phone.
    */
   async mergeCustomerThreads(db: Db, intoContactId: string, fromContactId: string, actor: UserRow): Promise<void> {
-    for (const from of await this.conversations.lockAllOfContact(db, fromContactId)) await this.mergeThread(db, intoContactId, from, actor);
+    const threads = await this.conversations.lockAllOfContact(db, fromContactId);
+    // Each thread merges into the same inbox's: an agent merges only within the inboxes they work.
+    const visible = visibleInboxesOf(actor);
+    if (visible !== null && threads.some((thread) => !visible.includes(thread.inbox_id)))
+      throw new UnprocessableEntityException('from has conversations in an inbox you do not work: an admin merges these contacts');
+    for (const from of threads) await this.mergeThread(db, intoContactId, from, actor);
   }
 
   private async mergeThread(db: Db, intoContactId: string, from: ConversationRow, actor: UserRow): Promise<void> {

@@ -147,7 +147,7 @@ export class MessagesService implements OnModuleInit {
         await this.conversations.assertInboxSends(db, conversation);
         if (type !== 'template') assertWithinCustomerWindow(conversation, now);
         const quoted = quotedId === null ? null : await this.quotable(db, conversationId, quotedId);
-        const media = mediaId === null ? null : await this.mediaToSend(db, mediaType!, mediaId);
+        const media = mediaId === null ? null : await this.mediaToSend(db, mediaType!, mediaId, actor);
         if (media?.kind === 'document' && content && content.filename === undefined && media.filename) content.filename = media.filename;
         const queued: MessageRow = {
           id: newUuid(now.getTime()),
@@ -350,10 +350,12 @@ export class MessagesService implements OnModuleInit {
   }
 
   /** The media a message is sent with: known (else 422), of the kind the type names, and ready. */
-  private async mediaToSend(db: Db, type: MediaType, publicId: string) {
+  private async mediaToSend(db: Db, type: MediaType, publicId: string, actor: UserRow) {
     const uuid = parsePublicId('med', publicId);
     const media = uuid === null ? null : await this.media.takeForSending(db, uuid);
-    if (!media) throw new UnprocessableEntityException(`${type}.media_id ${JSON.stringify(publicId)} is not a known media`);
+    // A customer's media of an inbox the agent does not see is not one they know.
+    if (!media || !this.media.readableBy(actor, media))
+      throw new UnprocessableEntityException(`${type}.media_id ${JSON.stringify(publicId)} is not a known media`);
     if (media.kind !== type)
       throw new UnprocessableEntityException(`${type}.media_id is ${article(media.kind)} ${media.kind}, not ${article(type)} ${type}`);
     if (media.status !== 'ready') throw new UnprocessableEntityException(`${type}.media_id is ${media.status}, not ready to send`);

@@ -1,3 +1,5 @@
+import { CurrentUser } from '../users/current-user.decorator';
+import type { UserRow } from '../users/user.entity';
 import { Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/api-errors';
@@ -25,8 +27,8 @@ export class CustomerBlockingController {
   })
   @ApiOkResponse({ type: ContactResponse })
   @ApiErrors(404, 422, 503)
-  block(@Param('id', ContactId) id: string): Promise<ContactResponse> {
-    return this.blocking.block(id);
+  block(@Param('id', ContactId) id: string, @CurrentUser() actor: UserRow): Promise<ContactResponse> {
+    return this.blocking.block(id, actor);
   }
 
   @Post(':id/unblock')
@@ -39,7 +41,7 @@ export class CustomerBlockingController {
   })
   @ApiOkResponse({ type: ContactResponse })
   @ApiErrors(404, 422, 503)
-  unblock(@Param('id', ContactId) id: string): Promise<ContactResponse> {
-    return this.blocking.unblock(id);
+  unblock(@Param('id', ContactId) id: string, @CurrentUser() actor: UserRow): Promise<ContactResponse> {
+    return this.blocking.unblock(id, actor);
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable, ServiceUnavailableException, UnprocessableEntityException } from '@nestjs/common';
-import { ChannelError, InboxChannels } from '../channel/channel-client';
+import { type ChannelClient, ChannelError, InboxChannels } from '../channel/channel-client';
 import { ContactResponse } from '../contacts/contact.dto';
+import { visibleInboxesOf, type UserRow } from '../users/user.entity';
 import { ContactsService } from '../contacts/contacts.service';
 import { ConversationsService } from '../conversations/conversations.service';
 import { Database } from '../database/database';
@@ -22,31 +23,45 @@ export class CustomerBlockingService {
     private readonly channels: InboxChannels,
   ) {}
 
-  async block(contactId: string): Promise<ContactResponse> {
+  async block(contactId: string, actor: UserRow): Promise<ContactResponse> {
+    const channel = await this.channelOfLatest(contactId, actor, 'block');
     // One transaction holding the contact's lock while the channel is asked: two requests at once
     // take turns, so the contact's `blocked` is what the channel was last told.
     return this.database.transaction(async (db) => {
       const contact = await this.contacts.lockForBlocking(db, contactId);
       if (contact.blocked) return contact;
       // The channel's own rule, checked here too so that the sandbox keeps it and the channel is not asked in vain.
-      const inboxId = await this.conversations.customersLatestInbox(db, contactId, {
+      await this.conversations.customersLatestInbox(db, contactId, {
         now: new Date(),
         what: 'only a customer who wrote in the last 24 hours can be blocked',
       });
-      await this.ask(async () => (await this.channels.of(inboxId)).block(blockListUserOf(contact)), 'block');
+      await this.ask(() => channel.block(blockListUserOf(contact)), 'block');
       return this.contacts.setBlocked(db, contactId, new Date());
     });
   }
 
-  async unblock(contactId: string): Promise<ContactResponse> {
+  async unblock(contactId: string, actor: UserRow): Promise<ContactResponse> {
+    // The number they were blocked on: a blocked customer writes to it no more, so it stays the one they wrote to last.
+    const channel = await this.channelOfLatest(contactId, actor, 'unblock');
     return this.database.transaction(async (db) => {
       const contact = await this.contacts.lockForBlocking(db, contactId);
       if (!contact.blocked) return contact;
-      // The number they were blocked on: a blocked customer writes to it no more, so it stays the one they wrote to last.
-      const inboxId = await this.conversations.customersLatestInbox(db, contactId);
-      await this.ask(async () => (await this.channels.of(inboxId)).unblock(blockListUserOf(contact)), 'unblock');
+      await this.ask(() => channel.unblock(blockListUserOf(contact)), 'unblock');
       return this.contacts.setBlocked(db, contactId, null);
     });
+  }
+
+  /**
+   * The channel of the inbox the customer wrote to last (its number's block list), read before the
+   * transaction: the embedded engine's one connection is the transaction's until it ends. A 422
+   * for an agent who does not work that inbox.
+   */
+  private async channelOfLatest(contactId: string, actor: UserRow, what: 'block' | 'unblock'): Promise<ChannelClient> {
+    const inboxId = await this.conversations.customersLatestInbox(this.database.db, contactId);
+    const visible = visibleInboxesOf(actor);
+    if (visible !== null && !visible.includes(inboxId))
+      throw new UnprocessableEntityException(`The customer last wrote to an inbox you do not work: an admin can ${what} them`);
+    return this.channels.of(inboxId);
   }
 
   /** The channel's refusal is the caller's 422 with its reason; a channel that cannot be reached, a 503 to try again. */

@@ -184,7 +184,15 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
         if (!letter) throw new NotFoundException('Dead letter not found');
         if (letter.replayed_at) throw new ConflictException('This body was already replayed and stored');
         storing = true;
-        await this.store(db, this.parse(JSON.parse(letter.raw_body.toString('utf8')), letter.received_at), letter.received_at);
+        const body: unknown = JSON.parse(letter.raw_body.toString('utf8'));
+        // A body kept for a number no inbox had was checked with MESSAGING_APP_SECRET; the inbox
+        // that has the number now may have a secret of its own, which must sign it too.
+        if (letter.unknown_phone_number_id !== null) {
+          const router = await this.inboxes.router(db);
+          const keys = new Set(businessNumbersOf(body).map((phoneNumberId) => router.appSecret(phoneNumberId)));
+          checkChannelSignature(letter.raw_body, letter.signature ?? undefined, keys, this.config.isProduction);
+        }
+        await this.store(db, this.parse(body, letter.received_at), letter.received_at);
         await this.audit.record(db, 'dead_letter.replayed', { target: toPublicId('ibf', id) });
         return (await this.deadLetters.markReplayed(db, id, new Date()))!;
       });

@@ -271,7 +271,10 @@ export class InboxesService implements OnApplicationBootstrap {
     return {
       route: (phoneNumberId) => inboxOf(phoneNumberId)?.id ?? null,
       appSecret: (phoneNumberId) => {
-        const own = inboxOf(phoneNumberId)?.app_secret ?? null;
+        // The number's own key whatever its inbox's status: a disabled inbox's webhooks are kept, checked with its secret.
+        const owner =
+          inboxes.find((inbox) => inbox.phone_number_id !== null && inbox.phone_number_id === phoneNumberId) ?? inboxOf(phoneNumberId);
+        const own = owner?.app_secret ?? null;
         return own === null ? this.config.messagingAppSecret : this.openOrNull(own);
       },
     };

@@ -30,11 +30,10 @@ export interface MediaRow {
   /** Outbound: the channel's id of the upload, sent by id while it is fresh. */
   channel_upload_id: string | null;
   channel_uploaded_at: Date | null;
-  /**
-   * The inbox whose number it belongs to on the channel: inbound, the one that received it (its
-   * token downloads it); outbound, the one its channel_upload_id was uploaded through (null before).
-   */
+  /** Inbound: the inbox that received it (its token downloads it, its members read it); null for an upload. */
   inbox_id: string | null;
+  /** Outbound: the inbox its channel_upload_id was uploaded through, the number that id is valid for. */
+  channel_upload_inbox_id: string | null;
   /** Why the media is failed or expired, or why the last download attempt failed. */
   error: string | null;
   attempts: number;

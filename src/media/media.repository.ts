@@ -4,7 +4,7 @@ import type { WorkKind } from '../recorded-work/work-kind';
 import type { MediaRow } from './media.entity';
 
 const COLUMNS = sql.raw(
-  'id, direction, kind, status, mime_type, size, filename, sha256, storage_key, channel_media_id, channel_sha256, available_until, channel_upload_id, channel_uploaded_at, inbox_id, error, attempts, next_attempt_at, uploaded_by, created_at, updated_at',
+  'id, direction, kind, status, mime_type, size, filename, sha256, storage_key, channel_media_id, channel_sha256, available_until, channel_upload_id, channel_uploaded_at, inbox_id, channel_upload_inbox_id, error, attempts, next_attempt_at, uploaded_by, created_at, updated_at',
 );
 /** Media whose download is not finished, as recorded work (alias `w`); a download needs the whole row. */
 export const DOWNLOAD_WORK = {
@@ -28,7 +28,7 @@ export class MediaRepository {
       sql`INSERT INTO media (${COLUMNS})
           VALUES (${media.id}, ${media.direction}, ${media.kind}, ${media.status}, ${media.mime_type}, ${media.size}, ${media.filename},
                   ${media.sha256}, ${media.storage_key}, ${media.channel_media_id}, ${media.channel_sha256}, ${media.available_until},
-                  ${media.channel_upload_id}, ${media.channel_uploaded_at}, ${media.inbox_id}, ${media.error}, ${media.attempts}, ${media.next_attempt_at},
+                  ${media.channel_upload_id}, ${media.channel_uploaded_at}, ${media.inbox_id}, ${media.channel_upload_inbox_id}, ${media.error}, ${media.attempts}, ${media.next_attempt_at},
                   ${media.uploaded_by}, ${media.created_at}, ${media.updated_at})`,
     );
   }
@@ -97,7 +97,7 @@ export class MediaRepository {
   async recordChannelUpload(db: Db, id: string, channelUploadId: string, inboxId: string, at: Date): Promise<void> {
     await execute(
       db,
-      sql`UPDATE media SET channel_upload_id = ${channelUploadId}, channel_uploaded_at = ${at}, inbox_id = ${inboxId}, updated_at = now()
+      sql`UPDATE media SET channel_upload_id = ${channelUploadId}, channel_uploaded_at = ${at}, channel_upload_inbox_id = ${inboxId}, updated_at = now()
            WHERE id = ${id}`,
     );
   }

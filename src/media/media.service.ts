@@ -165,6 +165,7 @@ export class MediaService implements OnModuleInit {
       channel_upload_id: null,
       channel_uploaded_at: null,
       inbox_id: null,
+      channel_upload_inbox_id: null,
       error: null,
       attempts: 0,
       next_attempt_at: null,
@@ -220,6 +221,15 @@ export class MediaService implements OnModuleInit {
   }
 
   /**
+   * Whether a user may read (or send on) a media: a customer's, when they see the inbox that
+   * received it; an upload, like every upload, by whoever has its id.
+   */
+  readableBy(reader: UserRow, media: MediaRow): boolean {
+    const visible = visibleInboxesOf(reader);
+    return visible === null || media.direction !== 'inbound' || (media.inbox_id !== null && visible.includes(media.inbox_id));
+  }
+
+  /**
    * The bytes of a media for `GET /api/v1/media/:id`: 409 while pending, 410 when they will never be
    * there. `reader`: the bearer's user, who sees the media of the inboxes they work and their own
    * uploads (404 for the rest, as if absent); null with a signed URL, which was handed out with a
@@ -227,7 +237,7 @@ export class MediaService implements OnModuleInit {
    */
   async serve(id: string, conditions: MediaConditions, reader: UserRow | null): Promise<MediaAnswer> {
     const row = await this.media.find(this.database.db, id);
-    if (!row || (reader !== null && !mayRead(reader, row))) throw new NotFoundException('Media not found');
+    if (!row || (reader !== null && !this.readableBy(reader, row))) throw new NotFoundException('Media not found');
     if (row.status === 'pending') throw new ConflictException('The media is still being downloaded from the channel; retry shortly');
     if (row.status !== 'ready') throw new GoneException(`The media is ${row.status}: ${row.error ?? 'it will not be downloaded'}`);
     const size = sizeOf(row)!;
@@ -307,6 +317,7 @@ export class MediaService implements OnModuleInit {
       channel_upload_id: null,
       channel_uploaded_at: null,
       inbox_id: inbound.inboxId,
+      channel_upload_inbox_id: null,
       error: null,
       attempts: 0,
       next_attempt_at: now,
@@ -329,7 +340,7 @@ export class MediaService implements OnModuleInit {
   /** The channel's id of an upload while it is fresh enough to send by; null when it must be uploaded (again). */
   freshChannelUpload(row: MediaRow, inboxId: string): string | null {
     // The channel's id of an upload is the number's it was uploaded through.
-    if (!row.channel_upload_id || !row.channel_uploaded_at || row.inbox_id !== inboxId) return null;
+    if (!row.channel_upload_id || !row.channel_uploaded_at || row.channel_upload_inbox_id !== inboxId) return null;
     return Date.now() - row.channel_uploaded_at.getTime() < CHANNEL_UPLOAD_REUSE_MS ? row.channel_upload_id : null;
   }
 
@@ -486,10 +497,4 @@ export function sameSha256(channel: string, hex: string): boolean {
   const given = channel.trim();
   if (/^[0-9a-f]{64}$/i.test(given)) return given.toLowerCase() === hex;
   return Buffer.from(given, 'base64').toString('hex') === hex;
-}
-
-/** Whether a user may read a media: of an inbox they see (a customer's, or an upload sent through it), or their own upload. */
-function mayRead(reader: UserRow, media: MediaRow): boolean {
-  const visible = visibleInboxesOf(reader);
-  return visible === null || media.inbox_id === null || visible.includes(media.inbox_id) || media.uploaded_by === reader.id;
 }

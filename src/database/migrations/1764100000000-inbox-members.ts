@@ -13,8 +13,8 @@ const DEFAULT_INBOX_ID = '00000000-0000-7000-8000-000000000001';
  * the stream hands an agent only their inboxes' events, live and replayed.
  *
  * The counts ledger gains the inbox dimension, so an agent's tabs count their inboxes alone and
- * a tab can be counted per inbox. Its rows until now are all the default inbox's; the triggers
- * are written again to write the inbox of the conversation (which never changes inbox).
+ * a tab can be counted per inbox: the triggers are written again to write the conversation's
+ * inbox, and the balance is counted again from the rows, by inbox, with the tables held still.
  */
 export class InboxMembers1764100000000 implements MigrationInterface {
   name = 'InboxMembers1764100000000';
@@ -30,9 +30,13 @@ export class InboxMembers1764100000000 implements MigrationInterface {
     await q.query('INSERT INTO inbox_members (user_id, inbox_id) SELECT id, $1 FROM users', [DEFAULT_INBOX_ID]);
 
     await q.query('ALTER TABLE events ADD COLUMN inbox_id uuid');
+    // The events still kept that are about a conversation are about one of the default inbox's
+    // (the only one whose conversations had events before): agents of other inboxes never replay them.
+    await q.query(`UPDATE events SET inbox_id = $1 WHERE type LIKE 'conversation.%' OR type LIKE 'message.%' OR type = 'note.created'`, [
+      DEFAULT_INBOX_ID,
+    ]);
 
     await q.query(`ALTER TABLE conversation_counters ADD COLUMN inbox_id uuid`);
-    await q.query('UPDATE conversation_counters SET inbox_id = $1', [DEFAULT_INBOX_ID]);
     await q.query(`
       CREATE OR REPLACE FUNCTION conversation_counters_on_conversation() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
@@ -88,6 +92,21 @@ export class InboxMembers1764100000000 implements MigrationInterface {
         RETURN NULL;
       END
       $$`);
+    // The ledger's balance again, now by inbox, from what the rows hold (whatever inbox each
+    // conversation is in by now), in this transaction: the triggers above write every later change.
+    await q.query('LOCK TABLE conversations, conversation_reads IN SHARE MODE');
+    await q.query('DELETE FROM conversation_counters');
+    await q.query(`
+      INSERT INTO conversation_counters (counter, user_id, inbox_id, delta)
+      SELECT k.counter, k.user_id, c.inbox_id, count(*) FROM conversations c,
+             LATERAL conversation_counted(c.status, c.assigned_to, c.last_received_id IS NOT NULL) k
+       GROUP BY k.counter, k.user_id, c.inbox_id`);
+    await q.query(`
+      INSERT INTO conversation_counters (counter, user_id, inbox_id, delta)
+      SELECT 'caught_up', r.user_id, c.inbox_id, count(*) FROM conversation_reads r JOIN conversations c ON c.id = r.conversation_id
+       WHERE c.status = 'open' AND c.last_received_id IS NOT NULL
+         AND (r.last_read_at, r.last_read_message_id) >= (c.last_received_at, c.last_received_id)
+       GROUP BY r.user_id, c.inbox_id`);
   }
 
   async down(q: QueryRunner): Promise<void> {
