@@ -40,7 +40,10 @@ const FOLDERS = {
     why: 'the WhatsApp numbers, each an inbox of conversations with its channel (messaging: the client of its account)',
   },
   'canned-responses': { uses: ['auth', 'common', 'database', 'users'], why: "the team's saved replies" },
-  contacts: { uses: ['audit', 'common', 'database', 'events'], why: 'the contact book, its import and export' },
+  contacts: {
+    uses: ['audit', 'common', 'database', 'events', 'users'],
+    why: 'the contact book, its import and export (users: the caller, whose inboxes an inbox filter keeps to)',
+  },
   notifications: {
     uses: ['auth', 'common', 'config', 'database', 'events', 'mail', 'users'],
     why: "each user's notifications and their e-mails",

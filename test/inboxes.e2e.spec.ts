@@ -702,6 +702,24 @@ describe('inboxes', () => {
         expect(merged.status).toBe(200);
       });
 
+      it('is not mentioned on, and does not filter contacts by, an inbox it does not work', async () => {
+        const refused = await t.request('POST', `/api/v1/conversations/${supportThread.id}/notes`, {
+          token: admin,
+          body: { text: 'see this', mentions: [agent.id] },
+        });
+        expect(refused.status).toBe(422);
+        expect(refused.body).toEqual({ error: `mentions: ${agent.id} does not work this conversation's inbox` });
+        const mentioned = await t.request('POST', `/api/v1/conversations/${salesThread.id}/notes`, {
+          token: admin,
+          body: { text: 'see this', mentions: [agent.id] },
+        });
+        expect(mentioned.status).toBe(201);
+        const elsewhere = await t.request('GET', `/api/v1/contacts?inbox_id=${DEFAULT_INBOX}`, { token: agent.token });
+        expect(elsewhere.status).toBe(404);
+        expect(elsewhere.body).toEqual({ error: 'Inbox not found' });
+        expect((await t.request('GET', `/api/v1/contacts?inbox_id=${sales}`, { token: agent.token })).status).toBe(200);
+      });
+
       it('cannot be given a conversation of an inbox it does not work', async () => {
         const refused = await t.request('PATCH', `/api/v1/conversations/${supportThread.id}`, {
           token: admin,

@@ -2,6 +2,7 @@ import { AuditLogService } from '../audit/audit-log.service';
 import { Injectable, Logger } from '@nestjs/common';
 import { stringify } from 'csv-stringify';
 import { pipeline, Readable } from 'node:stream';
+import type { UserRow } from '../users/user.entity';
 import { Database } from '../database/database';
 import { exportHeader, exportRow } from './contact-csv';
 import { contactFilterOf, type ContactFilterQuery } from './contact.dto';
@@ -28,8 +29,8 @@ export class ContactExportService {
     private readonly audit: AuditLogService,
   ) {}
 
-  async export(query: ContactFilterQuery): Promise<Readable> {
-    const filter: ContactFilter = contactFilterOf(query);
+  async export(query: ContactFilterQuery, caller: UserRow): Promise<Readable> {
+    const filter: ContactFilter = contactFilterOf(query, caller);
     const keys = await this.contacts.attributeKeys(this.database.db, filter);
     await this.audit.recordAlone('contacts.exported', { details: { searched: query.q !== undefined, tag: query.tag ?? null } });
     const records = Readable.from(this.records(filter, keys));

@@ -10,6 +10,8 @@ import {
   ApiProduces,
   ApiTags,
 } from '@nestjs/swagger';
+import { CurrentUser } from '../users/current-user.decorator';
+import type { UserRow } from '../users/user.entity';
 import type { Readable } from 'node:stream';
 import { ApiErrors } from '../common/api-errors';
 import { CsvBody, TakesCsvBody } from '../common/csv-body';
@@ -37,8 +39,8 @@ export class ContactsController {
   @ApiOperation({ summary: 'List contacts, newest first; filter by text (q: name, phone or email) or by tag' })
   @ApiOkResponse({ type: PageOf(ContactResponse, 'ContactPage') })
   @ApiErrors(400)
-  list(@Query() query: ListContactsQuery): Promise<Page<ContactResponse>> {
-    return this.contacts.list(query);
+  list(@Query() query: ListContactsQuery, @CurrentUser() caller: UserRow): Promise<Page<ContactResponse>> {
+    return this.contacts.list(query, caller);
   }
 
   @Get('export')
@@ -51,8 +53,8 @@ export class ContactsController {
   @ApiProduces('text/csv')
   @ApiOkResponse({ description: 'The CSV file', content: { 'text/csv': { schema: { type: 'string' } } } })
   @ApiErrors(400)
-  async export(@Query() query: ContactFilterQuery): Promise<StreamableFile> {
-    return new StreamableFile(await this.exports.export(query), {
+  async export(@Query() query: ContactFilterQuery, @CurrentUser() caller: UserRow): Promise<StreamableFile> {
+    return new StreamableFile(await this.exports.export(query, caller), {
       type: 'text/csv; charset=utf-8',
       disposition: 'attachment; filename="contacts.csv"',
     });

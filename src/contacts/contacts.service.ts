@@ -15,6 +15,7 @@ import { isForeignKeyViolation, isUniqueViolation } from '../database/errors';
 import type { Db } from '../database/sql';
 import { EventsService } from '../events/events.service';
 import { MAX_ATTRIBUTES, sameAttributes } from './contact-attributes';
+import type { UserRow } from '../users/user.entity';
 import { contactFilterOf, ContactResponse, CreateContactDto, ListContactsQuery, MAX_TAGS, UpdateContactDto } from './contact.dto';
 import type { ContactRow } from './contact.entity';
 import { ContactRepository } from './contact.repository';
@@ -54,8 +55,8 @@ export class ContactsService {
     private readonly audit: AuditLogService,
   ) {}
 
-  async list(query: ListContactsQuery): Promise<Page<ContactResponse>> {
-    return mapPage(await this.contacts.list(this.database.db, contactFilterOf(query), query), ContactResponse.of);
+  async list(query: ListContactsQuery, caller: UserRow): Promise<Page<ContactResponse>> {
+    return mapPage(await this.contacts.list(this.database.db, contactFilterOf(query, caller), query), ContactResponse.of);
   }
 
   async get(id: string): Promise<ContactResponse> {

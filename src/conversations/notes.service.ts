@@ -3,7 +3,7 @@ import { newUuid, parsePublicId, toPublicId } from '../common/ids';
 import { Database } from '../database/database';
 import { EventsService } from '../events/events.service';
 import { NotificationsService } from '../notifications/notifications.service';
-import type { UserRow } from '../users/user.entity';
+import { visibleInboxesOf, type UserRow } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { ConversationResponse } from './conversation.dto';
 import { ConversationsService } from './conversations.service';
@@ -39,8 +39,13 @@ export class NotesService {
     });
     return this.database.transaction(async (db) => {
       const conversation = await this.conversations.findWithCustomer(db, conversationId);
-      for (const { mention, id } of mentionIds)
-        if (!(await this.users.exists(db, id))) throw new UnprocessableEntityException(`mentions: ${mention} does not name a user`);
+      for (const { mention, id } of mentionIds) {
+        const mentioned = await this.users.find(db, id);
+        if (!mentioned) throw new UnprocessableEntityException(`mentions: ${mention} does not name a user`);
+        // A mention notifies, with the customer's name: only those who may read the conversation.
+        if (!(visibleInboxesOf(mentioned)?.includes(conversation.inbox_id) ?? true))
+          throw new UnprocessableEntityException(`mentions: ${mention} does not work this conversation's inbox`);
+      }
       const now = new Date();
       const note: MessageRow = {
         id: newUuid(now.getTime()),
