@@ -4,7 +4,7 @@ import { ArrayMaxSize, IsArray, IsEmail, IsOptional, IsString, Length, MaxLength
 import { IsOmittable } from '../common/omittable';
 import { IsPublicId } from '../common/is-public-id';
 import type { ContactFilter } from './contact.repository';
-import { visibleInboxesOf, type UserRow } from '../users/user.entity';
+import { seesInbox, type UserRow } from '../users/user.entity';
 import { NotFoundException } from '@nestjs/common';
 import { parsePublicId, toPublicId } from '../common/ids';
 import { PageQuery } from '../common/pagination';
@@ -216,8 +216,7 @@ export class ListContactsQuery extends IntersectionType(ContactFilterQuery, Page
 /** The repository's filter of a validated query (the inbox as its uuid): 404 for an inbox the caller does not see. */
 export function contactFilterOf(query: ContactFilterQuery, caller: UserRow): ContactFilter {
   const inboxId = query.inbox_id === undefined ? undefined : parsePublicId('inb', query.inbox_id)!;
-  const visible = visibleInboxesOf(caller);
-  if (inboxId !== undefined && visible !== null && !visible.includes(inboxId)) throw new NotFoundException('Inbox not found');
+  if (inboxId !== undefined && !seesInbox(caller, inboxId)) throw new NotFoundException('Inbox not found');
   return { q: query.q, tag: query.tag, inboxId };
 }
 

@@ -3,7 +3,7 @@ import { newUuid, parsePublicId, toPublicId } from '../common/ids';
 import { Database } from '../database/database';
 import { EventsService } from '../events/events.service';
 import { NotificationsService } from '../notifications/notifications.service';
-import { visibleInboxesOf, type UserRow } from '../users/user.entity';
+import { seesInbox, type UserRow } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { ConversationResponse } from './conversation.dto';
 import { ConversationsService } from './conversations.service';
@@ -43,7 +43,7 @@ export class NotesService {
         const mentioned = await this.users.find(db, id);
         if (!mentioned) throw new UnprocessableEntityException(`mentions: ${mention} does not name a user`);
         // A mention notifies, with the customer's name: only those who may read the conversation.
-        if (!(visibleInboxesOf(mentioned)?.includes(conversation.inbox_id) ?? true))
+        if (!seesInbox(mentioned, conversation.inbox_id))
           throw new UnprocessableEntityException(`mentions: ${mention} does not work this conversation's inbox`);
       }
       const now = new Date();

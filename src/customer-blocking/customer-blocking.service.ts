@@ -1,7 +1,7 @@
 import { Injectable, ServiceUnavailableException, UnprocessableEntityException } from '@nestjs/common';
 import { type ChannelClient, ChannelError, InboxChannels } from '../channel/channel-client';
 import { ContactResponse } from '../contacts/contact.dto';
-import { visibleInboxesOf, type UserRow } from '../users/user.entity';
+import { seesInbox, type UserRow } from '../users/user.entity';
 import { ContactsService } from '../contacts/contacts.service';
 import { ConversationsService } from '../conversations/conversations.service';
 import { Database } from '../database/database';
@@ -58,8 +58,7 @@ export class CustomerBlockingService {
    */
   private async channelOfLatest(contactId: string, actor: UserRow, what: 'block' | 'unblock'): Promise<ChannelClient> {
     const inboxId = await this.conversations.customersLatestInbox(this.database.db, contactId);
-    const visible = visibleInboxesOf(actor);
-    if (visible !== null && !visible.includes(inboxId))
+    if (!seesInbox(actor, inboxId))
       throw new UnprocessableEntityException(`The customer last wrote to an inbox you do not work: an admin can ${what} them`);
     return this.channels.of(inboxId);
   }

@@ -6,7 +6,7 @@ import { CurrentUser } from '../users/current-user.decorator';
 import { StreamTickets } from '../auth/stream-tickets';
 import type { Access } from '../auth/access';
 import { ApiErrors } from '../common/api-errors';
-import { visibleInboxesOf, type UserRow } from '../users/user.entity';
+import { seesInbox, type UserRow } from '../users/user.entity';
 import { parsePublicId } from '../common/ids';
 import { EventStreamClients } from './event-stream-clients.service';
 import { StreamTicketResponse } from './stream-ticket.dto';
@@ -110,7 +110,6 @@ function streamInboxOf(publicId: string | undefined, user: UserRow): string | nu
   if (publicId === undefined) return null;
   const inboxId = parsePublicId('inb', publicId);
   if (inboxId === null) throw new BadRequestException('inbox_id must be an inbox id (inb_…)');
-  const visible = visibleInboxesOf(user);
-  if (visible !== null && !visible.includes(inboxId)) throw new NotFoundException('Inbox not found');
+  if (!seesInbox(user, inboxId)) throw new NotFoundException('Inbox not found');
   return inboxId;
 }

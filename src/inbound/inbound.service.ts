@@ -142,6 +142,11 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
       if (isDatabaseUnavailable(error)) throw this.unavailable('Channel webhook could not be checked', error, STORE_LATER);
       throw error;
     }
+    this.checkSignedFor(router, rawBody, signature, body);
+  }
+
+  /** Checks the signature with the app secret of every number the body's changes name, as the router knows them. */
+  private checkSignedFor(router: InboxRouter, rawBody: Buffer | undefined, signature: string | undefined, body: unknown): void {
     const keys = new Set(businessNumbersOf(body).map((phoneNumberId) => router.appSecret(phoneNumberId)));
     checkChannelSignature(rawBody, signature, keys, this.config.isProduction);
   }
@@ -188,9 +193,7 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
         // A body kept for a number no inbox had was checked with MESSAGING_APP_SECRET; the inbox
         // that has the number now may have a secret of its own, which must sign it too.
         if (letter.unknown_phone_number_id !== null) {
-          const router = await this.inboxes.router(db);
-          const keys = new Set(businessNumbersOf(body).map((phoneNumberId) => router.appSecret(phoneNumberId)));
-          checkChannelSignature(letter.raw_body, letter.signature ?? undefined, keys, this.config.isProduction);
+          this.checkSignedFor(await this.inboxes.router(db), letter.raw_body, letter.signature ?? undefined, body);
         }
         await this.store(db, this.parse(body, letter.received_at), letter.received_at);
         await this.audit.record(db, 'dead_letter.replayed', { target: toPublicId('ibf', id) });

@@ -16,7 +16,7 @@ import { SecretBox } from '../config/secret-box';
 import { Database } from '../database/database';
 import { isForeignKeyViolation, isUniqueViolation } from '../database/errors';
 import type { Db } from '../database/sql';
-import { visibleInboxesOf, type UserRow } from '../users/user.entity';
+import { seesInbox, visibleInboxesOf, type UserRow } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { CreateInboxDto, InboxConnectionResponse, InboxMembersDto, InboxResponse, UpdateInboxDto } from './inbox.dto';
 import { DEFAULT_INBOX_ID } from '../common/default-inbox';
@@ -222,8 +222,7 @@ export class InboxesService implements OnApplicationBootstrap {
   /** The inbox, or a 404; with `caller`, a 404 too for an agent who does not work it. */
   private async find(db: Db, id: string, caller?: UserRow): Promise<InboxRow> {
     const inbox = await this.inboxes.find(db, id);
-    const visible = caller === undefined ? null : visibleInboxesOf(caller);
-    if (!inbox || (visible !== null && !visible.includes(id))) throw new NotFoundException('Inbox not found');
+    if (!inbox || (caller !== undefined && !seesInbox(caller, id))) throw new NotFoundException('Inbox not found');
     return inbox;
   }
 

@@ -42,3 +42,8 @@ export interface UserRow {
 export function visibleInboxesOf(user: Pick<UserRow, 'role' | 'inbox_ids'>): readonly string[] | null {
   return user.role === 'admin' ? null : user.inbox_ids;
 }
+
+/** Whether the user sees this inbox (visibleInboxesOf): an admin every one, an agent theirs. */
+export function seesInbox(user: Pick<UserRow, 'role' | 'inbox_ids'>, inboxId: string): boolean {
+  return visibleInboxesOf(user)?.includes(inboxId) ?? true;
+}
