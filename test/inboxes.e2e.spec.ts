@@ -297,6 +297,83 @@ describe('inboxes', () => {
       expect((await t.request('GET', '/api/v1/inboxes', { token: agent.token })).status).toBe(200);
     });
 
+    it('answers 400 naming the field for null, a wrong type or an empty value in every field it takes', async () => {
+      const valid = { name: 'Fields', phone_number_id: '200000000000088', access_token: 'fields-token' };
+      const cases: [string, unknown][] = [
+        ['name', null],
+        ['name', 42],
+        ['name', ''],
+        ['phone_number_id', null],
+        ['phone_number_id', 42],
+        ['phone_number_id', ''],
+        ['business_account_id', null],
+        ['business_account_id', 42],
+        ['business_account_id', ''],
+        ['access_token', null],
+        ['access_token', 42],
+        ['access_token', ''],
+        ['app_secret', null],
+        ['app_secret', 42],
+        ['app_secret', ''],
+      ];
+      for (const [field, value] of cases) {
+        const created = await t.request('POST', '/api/v1/inboxes', { token: admin, body: { ...valid, [field]: value } });
+        expect({ field, value, status: created.status }).toEqual({ field, value, status: 400 });
+        expect(created.body.error).toContain(field);
+      }
+      const inbox = await t.request('POST', '/api/v1/inboxes', { token: admin, body: valid });
+      expect(inbox.status).toBe(201);
+      // null removes the business account and the app secret; anything else that is not a value of the field is a 400.
+      const patchCases: [string, unknown][] = [
+        ['name', null],
+        ['name', ''],
+        ['phone_number_id', null],
+        ['phone_number_id', 'x'],
+        ['business_account_id', 42],
+        ['access_token', null],
+        ['access_token', ''],
+        ['app_secret', ''],
+        ['status', null],
+        ['status', 'paused'],
+      ];
+      for (const [field, value] of patchCases) {
+        const patched = await t.request('PATCH', `/api/v1/inboxes/${inbox.body.id}`, { token: admin, body: { [field]: value } });
+        expect({ field, value, status: patched.status }).toEqual({ field, value, status: 400 });
+        expect(patched.body.error).toContain(field);
+      }
+      const cleared = await t.request('PATCH', `/api/v1/inboxes/${inbox.body.id}`, {
+        token: admin,
+        body: { business_account_id: null, app_secret: null },
+      });
+      expect(cleared.body).toMatchObject({ business_account_id: null, has_app_secret: false });
+      for (const user_ids of [null, 42, '', ['nobody'], [null]]) {
+        const put = await t.request('PUT', `/api/v1/inboxes/${inbox.body.id}/members`, { token: admin, body: { user_ids } });
+        expect({ user_ids, status: put.status }).toEqual({ user_ids, status: 400 });
+        expect(put.body.error).toContain('user_ids');
+      }
+      for (const inbox_ids of [null, 42, '', [null]]) {
+        const user = await t.request('POST', '/api/v1/users', {
+          token: admin,
+          body: { email: 'fields@example.com', name: 'Fields', role: 'agent', password: 'a-long-password-1', inbox_ids },
+        });
+        expect({ inbox_ids, status: user.status }).toEqual({ inbox_ids, status: 400 });
+        expect(user.body.error).toContain('inbox_ids');
+      }
+      for (const url of [
+        '/api/v1/conversations/counts?inbox_id=',
+        '/api/v1/contacts?inbox_id=x',
+        '/api/v1/messages/search?q=a&inbox_id=1',
+      ]) {
+        const answer = await t.request('GET', url, { token: admin });
+        expect({ url, status: answer.status, body: answer.body }).toEqual({
+          url,
+          status: 400,
+          body: { error: 'inbox_id must be an inbox id (inb_…)' },
+        });
+      }
+      await t.request('DELETE', `/api/v1/inboxes/${inbox.body.id}`, { token: admin });
+    });
+
     it('checks each number’s webhooks with its own app secret', async () => {
       const customer = { phone: String((lastPhone += 1)), name: 'Signed Twice' };
       expect((await writes(SALES_NUMBER, 'support-secret', customer)).status).toBe(401);
