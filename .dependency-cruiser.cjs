@@ -49,8 +49,8 @@ const FOLDERS = {
     why: "each user's notifications and their e-mails",
   },
   templates: {
-    uses: ['channel', 'common', 'config', 'database', 'queue', 'recorded-work', 'users'],
-    why: 'the catalogue and its sync (channel: its source)',
+    uses: ['channel', 'common', 'config', 'database', 'inboxes', 'queue', 'recorded-work', 'users'],
+    why: 'the catalogues and their syncs (inboxes: which business accounts are in use, and the channel each is read through)',
   },
   media: {
     uses: ['auth', 'channel', 'common', 'config', 'database', 'inboxes', 'queue', 'recorded-work', 'users'],

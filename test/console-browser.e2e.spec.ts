@@ -330,11 +330,20 @@ describeWithBrowser('the agent console in Chromium', () => {
     ).toBe(0);
   });
 
-  it('switches between inboxes, shows each conversation’s number, and writes first from the inbox chosen with a template', async () => {
+  it('switches between inboxes, shows each conversation’s number, and writes first from the inbox chosen with a template of its catalogue', async () => {
     const admin = await t.adminToken();
+    // The sales number is on a business account of its own, whose catalogue has another template.
+    graph.accountTemplates.set('300000000000078', [
+      { ...ORDER_UPDATE, name: 'sales_followup', id: '1192339204654499', components: [{ type: 'BODY', text: 'About your quote {{1}}' }] },
+    ]);
     const created = await t.request('POST', '/api/v1/inboxes', {
       token: admin,
-      body: { name: 'Switch Sales', phone_number_id: '200000000000078', access_token: 'switch-token' },
+      body: {
+        name: 'Switch Sales',
+        phone_number_id: '200000000000078',
+        business_account_id: '300000000000078',
+        access_token: 'switch-token',
+      },
     });
     expect(created.status).toBe(201);
     const salesBody = messagesWebhook(
@@ -374,11 +383,16 @@ describeWithBrowser('the agent console in Chromium', () => {
     await dialog.getByLabel('Contact', { exact: true }).locator('option', { hasText: 'Outbound Olga' }).waitFor({ state: 'attached' });
     await dialog.getByLabel('From inbox').selectOption({ label: 'Switch Sales' });
     await dialog.getByRole('button', { name: 'Open' }).click();
-    await dialog.getByLabel('Template', { exact: true }).selectOption({ label: 'order_update (en_US)' });
+    // The inbox's catalogue only: the default number's order_update is not offered from the sales number.
+    const templates = dialog.getByLabel('Template', { exact: true });
+    await templates.locator('option', { hasText: 'sales_followup (en_US)' }).waitFor({ state: 'attached' });
+    expect(await templates.locator('option', { hasText: 'order_update' }).count()).toBe(0);
+    await templates.selectOption({ label: 'sales_followup (en_US)' });
     await dialog.getByLabel('Body {{1}}').fill('#2077');
     await dialog.getByRole('button', { name: 'Send template' }).click();
     await eventually(async () => expect(graph.sendsTo('+16315550782')).toHaveLength(1));
     expect(graph.sendsTo('+16315550782')[0]).toMatchObject({ path: '/200000000000078/messages', authorization: 'Bearer switch-token' });
+    expect(graph.sendsTo('+16315550782')[0].body?.template).toMatchObject({ name: 'sales_followup' });
     await page.getByRole('log', { name: 'Messages' }).waitFor();
   });
 

@@ -55,6 +55,18 @@ export interface ChannelHealth {
   displayPhoneNumber?: string;
 }
 
+/** The catalogue key of the sandbox's own templates: never a business account's id, which is digits. */
+export const SANDBOX_CATALOGUE = 'sandbox';
+
+/**
+ * Which template catalogue an account's channel reads: its business account's, the sandbox's for
+ * no account (an inbox without a token), none for a number without a business account. Inboxes
+ * that share a business account share its catalogue.
+ */
+export function catalogueOf(account: ChannelAccount | null): string | null {
+  return account === null ? SANDBOX_CATALOGUE : account.businessAccountId;
+}
+
 /** A media the channel holds, as it starts to arrive. */
 export interface ChannelMediaDownload {
   /** What the channel says of the media; null where it did not say. */
@@ -103,8 +115,12 @@ export function channelFailure(error: unknown): { reason: string; retryable: boo
  * Provided as is, it is the default inbox's channel; InboxChannels answers each inbox's.
  */
 export abstract class ChannelClient {
-  /** Whether the channel has a template catalogue: the sandbox's own, or a business account's (MESSAGING_BUSINESS_ACCOUNT_ID). */
-  abstract readonly hasTemplateCatalogue: boolean;
+  /**
+   * The template catalogue the channel reads (catalogueOf its account): its business account's id,
+   * SANDBOX_CATALOGUE for the sandbox's own; null: it has none (a number without a business
+   * account), and its template sends are not checked.
+   */
+  abstract readonly catalogue: string | null;
 
   /** Sends and answers the channel's message id (`wamid.…`); throws ChannelError. */
   abstract send(message: OutboundMessage): Promise<string>;

@@ -198,6 +198,10 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
   if (messagingAccessToken !== null && messagingPhoneNumberId === null) {
     problems.push('MESSAGING_PHONE_NUMBER_ID: must be set when MESSAGING_ACCESS_TOKEN is set');
   }
+  const messagingBusinessAccountId = read.string('MESSAGING_BUSINESS_ACCOUNT_ID');
+  if (messagingBusinessAccountId !== null && !/^[0-9]{1,32}$/.test(messagingBusinessAccountId)) {
+    problems.push('MESSAGING_BUSINESS_ACCOUNT_ID: must be the digits of the WhatsApp Business Account id (in Meta’s dashboard)');
+  }
 
   const messagingTemplateSyncIntervalMs = read.duration('MESSAGING_TEMPLATE_SYNC_INTERVAL', '15m');
   if (parseDuration(read.string('MESSAGING_TEMPLATE_SYNC_INTERVAL') ?? '15m') !== null && messagingTemplateSyncIntervalMs < 1_000) {
@@ -292,7 +296,7 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
     passwordResetRateLimitMaxRequests: read.integer('PASSWORD_RESET_RATE_LIMIT_MAX_REQUESTS', 5, 1),
     messagingAccessToken,
     messagingPhoneNumberId,
-    messagingBusinessAccountId: read.string('MESSAGING_BUSINESS_ACCOUNT_ID'),
+    messagingBusinessAccountId,
     messagingWebhookVerifyToken: read.string('MESSAGING_WEBHOOK_VERIFY_TOKEN'),
     messagingAppSecret,
     messagingApiBaseUrl: (read.url('MESSAGING_API_BASE_URL', ['http:', 'https:']) ?? 'https://graph.facebook.com/v24.0').replace(

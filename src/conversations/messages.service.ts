@@ -134,8 +134,8 @@ export class MessagesService implements OnModuleInit {
     const quotedId = dto.reply_to === undefined ? null : parsePublicId('msg', dto.reply_to);
     if (dto.type === 'template') {
       // An unknown conversation is a 404 before anything is said about the template; the check reads the catalogue outside the transaction.
-      await this.conversations.findWithCustomer(this.database.db, conversationId);
-      await this.templates.checkSend(dto.template!);
+      const conversation = await this.conversations.findWithCustomer(this.database.db, conversationId);
+      await this.templates.checkSend(dto.template!, conversation.inbox_id);
     }
     let result: SendResult;
     try {

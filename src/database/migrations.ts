@@ -27,6 +27,7 @@ import { Inboxes1764070000000 } from './migrations/1764070000000-inboxes';
 import { UnroutedDeadLetters1764080000000 } from './migrations/1764080000000-unrouted-dead-letters';
 import { MediaInboxes1764090000000 } from './migrations/1764090000000-media-inboxes';
 import { InboxMembers1764100000000 } from './migrations/1764100000000-inbox-members';
+import { TemplateCatalogues1764110000000 } from './migrations/1764110000000-template-catalogues';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -59,4 +60,5 @@ export const MIGRATIONS = [
   UnroutedDeadLetters1764080000000,
   MediaInboxes1764090000000,
   InboxMembers1764100000000,
+  TemplateCatalogues1764110000000,
 ];

@@ -47,20 +47,27 @@ const asNumber = (value: unknown): number | null => {
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
 
 /**
- * The business number each change of a body is about (`value.metadata.phone_number_id`), null for
- * a change that names none (template changes are about the business account): their inboxes'
- * app secrets are the keys the body's signature must verify with. Read before the body is
- * trusted, so it only looks.
+ * What each change of a body is about, so its signature is checked with the right app secret: the
+ * business number (`value.metadata.phone_number_id`), or for a change that names none (template
+ * changes are about the business account) the business account of its entry (`entry.id`). Read
+ * before the body is trusted, so it only looks.
  */
-export function businessNumbersOf(body: unknown): (string | null)[] {
-  const numbers = new Set<string | null>();
+export interface ChangeSource {
+  phoneNumberId: string | null;
+  businessAccountId: string | null;
+}
+
+export function changeSourcesOf(body: unknown): ChangeSource[] {
+  const sources = new Map<string, ChangeSource>();
   for (const entry of isObject(body) ? asArray(body.entry) : []) {
     for (const change of asArray(isObject(entry) ? entry.changes : undefined)) {
       const value = isObject(change) ? change.value : undefined;
-      numbers.add(isObject(value) && isObject(value.metadata) ? asString(value.metadata.phone_number_id) : null);
+      const phoneNumberId = isObject(value) && isObject(value.metadata) ? asString(value.metadata.phone_number_id) : null;
+      const source = { phoneNumberId, businessAccountId: phoneNumberId === null && isObject(entry) ? idOf(entry.id) : null };
+      sources.set(JSON.stringify(source), source);
     }
   }
-  return numbers.size === 0 ? [null] : [...numbers];
+  return sources.size === 0 ? [{ phoneNumberId: null, businessAccountId: null }] : [...sources.values()];
 }
 
 /**
@@ -85,7 +92,7 @@ export function parseChannelWebhook(received: unknown, receivedAt = new Date()):
         continue;
       }
       if (change.field === 'message_template_status_update' || change.field === 'template_category_update') {
-        readTemplateChange(change.field, change.value, parsed);
+        readTemplateChange(change.field, change.value, isObject(entry) ? idOf(entry.id) : null, parsed);
         continue;
       }
       if (change.field !== undefined && change.field !== 'messages') {
@@ -322,11 +329,11 @@ function readChangeError(error: unknown, parsed: ParsedWebhook): void {
 function readTemplateChange(
   field: 'message_template_status_update' | 'template_category_update',
   value: Json,
+  businessAccountId: string | null,
   parsed: ParsedWebhook,
 ): void {
-  const id = value.message_template_id;
   const template: TemplateReference = {
-    channelTemplateId: typeof id === 'number' && Number.isSafeInteger(id) ? String(id) : asString(id),
+    channelTemplateId: idOf(value.message_template_id),
     name: asString(value.message_template_name),
     language: asString(value.message_template_language),
   };
@@ -334,12 +341,17 @@ function readTemplateChange(
   const event = asString(value.event);
   const category = asString(value.new_category);
   if (known && field === 'message_template_status_update' && event) {
-    parsed.templates.push({ kind: 'status', template, event, reason: asString(value.reason) });
+    parsed.templates.push({ kind: 'status', businessAccountId, template, event, reason: asString(value.reason) });
   } else if (known && field === 'template_category_update' && category) {
-    parsed.templates.push({ kind: 'category', template, category });
+    parsed.templates.push({ kind: 'category', businessAccountId, template, category });
   } else {
     parsed.ignored.push(`a ${field} change without a template or its ${field === 'template_category_update' ? 'new_category' : 'event'}`);
   }
+}
+
+/** A channel id, which the Graph API writes as a string and sometimes as a number. */
+function idOf(value: unknown): string | null {
+  return typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : asString(value);
 }
 
 /** The channel's reason for a failed status: `(#131047) Re-engagement message: <details>`. */

@@ -31,7 +31,7 @@ import { NotificationsService } from '../notifications/notifications.service';
 import { ChannelErrorResponse } from './channel-error.dto';
 import { ChannelErrorRepository } from './channel-error.repository';
 import { checkChannelSignature, sameSecret } from './webhook-signature';
-import { businessNumbersOf, type ChannelChangeError, parseChannelWebhook, type ParsedWebhook } from './channel-payload';
+import { changeSourcesOf, type ChannelChangeError, parseChannelWebhook, type ParsedWebhook } from './channel-payload';
 import { TemplatesService } from '../templates/templates.service';
 import { DeadLetterResponse } from './dead-letter.dto';
 import { DeadLetterRepository } from './dead-letter.repository';
@@ -145,9 +145,9 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
     this.checkSignedFor(router, rawBody, signature, body);
   }
 
-  /** Checks the signature with the app secret of every number the body's changes name, as the router knows them. */
+  /** Checks the signature with the app secret of every number (or business account) the body's changes are about, as the router knows them. */
   private checkSignedFor(router: InboxRouter, rawBody: Buffer | undefined, signature: string | undefined, body: unknown): void {
-    const keys = new Set(businessNumbersOf(body).map((phoneNumberId) => router.appSecret(phoneNumberId)));
+    const keys = new Set(changeSourcesOf(body).map((source) => router.appSecret(source)));
     checkChannelSignature(rawBody, signature, keys, this.config.isProduction);
   }
 

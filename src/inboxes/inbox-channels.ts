@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type ChannelAccount, ChannelClient, ChannelError, InboxChannels } from '../channel/channel-client';
+import { type ChannelAccount, ChannelClient, ChannelError, InboxChannels, SANDBOX_CATALOGUE } from '../channel/channel-client';
 import { SecretBox } from '../config/secret-box';
 import { Database } from '../database/database';
 import { ChannelFactory } from '../messaging/channel-factory';
@@ -7,14 +7,24 @@ import { DEFAULT_INBOX_ID } from '../common/default-inbox';
 import type { InboxRow } from './inbox.entity';
 import { InboxRepository } from './inbox.repository';
 
+/** Whether the inbox is a number on the Cloud API: one without a token or number is the sandbox. */
+function isOnCloudApi(inbox: InboxRow): inbox is InboxRow & { access_token: string; phone_number_id: string } {
+  return inbox.access_token !== null && inbox.phone_number_id !== null;
+}
+
 /** The inbox's account on the Cloud API, its token opened; null without a token (the sandbox). */
 export function accountOf(inbox: InboxRow, secrets: SecretBox): ChannelAccount | null {
-  if (inbox.access_token === null || inbox.phone_number_id === null) return null;
+  if (!isOnCloudApi(inbox)) return null;
   return {
     phoneNumberId: inbox.phone_number_id,
     accessToken: secrets.open(inbox.access_token),
     businessAccountId: inbox.business_account_id,
   };
+}
+
+/** The template catalogue the inbox's channel reads (catalogueOf its account), told from its row without opening its token. */
+export function catalogueOfInbox(inbox: InboxRow): string | null {
+  return isOnCloudApi(inbox) ? inbox.business_account_id : SANDBOX_CATALOGUE;
 }
 
 /**

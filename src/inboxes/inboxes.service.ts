@@ -22,7 +22,7 @@ import { CreateInboxDto, InboxConnectionResponse, InboxMembersDto, InboxResponse
 import { DEFAULT_INBOX_ID } from '../common/default-inbox';
 import type { InboxRow } from './inbox.entity';
 import { InboxRepository } from './inbox.repository';
-import { accountOf } from './inbox-channels';
+import { accountOf, catalogueOfInbox } from './inbox-channels';
 
 /** The fields of the default inbox the MESSAGING_* settings own: an admin changes them there. */
 const SETTINGS_OWNED = ['phone_number_id', 'business_account_id', 'access_token', 'app_secret', 'status'] as const;
@@ -30,12 +30,18 @@ const SETTINGS_OWNED = ['phone_number_id', 'business_account_id', 'access_token'
 /** Told after an inbox is created or changed, e.g. to replay the webhooks kept for its number. */
 type InboxesChanged = () => Promise<void>;
 
+/** An active inbox and the template catalogue its channel reads. */
+export interface InboxCatalogue {
+  inboxId: string;
+  catalogue: string;
+}
+
 /** Where the changes of a business number go, and the key their webhooks are signed with. */
 export interface InboxRouter {
   /** The inbox of the number's changes; null: no active inbox has it. */
   route(phoneNumberId: string | null): string | null;
-  /** The app secret its webhooks are signed with; null: none is set. */
-  appSecret(phoneNumberId: string | null): string | null;
+  /** The app secret the webhooks of a number (or, for a change about none, of a business account) are signed with; null: none is set. */
+  appSecret(source: { phoneNumberId: string | null; businessAccountId: string | null }): string | null;
 }
 
 @Injectable()
@@ -269,14 +275,32 @@ export class InboxesService implements OnApplicationBootstrap {
         : (byNumber.get(phoneNumberId) ?? (sandboxDefault ? inboxes.find((inbox) => inbox.is_default)! : null));
     return {
       route: (phoneNumberId) => inboxOf(phoneNumberId)?.id ?? null,
-      appSecret: (phoneNumberId) => {
+      appSecret: ({ phoneNumberId, businessAccountId }) => {
         // The number's own key whatever its inbox's status: a disabled inbox's webhooks are kept, checked with its secret.
+        // A change about no number (a template's) is signed by the app of an inbox on its business account, if one has its own key.
         const owner =
-          inboxes.find((inbox) => inbox.phone_number_id !== null && inbox.phone_number_id === phoneNumberId) ?? inboxOf(phoneNumberId);
+          (phoneNumberId === null
+            ? inboxes.find(
+                (inbox) => inbox.app_secret !== null && businessAccountId !== null && inbox.business_account_id === businessAccountId,
+              )
+            : inboxes.find((inbox) => inbox.phone_number_id === phoneNumberId)) ?? inboxOf(phoneNumberId);
         const own = owner?.app_secret ?? null;
         return own === null ? this.config.messagingAppSecret : this.openOrNull(own);
       },
     };
+  }
+
+  /**
+   * The template catalogue of every active inbox that has one, the default inbox first (its
+   * channel is the one a shared catalogue is synced through when it has it). Inboxes on one
+   * business account share its catalogue.
+   */
+  async catalogues(db: Db): Promise<InboxCatalogue[]> {
+    const inboxes = (await this.inboxes.list(db)).sort((a, b) => Number(b.is_default) - Number(a.is_default));
+    return inboxes.flatMap((inbox) => {
+      const catalogue = catalogueOfInbox(inbox);
+      return inbox.status === 'active' && catalogue !== null ? [{ inboxId: inbox.id, catalogue }] : [];
+    });
   }
 
   /** Whether the inbox exists and is active: a conversation can be opened in it. */

@@ -9,6 +9,7 @@ import {
   ChannelMediaDownload,
   ChannelMediaUpload,
   type ChannelTemplate,
+  catalogueOf,
   MEDIA_TRANSFER_TIMEOUT_MS,
   OutboundMessage,
 } from '../channel/channel-client';
@@ -71,8 +72,8 @@ export class GraphApiChannel extends ChannelClient {
     super();
   }
 
-  get hasTemplateCatalogue(): boolean {
-    return this.account.businessAccountId !== null;
+  get catalogue(): string | null {
+    return catalogueOf(this.account);
   }
 
   async send(message: OutboundMessage): Promise<string> {

@@ -12,6 +12,7 @@ import {
   ChannelMediaDownload,
   ChannelMediaUpload,
   type ChannelTemplate,
+  catalogueOf,
   OutboundMessage,
 } from '../channel/channel-client';
 import { SANDBOX_TEMPLATES } from './sandbox-templates';
@@ -28,7 +29,7 @@ const SANDBOX_MEDIA_ID = /^[A-Za-z0-9_-]{1,128}$/;
  * land there, and a customer's media is downloaded from there; an id it does not hold fails.
  */
 export class SandboxChannel extends ChannelClient {
-  readonly hasTemplateCatalogue = true;
+  readonly catalogue = catalogueOf(null);
   private readonly logger = new Logger('SandboxChannel');
   private readonly directory: string;
 

@@ -10,11 +10,12 @@ import { TemplatesService } from './templates.service';
 const SYNC_LEASE_MS = 10 * 60_000;
 
 /**
- * Syncs the template catalogue as recorded work that never finishes: one row says when the next
- * sync is due, so replicas share one sync per MESSAGING_TEMPLATE_SYNC_INTERVAL. Due at start (not
- * waited for), then every interval after a success; a failure is logged and tried again on
- * MESSAGING_RETRY_SCHEDULE (at most one interval later). A channel webhook's template change
- * makes it due in its transaction. Without a catalogue (no business account) nothing is synced.
+ * Syncs each template catalogue as recorded work that never finishes: one row per catalogue says
+ * when its next sync is due, so replicas share one sync of it per MESSAGING_TEMPLATE_SYNC_INTERVAL.
+ * Due at start and when an inbox changes (not waited for), then every interval after a success; a
+ * failure is logged and tried again on MESSAGING_RETRY_SCHEDULE (at most one interval later). A
+ * channel webhook's template change makes its catalogue's due in its transaction. A catalogue no
+ * active inbox reads any more is parked.
  */
 @Injectable()
 export class TemplateSyncProcessor implements OnModuleInit, OnApplicationBootstrap {
@@ -32,18 +33,22 @@ export class TemplateSyncProcessor implements OnModuleInit, OnApplicationBootstr
       job: 'template.sync',
       ...SYNC_WORK,
       leaseMs: SYNC_LEASE_MS,
-      concurrency: 1,
-      enabled: () => this.templates.hasCatalogue,
+      // A few catalogues at once: each sync is a handful of page reads.
+      concurrency: 4,
       attempt: async (claimed) => {
-        await this.templates.sync();
-        await this.templates.recordSynced(claimed.attempts, new Date(Date.now() + interval()));
+        if (await this.templates.syncCatalogue(claimed.id)) {
+          await this.templates.recordSynced(claimed.id, claimed.attempts, new Date(Date.now() + interval()));
+        } else {
+          this.logger.log(`No active inbox reads the template catalogue ${claimed.id} any more: its sync waits until one does`);
+          await this.templates.parkSync(claimed.id, claimed.attempts);
+        }
       },
       failure: (error) => ({ reason: (error as Error).message, retryable: true }),
       nextAttemptInMs: (claimed) => Math.min(retryDelay(this.config.messagingRetryScheduleMs, claimed.failures + 1), interval()),
       retry: async (claimed, at, failure) => {
         const inSeconds = Math.round((at.getTime() - Date.now()) / 1000);
         this.logger.warn(`Template sync failed (${claimed.failures + 1} in a row), next attempt in ${inSeconds} s: ${failure.reason}`);
-        await this.templates.recordSyncFailed(claimed.attempts, failure.reason, at);
+        await this.templates.recordSyncFailed(claimed.id, claimed.attempts, failure.reason, at);
       },
     });
   }

@@ -2,10 +2,12 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsString, Length, Matches } from 'class-validator';
 import { IsOmittable } from '../common/omittable';
+import { IsPublicId } from '../common/is-public-id';
 import { toPublicId } from '../common/ids';
 import { PageQuery } from '../common/pagination';
 import { HEADER_FORMATS, type HeaderFormat, type TemplateParameters } from './template-parameters';
 import type { TemplateRow } from './template.entity';
+import { SANDBOX_CATALOGUE } from '../channel/channel-client';
 
 export class ButtonParametersResponse {
   @ApiProperty({ example: 0, description: 'The position of the button in the template, from 0: the index of its send component' })
@@ -53,6 +55,14 @@ export class TemplateResponse {
   @ApiProperty({ example: 'tpl_01a2047c8e2078c99d14947d2651598e' })
   id!: string;
 
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '102290129340398',
+    description: 'The business account whose catalogue it is (inboxes on one account share it); null for the sandbox’s own',
+  })
+  business_account_id!: string | null;
+
   @ApiProperty({ example: 'order_update' })
   name!: string;
 
@@ -84,6 +94,7 @@ export class TemplateResponse {
   static of(row: TemplateRow): TemplateResponse {
     return {
       id: toPublicId('tpl', row.id),
+      business_account_id: row.catalogue === SANDBOX_CATALOGUE ? null : row.catalogue,
       name: row.name,
       language: row.language,
       category: row.category,
@@ -96,6 +107,15 @@ export class TemplateResponse {
 }
 
 export class ListTemplatesQuery extends PageQuery {
+  @ApiPropertyOptional({
+    example: 'inb_00000000000070008000000000000001',
+    description:
+      'Only the catalogue this inbox sends from (its business account’s): the templates a conversation of it can send. Without it, the catalogues of every active inbox the caller sees',
+  })
+  @IsOmittable()
+  @IsPublicId('inb', 'an inbox id')
+  inbox_id?: string;
+
   @ApiPropertyOptional({ example: 'APPROVED', description: 'A status as the channel names it; case-insensitive' })
   @IsOmittable()
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().toUpperCase() : value))
@@ -118,6 +138,9 @@ export class ListTemplatesQuery extends PageQuery {
 }
 
 export class SyncResponse {
-  @ApiProperty({ example: 12, description: 'Templates the business account has now (every page read)' })
+  @ApiProperty({
+    example: 12,
+    description: 'Templates the business accounts have now, every catalogue of the active inboxes read (every page)',
+  })
   synced!: number;
 }

@@ -6,9 +6,11 @@ export const SENDABLE_STATUS = 'APPROVED';
 /** The status a template gets when it disappears from the business account (deleted there). */
 export const DELETED_STATUS = 'DELETED';
 
-/** A row of `templates`: one template (name and language) of the catalogue. */
+/** A row of `templates`: one template (name and language) of one catalogue. */
 export interface TemplateRow {
   id: string;
+  /** The business account's id whose catalogue it is, or SANDBOX_CATALOGUE. */
+  catalogue: string;
   name: string;
   language: string;
   channel_template_id: string | null;
@@ -22,8 +24,9 @@ export interface TemplateRow {
   updated_at: Date;
 }
 
-/** The row of `template_syncs` that records the catalogue's sync as recorded work. */
+/** A row of `template_syncs`: one catalogue's sync as recorded work. */
 export interface TemplateSyncRow {
+  /** The catalogue. */
   id: string;
   /** Sync attempts claimed so far (never reset: each attempt has its own job id). */
   attempts: number;
@@ -44,7 +47,10 @@ export interface TemplateReference {
   language: string | null;
 }
 
-/** A change of a template the channel webhook reported (fields `message_template_status_update` and `template_category_update`). */
+/**
+ * A change of a template the channel webhook reported (fields `message_template_status_update` and
+ * `template_category_update`), with the business account whose catalogue it is (the entry's `id`).
+ */
 export type TemplateChange =
-  | { kind: 'status'; template: TemplateReference; event: string; reason: string | null }
-  | { kind: 'category'; template: TemplateReference; category: string };
+  | { kind: 'status'; businessAccountId: string | null; template: TemplateReference; event: string; reason: string | null }
+  | { kind: 'category'; businessAccountId: string | null; template: TemplateReference; category: string };

@@ -4,25 +4,31 @@ import { containsPattern } from '../common/search';
 import { Keyset } from '../database/keyset';
 import { Db, execute, query, queryOne, Sql, sql } from '../database/sql';
 import type { WorkKind } from '../recorded-work/work-kind';
+import { SANDBOX_CATALOGUE } from '../channel/channel-client';
 import { DELETED_STATUS, type TemplateReference, type TemplateRow, type TemplateSyncRow } from './template.entity';
 
 const COLUMNS = sql.raw(
-  't.id, t.name, t.language, t.channel_template_id, t.category, t.status, t.parameter_format, t.components, t.parameters, t.created_at, t.updated_at',
+  't.id, t.catalogue, t.name, t.language, t.channel_template_id, t.category, t.status, t.parameter_format, t.components, t.parameters, t.created_at, t.updated_at',
 );
 const SYNC_COLUMNS = sql.raw('id, attempts, failures, next_attempt_at, claimed_by, synced_at, error');
 const RECENTLY_CHANGED_FIRST = new Keyset<TemplateRow>({ time: 't.updated_at', id: 't.id' }, 'DESC', (row) => [row.updated_at, row.id]);
 
-/** The one row of `template_syncs`: the catalogue has one sync, whichever replica runs it. */
-export const CATALOGUE_SYNC = 'catalogue';
-/** The catalogue's sync as recorded work that never finishes (alias `w`): it is always due again later. */
+/**
+ * Each catalogue's sync as recorded work that never finishes (alias `w`, one row per catalogue,
+ * whichever replica runs it): always due again later, or parked (no due time) while no active
+ * inbox reads the catalogue.
+ */
 export const SYNC_WORK = {
   table: 'template_syncs',
   idType: 'text',
-  waiting: sql`w.id = ${CATALOGUE_SYNC}`,
+  // Its rows are named by their catalogue: a business account's id (digits) or the sandbox's key.
+  waiting: sql`w.next_attempt_at IS NOT NULL AND (w.id ~ '^[0-9]+$' OR w.id = ${SANDBOX_CATALOGUE})`,
   needs: { columns: SYNC_COLUMNS },
 } satisfies Pick<WorkKind, 'table' | 'idType' | 'waiting' | 'needs'>;
 
 export interface TemplateFilter {
+  /** Only the templates of these catalogues. */
+  catalogues: readonly string[];
   status?: string;
   language?: string;
   /** Part of the name, case-insensitive. */
@@ -32,10 +38,19 @@ export interface TemplateFilter {
 /** A template as a sync stores it. */
 export type SyncedTemplate = Pick<
   TemplateRow,
-  'id' | 'name' | 'language' | 'channel_template_id' | 'category' | 'status' | 'parameter_format' | 'components' | 'parameters'
+  | 'id'
+  | 'catalogue'
+  | 'name'
+  | 'language'
+  | 'channel_template_id'
+  | 'category'
+  | 'status'
+  | 'parameter_format'
+  | 'components'
+  | 'parameters'
 >;
 
-/** The SQL of `templates` and `template_syncs`. */
+/** The SQL of `templates` (one catalogue per business account) and `template_syncs` (one sync per catalogue). */
 @Injectable()
 export class TemplateRepository {
   /**
@@ -44,7 +59,7 @@ export class TemplateRepository {
    * templates_name_search_idx. Public so the tests can EXPLAIN it.
    */
   listStatement(filter: TemplateFilter, page: PageQuery): Sql {
-    const where: Sql[] = [];
+    const where: Sql[] = [sql`t.catalogue = ANY(${[...filter.catalogues]}::text[])`];
     if (filter.status) where.push(sql`t.status = ${filter.status}`);
     if (filter.language) where.push(sql`t.language = ${filter.language}`);
     if (filter.q) where.push(sql`t.name ILIKE ${containsPattern(filter.q)}`);
@@ -61,18 +76,24 @@ export class TemplateRepository {
     return queryOne(db, sql`SELECT ${COLUMNS} FROM templates t WHERE t.id = ${id}`);
   }
 
-  findByNameAndLanguage(db: Db, name: string, language: string): Promise<TemplateRow | null> {
-    return queryOne(db, sql`SELECT ${COLUMNS} FROM templates t WHERE t.name = ${name} AND t.language = ${language}`);
+  findByNameAndLanguage(db: Db, catalogue: string, name: string, language: string): Promise<TemplateRow | null> {
+    return queryOne(
+      db,
+      sql`SELECT ${COLUMNS} FROM templates t WHERE t.catalogue = ${catalogue} AND t.name = ${name} AND t.language = ${language}`,
+    );
   }
 
   /** The languages the catalogue has a template of this name in. */
-  async languagesOf(db: Db, name: string): Promise<string[]> {
-    const rows = await query<{ language: string }>(db, sql`SELECT language FROM templates WHERE name = ${name} ORDER BY language`);
+  async languagesOf(db: Db, catalogue: string, name: string): Promise<string[]> {
+    const rows = await query<{ language: string }>(
+      db,
+      sql`SELECT language FROM templates WHERE catalogue = ${catalogue} AND name = ${name} ORDER BY language`,
+    );
     return rows.map((row) => row.language);
   }
 
   /**
-   * Inserts the templates, or updates those the catalogue has (by name and language); a row
+   * Inserts the templates, or updates those their catalogue has (by name and language); a row
    * whose fields are all the same is left as it is, its updated_at too. One statement for the
    * whole catalogue (the names and languages must be distinct).
    */
@@ -80,11 +101,11 @@ export class TemplateRepository {
     if (templates.length === 0) return;
     await execute(
       db,
-      sql`INSERT INTO templates (id, name, language, channel_template_id, category, status, parameter_format, components, parameters, created_at, updated_at)
-          SELECT s.id, s.name, s.language, s.channel_template_id, s.category, s.status, s.parameter_format, s.components, s.parameters, ${at}, ${at}
+      sql`INSERT INTO templates (id, catalogue, name, language, channel_template_id, category, status, parameter_format, components, parameters, created_at, updated_at)
+          SELECT s.id, s.catalogue, s.name, s.language, s.channel_template_id, s.category, s.status, s.parameter_format, s.components, s.parameters, ${at}, ${at}
             FROM jsonb_to_recordset(${JSON.stringify(templates)}::jsonb)
-                 AS s(id uuid, name text, language text, channel_template_id text, category text, status text, parameter_format text, components jsonb, parameters jsonb)
-          ON CONFLICT (name, language) DO UPDATE
+                 AS s(id uuid, catalogue text, name text, language text, channel_template_id text, category text, status text, parameter_format text, components jsonb, parameters jsonb)
+          ON CONFLICT (catalogue, name, language) DO UPDATE
              SET channel_template_id = EXCLUDED.channel_template_id, category = EXCLUDED.category, status = EXCLUDED.status,
                  parameter_format = EXCLUDED.parameter_format, components = EXCLUDED.components, parameters = EXCLUDED.parameters,
                  updated_at = EXCLUDED.updated_at
@@ -94,19 +115,19 @@ export class TemplateRepository {
     );
   }
 
-  /** Marks DELETED the templates that are not among `kept` (names and languages); answers how many. */
-  markDeletedExcept(db: Db, kept: { name: string; language: string }[], at: Date): Promise<number> {
+  /** Marks DELETED the templates of the catalogue that are not among `kept` (names and languages); answers how many. */
+  markDeletedExcept(db: Db, catalogue: string, kept: { name: string; language: string }[], at: Date): Promise<number> {
     return execute(
       db,
       sql`UPDATE templates t SET status = ${DELETED_STATUS}, updated_at = ${at}
-           WHERE t.status <> ${DELETED_STATUS}
+           WHERE t.catalogue = ${catalogue} AND t.status <> ${DELETED_STATUS}
              AND NOT EXISTS (SELECT 1 FROM jsonb_to_recordset(${JSON.stringify(kept)}::jsonb) AS k(name text, language text)
                               WHERE k.name = t.name AND k.language = t.language)`,
     );
   }
 
-  /** Sets the status or category of the template the channel named (by its id or by its name and language); answers how many rows changed. */
-  setField(db: Db, template: TemplateReference, field: 'status' | 'category', value: string, at: Date): Promise<number> {
+  /** Sets the status or category of the catalogue's template the channel named (by its id or by its name and language); answers how many rows changed. */
+  setField(db: Db, catalogue: string, template: TemplateReference, field: 'status' | 'category', value: string, at: Date): Promise<number> {
     const column = sql.raw(field);
     const which: Sql[] = [];
     if (template.channelTemplateId) which.push(sql`channel_template_id = ${template.channelTemplateId}`);
@@ -114,42 +135,52 @@ export class TemplateRepository {
     if (which.length === 0) return Promise.resolve(0);
     return execute(
       db,
-      sql`UPDATE templates SET ${column} = ${value}, updated_at = ${at} WHERE (${sql.join(which, ' OR ')}) AND ${column} <> ${value}`,
+      sql`UPDATE templates SET ${column} = ${value}, updated_at = ${at} WHERE catalogue = ${catalogue} AND (${sql.join(which, ' OR ')}) AND ${column} <> ${value}`,
     );
   }
 
   // --- The sync, as recorded work
 
-  /** The sync's row, created due now if missing, else made due now (a start, or a webhook asking for a sync). */
-  async makeSyncDue(db: Db): Promise<void> {
+  /** The catalogue's sync row, created due now if missing, else made due now (a start, a new inbox, or a webhook asking for a sync). */
+  async makeSyncDue(db: Db, catalogue: string): Promise<void> {
     await execute(
       db,
-      sql`INSERT INTO template_syncs (id, next_attempt_at) VALUES (${CATALOGUE_SYNC}, now())
+      sql`INSERT INTO template_syncs (id, next_attempt_at) VALUES (${catalogue}, now())
           ON CONFLICT (id) DO UPDATE SET next_attempt_at = LEAST(template_syncs.next_attempt_at, now())`,
     );
   }
 
-  findSync(db: Db): Promise<TemplateSyncRow | null> {
-    return queryOne(db, sql`SELECT ${SYNC_COLUMNS} FROM template_syncs WHERE id = ${CATALOGUE_SYNC}`);
+  findSync(db: Db, catalogue: string): Promise<TemplateSyncRow | null> {
+    return queryOne(db, sql`SELECT ${SYNC_COLUMNS} FROM template_syncs WHERE id = ${catalogue}`);
   }
 
-  /** A sync succeeded: recorded whoever ran it; the next one is scheduled only by the attempt still holding the row. */
-  async recordSynced(db: Db, attempt: number | null, nextAt: Date): Promise<void> {
+  /** A sync succeeded: recorded whoever ran it (attempt null: outside the job); the next one is scheduled only by the attempt still holding the row. */
+  async recordSynced(db: Db, catalogue: string, attempt: number | null, nextAt: Date | null): Promise<void> {
     await execute(
       db,
       attempt === null
-        ? sql`UPDATE template_syncs SET synced_at = now(), failures = 0, error = NULL WHERE id = ${CATALOGUE_SYNC}`
+        ? // A sync asked for outside the job, of a catalogue without a row yet: made due, so the periodic sync takes it from here.
+          sql`INSERT INTO template_syncs (id, synced_at, next_attempt_at) VALUES (${catalogue}, now(), now())
+              ON CONFLICT (id) DO UPDATE SET synced_at = now(), failures = 0, error = NULL`
         : sql`UPDATE template_syncs SET synced_at = now(), failures = 0, error = NULL, next_attempt_at = ${nextAt}, claimed_by = NULL, updated_at = now()
-               WHERE id = ${CATALOGUE_SYNC} AND attempts = ${attempt}`,
+               WHERE id = ${catalogue} AND attempts = ${attempt}`,
     );
   }
 
   /** The attempt failed: the next one is due at `nextAt`. */
-  async recordSyncFailed(db: Db, attempt: number, error: string, nextAt: Date): Promise<void> {
+  async recordSyncFailed(db: Db, catalogue: string, attempt: number, error: string, nextAt: Date): Promise<void> {
     await execute(
       db,
       sql`UPDATE template_syncs SET failures = failures + 1, error = ${error}, next_attempt_at = ${nextAt}, claimed_by = NULL, updated_at = now()
-           WHERE id = ${CATALOGUE_SYNC} AND attempts = ${attempt}`,
+           WHERE id = ${catalogue} AND attempts = ${attempt}`,
+    );
+  }
+
+  /** No active inbox reads the catalogue any more: its sync waits, without a due time, for one that does (makeSyncDue). */
+  async parkSync(db: Db, catalogue: string, attempt: number): Promise<void> {
+    await execute(
+      db,
+      sql`UPDATE template_syncs SET next_attempt_at = NULL, claimed_by = NULL, updated_at = now() WHERE id = ${catalogue} AND attempts = ${attempt}`,
     );
   }
 }

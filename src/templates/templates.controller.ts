@@ -3,13 +3,15 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swa
 import { ApiErrors } from '../common/api-errors';
 import { PageOf, type Page } from '../common/pagination';
 import { PublicIdPipe } from '../common/public-id.pipe';
+import { CurrentUser } from '../users/current-user.decorator';
 import { Roles } from '../users/roles.decorator';
+import type { UserRow } from '../users/user.entity';
 import { ListTemplatesQuery, SyncResponse, TemplateResponse } from './template.dto';
 import { TemplatesService } from './templates.service';
 
 const TemplateId = new PublicIdPipe('tpl', 'Template');
 
-/** The message templates of the WhatsApp Business Account (or of the sandbox channel). */
+/** The message templates of each WhatsApp Business Account an inbox is on (or of the sandbox channel). */
 @ApiTags('Templates')
 @ApiBearerAuth()
 @ApiErrors(401, 403, 429)
@@ -19,16 +21,18 @@ export class TemplatesController {
 
   @Get()
   @ApiOperation({
-    summary: 'The template catalogue, most recently changed first',
+    summary: 'The template catalogues, most recently changed first',
     description:
-      'Synced from the business account (MESSAGING_BUSINESS_ACCOUNT_ID) at start, every MESSAGING_TEMPLATE_SYNC_INTERVAL, on POST /api/v1/templates/sync ' +
-      'and when the channel webhook reports a template change; the sandbox channel has its own. Filters: status, language, q (part of the name). ' +
-      'parameters says what a send must fill.',
+      'One catalogue per business account an active inbox is on (the default inbox’s is MESSAGING_BUSINESS_ACCOUNT_ID), synced at start, when an ' +
+      'inbox is created or changed, every MESSAGING_TEMPLATE_SYNC_INTERVAL, on POST /api/v1/templates/sync and when the channel webhook reports a ' +
+      'template change; the sandbox channel has its own. inbox_id keeps to the catalogue that inbox sends from (404 for an inbox the caller does not ' +
+      'see); without it, the catalogues of the inboxes the caller sees. Filters: status, language, q (part of the name). parameters says what a ' +
+      'send must fill.',
   })
   @ApiOkResponse({ type: PageOf(TemplateResponse, 'TemplatePage') })
-  @ApiErrors(400)
-  list(@Query() query: ListTemplatesQuery): Promise<Page<TemplateResponse>> {
-    return this.templates.list(query);
+  @ApiErrors(400, 404)
+  list(@Query() query: ListTemplatesQuery, @CurrentUser() caller: UserRow): Promise<Page<TemplateResponse>> {
+    return this.templates.list(query, caller);
   }
 
   @Get(':id')
@@ -43,10 +47,11 @@ export class TemplatesController {
   @Roles('admin')
   @HttpCode(200)
   @ApiOperation({
-    summary: 'Sync the catalogue from the business account now (admin)',
+    summary: 'Sync every catalogue from its business account now (admin)',
     description:
-      'Reads every page of the account’s templates and answers once they are stored: new and changed ones written, the ones the account no longer ' +
-      'has marked DELETED. 422 without MESSAGING_BUSINESS_ACCOUNT_ID (no catalogue); 503 with the channel’s reason when it fails (nothing changed).',
+      'Reads every page of the templates of each business account an active inbox is on, and answers once they are stored: new and changed ones ' +
+      'written, the ones an account no longer has marked DELETED. 422 when no active inbox has a catalogue (no business account); 503 naming each ' +
+      'account whose read failed, with the channel’s reason (that catalogue unchanged, the others stored).',
   })
   @ApiOkResponse({ type: SyncResponse })
   @ApiErrors(422, 503)

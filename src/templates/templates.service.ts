@@ -1,9 +1,11 @@
 import { Injectable, Logger, NotFoundException, ServiceUnavailableException, UnprocessableEntityException } from '@nestjs/common';
-import { newUuid } from '../common/ids';
+import { newUuid, parsePublicId } from '../common/ids';
 import { mapPage, type Page } from '../common/pagination';
 import { toStorable } from '../common/storable-text';
 import { Database } from '../database/database';
-import { ChannelClient, type ChannelTemplate } from '../channel/channel-client';
+import { type ChannelClient, type ChannelTemplate, InboxChannels, SANDBOX_CATALOGUE } from '../channel/channel-client';
+import { InboxesService, type InboxCatalogue } from '../inboxes/inboxes.service';
+import { seesInbox, type UserRow } from '../users/user.entity';
 import type { Db } from '../database/sql';
 import { parametersOf, sendProblem } from './template-parameters';
 import { ListTemplatesQuery, SyncResponse, TemplateResponse } from './template.dto';
@@ -37,34 +39,42 @@ const STATUS_OF_EVENT: Record<string, string> = {
 };
 
 /**
- * The template catalogue: synced from the channel (every page), listed with what each send must
- * fill, and the check of every template send before it is queued. Without a source (a real
- * channel without MESSAGING_BUSINESS_ACCOUNT_ID) there is no catalogue and sends are not checked.
- * The channel is the source when it has a catalogue (the sandbox's own, or the business account's).
+ * The template catalogues: one per business account (and the sandbox's own), each read through
+ * the channel of an active inbox on that account; listed with what each send must fill, and the
+ * check of every template send against the catalogue of its conversation's inbox before it is
+ * queued. An inbox without a business account (a real number without
+ * business_account_id) has no catalogue, and its template sends are not checked.
  */
 @Injectable()
 export class TemplatesService {
   private readonly logger = new Logger(TemplatesService.name);
-  private readonly source: ChannelClient | null;
-  /** Once a sync is known to have succeeded, sends are checked against the stored catalogue. */
-  private catalogueSynced = false;
-  /** The sync a send runs when no sync ever succeeded, once per process. */
-  private firstSync: Promise<boolean> | null = null;
+  /** The catalogues a sync is known to have succeeded for: their sends are checked against what is stored. */
+  private readonly syncedCatalogues = new Set<string>();
+  /** The sync a send runs when no sync of its catalogue ever succeeded, once per catalogue and process. */
+  private readonly firstSyncs = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly database: Database,
     private readonly templates: TemplateRepository,
-    channel: ChannelClient,
+    private readonly inboxes: InboxesService,
+    private readonly channels: InboxChannels,
   ) {
-    this.source = channel.hasTemplateCatalogue ? channel : null;
+    // A new inbox, or a changed business account, has its catalogue synced now rather than at the next interval.
+    inboxes.whenChanged(() => this.requestSync());
   }
 
-  get hasCatalogue(): boolean {
-    return this.source !== null;
-  }
-
-  async list(query: ListTemplatesQuery): Promise<Page<TemplateResponse>> {
-    const page = await this.templates.list(this.database.db, { status: query.status, language: query.language, q: query.q }, query);
+  /**
+   * The templates of the catalogue of one inbox (`inbox_id`, 404 for one the caller does not see;
+   * none when it has no catalogue), else of every active inbox the caller sees.
+   */
+  async list(query: ListTemplatesQuery, caller: UserRow): Promise<Page<TemplateResponse>> {
+    const db = this.database.db;
+    const inboxId = query.inbox_id === undefined ? undefined : parsePublicId('inb', query.inbox_id)!;
+    if (inboxId !== undefined) await this.inboxes.get(inboxId, caller);
+    const catalogues = (await this.inboxes.catalogues(db))
+      .filter((inbox) => (inboxId === undefined ? seesInbox(caller, inbox.inboxId) : inbox.inboxId === inboxId))
+      .map((inbox) => inbox.catalogue);
+    const page = await this.templates.list(db, { catalogues, status: query.status, language: query.language, q: query.q }, query);
     return mapPage(page, TemplateResponse.of);
   }
 
@@ -74,74 +84,89 @@ export class TemplatesService {
     return TemplateResponse.of(row);
   }
 
-  /** POST /templates/sync: the whole catalogue read and stored now; 422 without a catalogue, 503 when the channel fails. */
+  /**
+   * POST /templates/sync: every catalogue of the active inboxes read and stored now; 422 when
+   * none has one, 503 naming each that failed (the others are stored).
+   */
   async syncNow(): Promise<SyncResponse> {
-    if (!this.source) {
+    const sources = sourcesOf(await this.inboxes.catalogues(this.database.db));
+    if (sources.length === 0) {
       throw new UnprocessableEntityException(
-        'There is no template catalogue to sync: MESSAGING_BUSINESS_ACCOUNT_ID is not set (template sends are not checked)',
+        'There is no template catalogue to sync: no active inbox has a business account (MESSAGING_BUSINESS_ACCOUNT_ID for the default one); template sends are not checked',
       );
     }
-    let synced: number;
-    try {
-      synced = await this.sync();
-    } catch (error) {
-      this.logger.warn(`Template sync failed: ${(error as Error).message}`);
-      throw new ServiceUnavailableException(`The template catalogue could not be read from the channel: ${(error as Error).message}`);
+    let synced = 0;
+    const failures: string[] = [];
+    for (const { catalogue, inboxId } of sources) {
+      try {
+        synced += await this.sync(catalogue, await this.channels.of(inboxId));
+        await this.templates.recordSynced(this.database.db, catalogue, null, null);
+      } catch (error) {
+        this.logger.warn(`Template sync of ${nameOf(catalogue)} failed: ${(error as Error).message}`);
+        failures.push(`${nameOf(catalogue)}: ${(error as Error).message}`);
+      }
     }
-    await this.templates.recordSynced(this.database.db, null, new Date());
+    if (failures.length > 0) {
+      throw new ServiceUnavailableException(`The template catalogue could not be read from the channel (${failures.join('; ')})`);
+    }
     return { synced };
   }
 
   /**
-   * Reads every page of the catalogue and stores it in one transaction: new and changed templates
-   * written, unchanged ones left as they are, and those the account no longer has marked DELETED
-   * (kept, so a send of one is refused naming why, and its id stays valid). Answers how many
-   * templates the account has. Throws, storing nothing, when the channel fails.
+   * Reads every page of one catalogue through the channel of an inbox that has it, and stores it in
+   * one transaction: new and changed templates written, unchanged ones left as they are, and those
+   * the account no longer has marked DELETED (kept, so a send of one is refused naming why, and
+   * its id stays valid). Answers how many templates the account has. Throws, storing nothing,
+   * when the channel fails.
    */
-  async sync(): Promise<number> {
-    if (!this.source) return 0;
+  async sync(catalogue: string, channel: ChannelClient): Promise<number> {
+    // The inbox's row and its channel disagree only while the settings of the default inbox are being written at start: tried again later.
+    if (channel.catalogue !== catalogue) throw new Error(`The inbox's channel reads another catalogue than ${nameOf(catalogue)} now`);
     // The channel's strings may hold what PostgreSQL cannot store (NUL): replaced, like inbound text.
-    const fetched = toStorable(await this.source.listTemplates());
+    const fetched = toStorable(await channel.listTemplates());
     const byKey = new Map<string, SyncedTemplate>();
-    for (const template of fetched) byKey.set(JSON.stringify([template.name, template.language]), this.toRow(template));
+    for (const template of fetched) byKey.set(JSON.stringify([template.name, template.language]), this.toRow(catalogue, template));
     const templates = [...byKey.values()];
     const now = new Date();
     const deleted = await this.database.transaction(async (db) => {
       await this.templates.upsert(db, templates, now);
       return this.templates.markDeletedExcept(
         db,
+        catalogue,
         templates.map(({ name, language }) => ({ name, language })),
         now,
       );
     });
-    this.catalogueSynced = true;
+    this.syncedCatalogues.add(catalogue);
     this.logger.log(
-      `Synced ${templates.length} template(s) from the channel${deleted > 0 ? `; ${deleted} no longer there, marked DELETED` : ''}`,
+      `Synced ${templates.length} template(s) of ${nameOf(catalogue)}${deleted > 0 ? `; ${deleted} no longer there, marked DELETED` : ''}`,
     );
     return templates.length;
   }
 
   /**
-   * The check of a template send, before it is queued: 422 for a name and language the catalogue
-   * does not have, a status other than APPROVED, or components that do not fit the definition
-   * (each naming the problem). Unchecked without a catalogue, or while no sync has ever succeeded
+   * The check of a template send in a conversation of this inbox, before it is queued: 422 for a
+   * name and language its catalogue does not have, a status other than APPROVED, or components
+   * that do not fit the definition (each naming the problem). Unchecked when the inbox has no
+   * catalogue (or cannot send: the send answers why), or while no sync of it has ever succeeded
    * and one tried now fails.
    */
-  async checkSend(template: TemplateToSend): Promise<void> {
-    if (!this.source) return;
+  async checkSend(template: TemplateToSend, inboxId: string): Promise<void> {
+    const catalogue = (await this.inboxes.catalogues(this.database.db)).find((inbox) => inbox.inboxId === inboxId)?.catalogue;
+    if (catalogue === undefined) return;
     const db = this.database.db;
-    let row = await this.templates.findByNameAndLanguage(db, template.name, template.language);
-    if (!row && !(await this.isSynced(db))) {
-      if (!(await this.syncOnce())) return;
-      row = await this.templates.findByNameAndLanguage(db, template.name, template.language);
+    let row = await this.templates.findByNameAndLanguage(db, catalogue, template.name, template.language);
+    if (!row && !(await this.isSynced(db, catalogue))) {
+      if (!(await this.syncOnce(catalogue))) return;
+      row = await this.templates.findByNameAndLanguage(db, catalogue, template.name, template.language);
     }
     const which = `${template.name} (${template.language})`;
     if (!row) {
-      const languages = await this.templates.languagesOf(db, template.name);
+      const languages = await this.templates.languagesOf(db, catalogue, template.name);
       throw new UnprocessableEntityException(
         languages.length > 0
           ? `Template ${template.name} has no language ${template.language} in the catalogue (it has ${languages.join(', ')})`
-          : `Template ${which} is not in the catalogue of the business account`,
+          : `Template ${which} is not in the catalogue of ${nameOf(catalogue)}`,
       );
     }
     if (row.status !== SENDABLE_STATUS) {
@@ -152,45 +177,79 @@ export class TemplatesService {
   }
 
   /**
-   * A change the channel webhook reported, in the caller's (the webhook's) transaction: a status
-   * or category set at once, and a sync made due, so the rest of what changed follows.
+   * A change the channel webhook reported, in the caller's (the webhook's) transaction, to the
+   * catalogue of its business account: a status or category set at once, and a sync of that
+   * catalogue made due, so the rest of what changed follows. While the default inbox is the
+   * sandbox it takes every change, as it takes every number's messages. A change of an account no
+   * active inbox has is left: an inbox made for it later syncs the whole catalogue as it is then.
    */
   async applyChannelChange(db: Db, change: TemplateChange): Promise<void> {
+    const inUse = new Set((await this.inboxes.catalogues(db)).map((inbox) => inbox.catalogue));
+    const catalogue =
+      change.businessAccountId !== null && inUse.has(change.businessAccountId)
+        ? change.businessAccountId
+        : inUse.has(SANDBOX_CATALOGUE)
+          ? SANDBOX_CATALOGUE
+          : null;
     const template = { ...change.template, language: change.template.language?.replace(/-/g, '_') ?? null };
     const named = template.name ? `${template.name} (${template.language ?? '?'})` : `with channel id ${template.channelTemplateId}`;
+    if (catalogue === null) {
+      this.logger.warn(
+        `Channel webhook: a change of template ${named} of business account ${change.businessAccountId ?? '(none named)'}, which no active inbox has: left`,
+      );
+      return;
+    }
     if (change.kind === 'status') {
       const status = STATUS_OF_EVENT[change.event.toUpperCase()];
-      if (status && (await this.templates.setField(db, template, 'status', status, new Date())) > 0) {
+      if (status && (await this.templates.setField(db, catalogue, template, 'status', status, new Date())) > 0) {
         this.logger.log(
           `Template ${named} is now ${status} (channel event ${change.event}${change.reason ? `, reason ${change.reason}` : ''})`,
         );
       }
-    } else if ((await this.templates.setField(db, template, 'category', change.category, new Date())) > 0) {
+    } else if ((await this.templates.setField(db, catalogue, template, 'category', change.category, new Date())) > 0) {
       this.logger.log(`Template ${named} is now in category ${change.category}`);
     }
-    if (this.source) await this.templates.makeSyncDue(db);
+    await this.templates.makeSyncDue(db, catalogue);
   }
 
-  // --- The sync as recorded work: the relay hands the due sync to the template.sync job.
+  // --- The syncs as recorded work: the relay hands each due sync to the template.sync job.
 
-  /** At start: a sync due now (not waited for: its job runs it, and logs and retries a failure). */
+  /** At start and when an inbox changed: the sync of every catalogue in use due now (not waited for: its job runs it, and logs and retries a failure). */
   async requestSync(): Promise<void> {
-    if (this.source) await this.templates.makeSyncDue(this.database.db);
+    const db = this.database.db;
+    for (const { catalogue } of sourcesOf(await this.inboxes.catalogues(db))) await this.templates.makeSyncDue(db, catalogue);
+  }
+
+  /**
+   * One attempt of the catalogue's sync, through an active inbox that reads it; answers false when
+   * none does any more (the sync is then parked until one does).
+   */
+  async syncCatalogue(catalogue: string): Promise<boolean> {
+    const source = sourcesOf(await this.inboxes.catalogues(this.database.db)).find((inbox) => inbox.catalogue === catalogue);
+    if (!source) return false;
+    await this.sync(catalogue, await this.channels.of(source.inboxId));
+    return true;
   }
 
   /** A sync succeeded: recorded, and the next one due at `nextAt`. */
-  async recordSynced(attempt: number, nextAt: Date): Promise<void> {
-    await this.templates.recordSynced(this.database.db, attempt, nextAt);
+  async recordSynced(catalogue: string, attempt: number, nextAt: Date): Promise<void> {
+    await this.templates.recordSynced(this.database.db, catalogue, attempt, nextAt);
   }
 
   /** The attempt failed: the next one is due at `nextAt`. */
-  async recordSyncFailed(attempt: number, error: string, nextAt: Date): Promise<void> {
-    await this.templates.recordSyncFailed(this.database.db, attempt, error, nextAt);
+  async recordSyncFailed(catalogue: string, attempt: number, error: string, nextAt: Date): Promise<void> {
+    await this.templates.recordSyncFailed(this.database.db, catalogue, attempt, error, nextAt);
   }
 
-  private toRow(template: ChannelTemplate): SyncedTemplate {
+  /** No active inbox reads the catalogue: its sync waits until one does. */
+  async parkSync(catalogue: string, attempt: number): Promise<void> {
+    await this.templates.parkSync(this.database.db, catalogue, attempt);
+  }
+
+  private toRow(catalogue: string, template: ChannelTemplate): SyncedTemplate {
     return {
       id: newUuid(),
+      catalogue,
       name: template.name,
       language: template.language,
       channel_template_id: template.id,
@@ -202,17 +261,41 @@ export class TemplatesService {
     };
   }
 
-  private async isSynced(db: Db): Promise<boolean> {
-    if (!this.catalogueSynced) this.catalogueSynced = (await this.templates.findSync(db))?.synced_at != null;
-    return this.catalogueSynced;
+  private async isSynced(db: Db, catalogue: string): Promise<boolean> {
+    if (!this.syncedCatalogues.has(catalogue) && (await this.templates.findSync(db, catalogue))?.synced_at != null) {
+      this.syncedCatalogues.add(catalogue);
+    }
+    return this.syncedCatalogues.has(catalogue);
   }
 
-  /** A sync for a send that found no catalogue yet; once per process: a failure leaves sends unchecked until the job's sync succeeds. */
-  private syncOnce(): Promise<boolean> {
-    this.firstSync ??= this.syncNow().then(
-      () => true,
-      () => false,
-    );
-    return this.firstSync;
+  /** A sync for a send that found no catalogue yet; once per catalogue and process: a failure leaves its sends unchecked until the job's sync succeeds. */
+  private syncOnce(catalogue: string): Promise<boolean> {
+    let first = this.firstSyncs.get(catalogue);
+    if (!first) {
+      first = this.syncCatalogue(catalogue).then(
+        async (synced) => {
+          if (synced) await this.templates.recordSynced(this.database.db, catalogue, null, null);
+          return synced;
+        },
+        (error: unknown) => {
+          this.logger.warn(`Template sync of ${nameOf(catalogue)} failed: ${(error as Error).message}`);
+          return false;
+        },
+      );
+      this.firstSyncs.set(catalogue, first);
+    }
+    return first;
   }
+}
+
+/** Each catalogue once, with the inbox whose channel reads it (the first: the default inbox when it has it). */
+function sourcesOf(catalogues: InboxCatalogue[]): InboxCatalogue[] {
+  const byCatalogue = new Map<string, InboxCatalogue>();
+  for (const inbox of catalogues) if (!byCatalogue.has(inbox.catalogue)) byCatalogue.set(inbox.catalogue, inbox);
+  return [...byCatalogue.values()];
+}
+
+/** A catalogue as logs and answers name it. */
+function nameOf(catalogue: string): string {
+  return catalogue === SANDBOX_CATALOGUE ? 'the sandbox' : `business account ${catalogue}`;
 }

@@ -41,12 +41,13 @@ export function channelWebhook(value: {
   });
 }
 
-/** A webhook body with one change of the business account's templates (`message_template_status_update`, `template_category_update`). */
+/** A webhook body with one change of a business account's templates (`message_template_status_update`, `template_category_update`); the entry names the account (the default one's unless given). */
 export function templateChangeWebhook(
   field: 'message_template_status_update' | 'template_category_update',
   value: Record<string, unknown>,
+  businessAccountId?: string,
 ): Record<string, unknown> {
-  return webhookBody({ field, value }, {}, { time: Math.floor(Date.now() / 1000) });
+  return webhookBody({ field, value }, { businessAccountId }, { time: Math.floor(Date.now() / 1000) });
 }
 
 export function channelStatus(

@@ -208,6 +208,8 @@ export class FakeGraphApi {
 
   /** The business account's templates, in the Graph API's shape; tests set them. */
   templates: Record<string, unknown>[] = [defaultTemplate()];
+  /** Other business accounts' templates, by account id; an account not here answers `templates`. */
+  readonly accountTemplates = new Map<string, Record<string, unknown>[]>();
   /** Templates per page at most (the request's `limit` may ask for fewer). */
   templatePageSize = 100;
   /** Where `paging.next` points; null: this server (set it elsewhere to play a hostile answer). */
@@ -226,6 +228,7 @@ export class FakeGraphApi {
 
   private resetTemplates(): void {
     this.templates = [defaultTemplate()];
+    this.accountTemplates.clear();
     this.templatePageSize = 100;
     this.templateNextBaseUrl = null;
     this.queuedTemplateAnswers.length = 0;
@@ -239,13 +242,14 @@ export class FakeGraphApi {
     if (queued) return queued;
     const offset = url.searchParams.has('after') ? Number(Buffer.from(url.searchParams.get('after')!, 'base64url').toString()) : 0;
     const limit = Math.min(Number(url.searchParams.get('limit') ?? 25), this.templatePageSize);
-    const page = this.templates.slice(offset, offset + limit);
+    const templates = this.accountTemplates.get(match[1]) ?? this.templates;
+    const page = templates.slice(offset, offset + limit);
     const cursor = (at: number) => Buffer.from(String(at)).toString('base64url');
     const fields = url.searchParams.get('fields')?.split(',');
     const data = fields
       ? page.map((template) => Object.fromEntries(Object.entries(template).filter(([key]) => fields.includes(key))))
       : page;
-    const more = offset + limit < this.templates.length;
+    const more = offset + limit < templates.length;
     const next = new URL(`${this.templateNextBaseUrl ?? this.baseUrl}/${match[1]}/message_templates`);
     url.searchParams.forEach((value, key) => next.searchParams.set(key, value));
     next.searchParams.set('after', cursor(offset + page.length));

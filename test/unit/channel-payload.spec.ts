@@ -1,8 +1,25 @@
-import { webhookBody } from '../../scripts/lib/channel-webhook';
-import { parseChannelWebhook } from '../../src/inbound/channel-payload';
+import { messagesWebhook, webhookBody } from '../../scripts/lib/channel-webhook';
+import { changeSourcesOf, parseChannelWebhook } from '../../src/inbound/channel-payload';
 
 const body = (value: Record<string, unknown>, field = 'messages') => webhookBody({ field, value });
 const at = new Date('2026-11-22T12:00:00Z');
+
+describe('changeSourcesOf', () => {
+  it('names the business number of a messages change and the business account of a change about none, each once', () => {
+    const messages = messagesWebhook({ messages: [] }, { phoneNumberId: '106540352242922' });
+    const template = webhookBody({ field: 'message_template_status_update', value: { event: 'APPROVED' } }, { businessAccountId: '555' });
+    const both = { entry: [...(messages.entry as unknown[]), ...(template.entry as unknown[]), ...(messages.entry as unknown[])] };
+    expect(changeSourcesOf(both)).toEqual([
+      { phoneNumberId: '106540352242922', businessAccountId: null },
+      { phoneNumberId: null, businessAccountId: '555' },
+    ]);
+  });
+
+  it('answers one source naming nothing for a body without changes', () => {
+    expect(changeSourcesOf({})).toEqual([{ phoneNumberId: null, businessAccountId: null }]);
+    expect(changeSourcesOf({ entry: [{ changes: [] }] })).toEqual([{ phoneNumberId: null, businessAccountId: null }]);
+  });
+});
 
 describe('parseChannelWebhook', () => {
   it('reads a text message with the profile name, an E.164 phone and the channel timestamp', () => {
@@ -329,6 +346,7 @@ describe('parseChannelWebhook', () => {
       templates: [
         {
           kind: 'status',
+          businessAccountId: '102290129340398',
           template: { channelTemplateId: '1689556908129832', name: 'order_update', language: 'en_US' },
           event: 'PAUSED',
           reason: 'NONE',
@@ -354,10 +372,19 @@ describe('parseChannelWebhook', () => {
     expect(parsed.templates).toEqual([
       {
         kind: 'category',
+        businessAccountId: '102290129340398',
         template: { channelTemplateId: '278077987957091', name: 'welcome_template', language: 'en_US' },
         category: 'MARKETING',
       },
     ]);
+  });
+
+  it('reads the business account of a template change from its entry id, a string or a number', () => {
+    const change = { field: 'template_category_update', value: { message_template_id: 1, new_category: 'UTILITY' } };
+    const parsedWith = (id: unknown) => parseChannelWebhook({ object: 'whatsapp_business_account', entry: [{ id, changes: [change] }] });
+    expect(parsedWith(987654321).templates[0].businessAccountId).toBe('987654321');
+    expect(parsedWith('123').templates[0].businessAccountId).toBe('123');
+    expect(parsedWith(undefined).templates[0].businessAccountId).toBeNull();
   });
 
   it.each([

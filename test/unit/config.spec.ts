@@ -187,6 +187,13 @@ describe('loadConfig', () => {
     expect(loadConfig({}, generated)).toMatchObject({ messagingBusinessAccountId: null, messagingTemplateSyncIntervalMs: 900_000 });
   });
 
+  it('refuses a MESSAGING_BUSINESS_ACCOUNT_ID that is not the digits of an id', () => {
+    expect(problemsOf({ MESSAGING_BUSINESS_ACCOUNT_ID: 'acct-1' })).toEqual([
+      expect.stringMatching(/^MESSAGING_BUSINESS_ACCOUNT_ID: must be the digits/),
+    ]);
+    expect(problemsOf({ MESSAGING_BUSINESS_ACCOUNT_ID: '102290129340398' })).toEqual([]);
+  });
+
   it('refuses ADMIN_EMAIL without ADMIN_PASSWORD', () => {
     expect(problemsOf({ ADMIN_EMAIL: 'a@example.com' })).toEqual([expect.stringMatching(/^ADMIN_EMAIL: /)]);
   });

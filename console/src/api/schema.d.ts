@@ -523,8 +523,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * The template catalogue, most recently changed first
-     * @description Synced from the business account (MESSAGING_BUSINESS_ACCOUNT_ID) at start, every MESSAGING_TEMPLATE_SYNC_INTERVAL, on POST /api/v1/templates/sync and when the channel webhook reports a template change; the sandbox channel has its own. Filters: status, language, q (part of the name). parameters says what a send must fill.
+     * The template catalogues, most recently changed first
+     * @description One catalogue per business account an active inbox is on (the default inbox’s is MESSAGING_BUSINESS_ACCOUNT_ID), synced at start, when an inbox is created or changed, every MESSAGING_TEMPLATE_SYNC_INTERVAL, on POST /api/v1/templates/sync and when the channel webhook reports a template change; the sandbox channel has its own. inbox_id keeps to the catalogue that inbox sends from (404 for an inbox the caller does not see); without it, the catalogues of the inboxes the caller sees. Filters: status, language, q (part of the name). parameters says what a send must fill.
      */
     get: operations['TemplatesController_list'];
     put?: never;
@@ -562,8 +562,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Sync the catalogue from the business account now (admin)
-     * @description Reads every page of the account’s templates and answers once they are stored: new and changed ones written, the ones the account no longer has marked DELETED. 422 without MESSAGING_BUSINESS_ACCOUNT_ID (no catalogue); 503 with the channel’s reason when it fails (nothing changed).
+     * Sync every catalogue from its business account now (admin)
+     * @description Reads every page of the templates of each business account an active inbox is on, and answers once they are stored: new and changed ones written, the ones an account no longer has marked DELETED. 422 when no active inbox has a catalogue (no business account); 503 naming each account whose read failed, with the channel’s reason (that catalogue unchanged, the others stored).
      */
     post: operations['TemplatesController_sync'];
     delete?: never;
@@ -1906,6 +1906,11 @@ export interface components {
     TemplateResponse: {
       /** @example tpl_01a2047c8e2078c99d14947d2651598e */
       id: string;
+      /**
+       * @description The business account whose catalogue it is (inboxes on one account share it); null for the sandbox’s own
+       * @example 102290129340398
+       */
+      business_account_id: string | null;
       /** @example order_update */
       name: string;
       /** @example en_US */
@@ -1937,7 +1942,7 @@ export interface components {
     };
     SyncResponse: {
       /**
-       * @description Templates the business account has now (every page read)
+       * @description Templates the business accounts have now, every catalogue of the active inboxes read (every page)
        * @example 12
        */
       synced: number;
@@ -4726,6 +4731,8 @@ export interface operations {
         limit?: number;
         /** @description The next_cursor of the previous page */
         cursor?: string;
+        /** @description Only the catalogue this inbox sends from (its business account’s): the templates a conversation of it can send. Without it, the catalogues of every active inbox the caller sees */
+        inbox_id?: string;
         /** @description A status as the channel names it; case-insensitive */
         status?: string;
         language?: string;
@@ -4766,6 +4773,15 @@ export interface operations {
       };
       /** @description Authenticated but not allowed (role or beta access) */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
         headers: {
           [name: string]: unknown;
         };

@@ -151,7 +151,7 @@ export function Composer(props: {
         </button>
       </div>
       {templatesOnly ? (
-        <TemplatePicker conversationId={conversation.id} windowOpen={windowOpen} onSent={props.onSent} />
+        <TemplatePicker conversationId={conversation.id} inboxId={conversation.inbox_id} windowOpen={windowOpen} onSent={props.onSent} />
       ) : (
         <form
           onSubmit={(event) => {

@@ -37,16 +37,25 @@ function parameter(name: string, value: string) {
   return /^\d+$/.test(name) ? { type: 'text', text: value } : { type: 'text', parameter_name: name, text: value };
 }
 
-/** Outside the 24-hour window only an approved template may be sent: pick one, fill its parameters, send. */
-export function TemplatePicker(props: { conversationId: string; windowOpen: boolean; onSent: (message: Message) => void }) {
+/** Outside the 24-hour window only an approved template may be sent: pick one of its inbox's catalogue, fill its parameters, send. */
+export function TemplatePicker(props: {
+  conversationId: string;
+  inboxId: string;
+  windowOpen: boolean;
+  onSent: (message: Message) => void;
+}) {
   const [templates, setTemplates] = useState<Template[] | null>(null);
   const [loadError, setLoadError] = useState<unknown>(null);
   const [chosen, setChosen] = useState<Template | null>(null);
   const [values, setValues] = useState<Record<string, string>>({});
 
   useEffect(() => {
-    api.get('/api/v1/templates', { query: { status: 'APPROVED', limit: 100 } }).then((page) => setTemplates(page.data), setLoadError);
-  }, []);
+    setTemplates(null);
+    setChosen(null);
+    api
+      .get('/api/v1/templates', { query: { status: 'APPROVED', inbox_id: props.inboxId, limit: 100 } })
+      .then((page) => setTemplates(page.data), setLoadError);
+  }, [props.inboxId]);
 
   const form = chosen ? formOf(chosen) : null;
   const send = useAction(async () => {

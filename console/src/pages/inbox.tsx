@@ -366,6 +366,7 @@ function NewConversation(props: { inboxId: string; onClose: () => void }) {
           </p>
           <TemplatePicker
             conversationId={opened.id}
+            inboxId={opened.inbox_id}
             windowOpen={false}
             onSent={() => {
               props.onClose();
