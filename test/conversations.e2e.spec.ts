@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_INBOX_ID } from '../src/common/default-inbox';
 import { toPublicId } from '../src/common/ids';
 import { createConversation } from './support/factories';
 import { DataSource } from 'typeorm';
@@ -338,6 +340,23 @@ describe('conversation list', () => {
       expect(sortedRows(text).filter((rows) => rows > 26)).toEqual([]);
     }
     expect(await plan({})).toContain('messages_conversation_created_idx');
+    // An agent kept to two inboxes: each walked on its own index, merged in order.
+    const agentPlan = (query: Partial<ListConversationsQuery>) => {
+      const page = { limit: 25, ...query } as ListConversationsQuery;
+      const filter = { ...conversationFilterOf(page, reader), visibleInboxes: [DEFAULT_INBOX_ID, randomUUID()] };
+      return explain(t.app.get(ConversationRepository).listStatement(filter, page, reader));
+    };
+    expect(await agentPlan({})).toContain('conversations_inbox_last_message_idx');
+    expect(await agentPlan({ status: 'open' })).toContain('conversations_inbox_status_last_message_idx');
+    expect(await agentPlan({ status: 'snoozed' })).toContain('conversations_inbox_status_last_message_idx');
+    for (const query of [{}, { status: 'open' as const }]) {
+      const text = await agentPlan(query);
+      expect(text).toContain('Merge Append');
+      expect(text).not.toMatch(/Seq Scan on conversations/);
+      expect(sortedRows(text).filter((rows) => rows > 26)).toEqual([]);
+    }
+    // Sparse filters keep one walk of their own index, keeping the agent's inboxes.
+    expect(await agentPlan({ assigned_to: 'me' })).toContain('conversations_assignee_last_message_idx');
     // The snoozes' wake-up finds the due ones on the partial index of the snoozed conversations.
     expect(await explain(t.app.get(ConversationRepository).wakeDueStatement(200, new Date()))).toContain('conversations_snoozed_until_idx');
   });

@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { DEFAULT_INBOX_ID } from '../src/common/default-inbox';
 import { parsePublicId } from '../src/common/ids';
 import { MessageRepository } from '../src/conversations/message.repository';
 import { SearchMessagesQuery } from '../src/conversations/message.dto';
@@ -110,5 +111,59 @@ describe('message search', () => {
     const plan = (await t.sql<Record<string, string>>(`EXPLAIN ${text}`, values)).map((row) => Object.values(row)[0]).join('\n');
     expect(plan).toContain('messages_text_search_idx');
     expect((await search('C4CA42')).data.map((m) => m.text)).toEqual([`Bulk ${'c4ca4238a0b923820dcc509a6f75849b'}`]);
+
+    // A reader kept to some inboxes: a common word walks each of them newest first, merged in
+    // order. The bulk is spread over ten inboxes first, as an install of several numbers has it.
+    const [{ contact_id: contactId }] = await t.sql<{ contact_id: string }>('SELECT contact_id FROM conversations WHERE id = $1', [
+      parsePublicId('conv', conversation.id),
+    ]);
+    const spread = await t.sql<{ id: string }>(
+      `WITH made AS (INSERT INTO inboxes (id, name, phone_number_id, created_at, updated_at)
+                     SELECT gen_random_uuid(), 'Bulk ' || n, '77' || n || $2, now(), now() FROM generate_series(1, 9) n RETURNING id)
+       INSERT INTO conversations (id, contact_id, inbox_id, status, last_message_at, created_at, updated_at)
+       SELECT gen_random_uuid(), $1, made.id, 'open', now(), now(), now() FROM made RETURNING id`,
+      [contactId, String(Date.now())],
+    );
+    await t.sql(
+      `UPDATE messages m SET conversation_id = ($1::uuid[])[1 + abs(hashtext(m.id::text)) % 9]
+        WHERE m.conversation_id = $2 AND m.text LIKE 'Bulk %' AND abs(hashtext(m.id::text)) % 10 <> 0`,
+      [spread.map((row) => row.id), parsePublicId('conv', conversation.id)],
+    );
+    await t.sql('VACUUM ANALYZE messages');
+    const agentPlan = async (q: string) => {
+      const agentPage = Object.assign(new SearchMessagesQuery(), { q, limit: 25 });
+      const statement = t.app
+        .get(MessageRepository)
+        .searchStatement(searchWords(q), agentPage, { visibleInboxes: [DEFAULT_INBOX_ID, randomUUID()] })
+        .compile();
+      return (await t.sql<Record<string, string>>(`EXPLAIN ${statement.text}`, statement.values))
+        .map((row) => Object.values(row)[0])
+        .join('\n');
+    };
+    const common = await agentPlan('bulk');
+    expect(common).toContain('Merge Append');
+    expect(common).toContain('messages_inbox_created_idx');
+    expect(common).not.toMatch(/Seq Scan on messages/);
+  });
+
+  it('keeps each message in its conversation’s inbox, set by the database whoever writes the row', async () => {
+    const { id } = await customerWrites(t, { text: marker() });
+    const conversationId = parsePublicId('conv', id);
+    const [other] = await t.sql<{ id: string }>(
+      `INSERT INTO inboxes (id, name, phone_number_id, created_at, updated_at) VALUES (gen_random_uuid(), 'Other', $1, now(), now()) RETURNING id`,
+      [String(Date.now())],
+    );
+    await t.sql(
+      `INSERT INTO messages (id, conversation_id, direction, type, text, status, created_at, updated_at)
+       VALUES (gen_random_uuid(), $1, 'inbound', 'text', 'written by hand', 'received', now(), now())`,
+      [conversationId],
+    );
+    const inboxesOf = async () =>
+      (await t.sql<{ inbox_id: string }>('SELECT DISTINCT inbox_id FROM messages WHERE conversation_id = $1', [conversationId])).map(
+        (row) => row.inbox_id,
+      );
+    expect(await inboxesOf()).toEqual([DEFAULT_INBOX_ID]);
+    await t.sql('UPDATE conversations SET inbox_id = $1 WHERE id = $2', [other.id, conversationId]);
+    expect(await inboxesOf()).toEqual([other.id]);
   });
 });

@@ -35,6 +35,21 @@ export class Keyset<Row> {
     return sql`${this.order} LIMIT ${page.limit + 1}`;
   }
 
+  /**
+   * One page of the union of several walks of a table, each a statement that keeps to one part of
+   * it (one inbox) and is served in this order by an index of its own: each is limited to a page,
+   * and PostgreSQL merges them in order (Merge Append), reading from each only as far as the merged
+   * page needs, about as many rows as one walk of the whole would. The union is named `alias`, as
+   * this order's columns name the table. At least one walk.
+   */
+  mergedPage(walks: Sql[], alias: string, page: PageQuery): Sql {
+    const union = sql.join(
+      walks.map((walk) => sql`(${walk} ${this.orderAndLimit(page)})`),
+      ' UNION ALL ',
+    );
+    return sql`SELECT * FROM (${union}) ${sql.raw(alias)} ${this.orderAndLimit(page)}`;
+  }
+
   /** The page of rows fetched with `orderAndLimit`, its cursor pointing after the last row kept. */
   page<Selected extends Row>(rows: Selected[], page: PageQuery): Page<Selected> {
     const data = rows.slice(0, page.limit);

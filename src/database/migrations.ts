@@ -28,6 +28,7 @@ import { UnroutedDeadLetters1764080000000 } from './migrations/1764080000000-unr
 import { MediaInboxes1764090000000 } from './migrations/1764090000000-media-inboxes';
 import { InboxMembers1764100000000 } from './migrations/1764100000000-inbox-members';
 import { TemplateCatalogues1764110000000 } from './migrations/1764110000000-template-catalogues';
+import { MessageInboxes1764120000000 } from './migrations/1764120000000-message-inboxes';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   MediaInboxes1764090000000,
   InboxMembers1764100000000,
   TemplateCatalogues1764110000000,
+  MessageInboxes1764120000000,
 ];
