@@ -55,6 +55,7 @@ describeWithBrowser('the agent console in Chromium', () => {
         MESSAGING_BUSINESS_ACCOUNT_ID: '102290129340398',
         MESSAGING_API_BASE_URL: graph.baseUrl,
         MESSAGING_RETRY_SCHEDULE: '50ms,50ms,50ms',
+        MESSAGING_WEBHOOK_VERIFY_TOKEN: 'browser-verify-token',
       },
     });
     baseUrl = await listen(t);
@@ -304,6 +305,29 @@ describeWithBrowser('the agent console in Chromium', () => {
     await defaultRow.getByText('106540352242922').waitFor();
     expect(await defaultRow.getByText('Stored').count()).toBeGreaterThan(0);
     await page.getByText(`${baseUrl}/api/webhooks/messaging`).waitFor();
+    expect(await page.getByText('browser-verify-token').count()).toBe(0);
+    await page.getByRole('button', { name: 'Show the verify token' }).click();
+    await page.getByText('browser-verify-token').waitFor();
+  });
+
+  it('lets an admin choose the members of an inbox, whom the API then lists', async () => {
+    const admin = await t.adminToken();
+    const member = await t.createUser({ role: 'agent', name: 'Member Maya', inbox_ids: [] });
+    const page = await openAs(ADMIN.email, ADMIN.password);
+    await page.getByRole('link', { name: 'Inboxes' }).click();
+    await page
+      .getByRole('row', { name: /Default/ })
+      .getByRole('button', { name: 'Members' })
+      .click();
+    const dialog = page.getByRole('dialog', { name: 'Members of Default' });
+    const maya = dialog.getByRole('checkbox', { name: /Member Maya/ });
+    await maya.waitFor();
+    expect(await maya.isChecked()).toBe(false);
+    await maya.check();
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const listed = await t.request('GET', `/api/v1/inboxes/inb_00000000000070008000000000000001/members`, { token: admin });
+    expect(listed.body.user_ids).toContain(member.id);
   });
 
   it('lets an admin add a number, test its connection and disable it', async () => {

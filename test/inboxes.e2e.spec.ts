@@ -94,6 +94,35 @@ describe('inboxes', () => {
     });
   });
 
+  describe('what to paste into Meta’s dashboard', () => {
+    it('answers an admin the callback URL, the verify token and the fields, and refuses an agent with 403', async () => {
+      const t = await startTestApp({ env: { APP_URL: 'https://inbox.example.com/', MESSAGING_WEBHOOK_VERIFY_TOKEN: 'verify-me-1234' } });
+      try {
+        const answer = await t.request('GET', '/api/v1/inboxes/channel-webhook', { token: await t.adminToken() });
+        expect(answer.status).toBe(200);
+        expect(answer.body).toEqual({
+          callback_url: 'https://inbox.example.com/api/webhooks/messaging',
+          verify_token: 'verify-me-1234',
+          fields: ['messages', 'message_template_status_update', 'template_category_update'],
+        });
+        const agent = await t.createUser({ role: 'agent' });
+        expect((await t.request('GET', '/api/v1/inboxes/channel-webhook', { token: agent.token })).status).toBe(403);
+      } finally {
+        await t.close();
+      }
+    });
+
+    it('answers a null verify token when none is set', async () => {
+      const t = await startTestApp();
+      try {
+        const answer = await t.request('GET', '/api/v1/inboxes/channel-webhook', { token: await t.adminToken() });
+        expect(answer.body).toMatchObject({ verify_token: null });
+      } finally {
+        await t.close();
+      }
+    });
+  });
+
   describe('described by the MESSAGING_* settings', () => {
     let graph: FakeGraphApi;
     let database: TestDatabase;
@@ -865,6 +894,24 @@ describe('inboxes', () => {
         // Taken out again, the conversation is gone for it.
         await t.request('PUT', `/api/v1/inboxes/${DEFAULT_INBOX}/members`, { token: admin, body: { user_ids: before.body.user_ids } });
         expect((await t.request('GET', `/api/v1/conversations/${supportThread.id}`, { token: agent.token })).status).toBe(404);
+      });
+
+      it('loses its notifications about an inbox it leaves, and keeps those of the inboxes it still works', async () => {
+        const before = (await t.request('GET', `/api/v1/inboxes/${DEFAULT_INBOX}/members`, { token: admin })).body.user_ids;
+        await t.request('PUT', `/api/v1/inboxes/${DEFAULT_INBOX}/members`, { token: admin, body: { user_ids: [...before, agent.id] } });
+        for (const thread of [supportThread, salesThread]) {
+          const assigned = await t.request('PATCH', `/api/v1/conversations/${thread.id}`, {
+            token: admin,
+            body: { assigned_to: agent.id },
+          });
+          expect(assigned.status).toBe(200);
+        }
+        const notifiedAbout = async () => [
+          ...new Set((await t.request('GET', '/api/v1/notifications', { token: agent.token })).body.data.map((n) => n.conversation_id)),
+        ];
+        expect((await notifiedAbout()).sort()).toEqual([supportThread.id, salesThread.id].sort());
+        await t.request('PUT', `/api/v1/inboxes/${DEFAULT_INBOX}/members`, { token: admin, body: { user_ids: before } });
+        expect(await notifiedAbout()).toEqual([salesThread.id]);
       });
     });
   });

@@ -180,6 +180,7 @@ describe('OpenAPI document', () => {
         'POST /api/v1/conversations/{id}/notes',
         'GET /api/v1/inboxes',
         'POST /api/v1/inboxes',
+        'GET /api/v1/inboxes/channel-webhook',
         'GET /api/v1/inboxes/{id}',
         'PATCH /api/v1/inboxes/{id}',
         'DELETE /api/v1/inboxes/{id}',

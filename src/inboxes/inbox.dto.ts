@@ -115,6 +115,30 @@ export class InboxMembersDto {
   user_ids!: string[];
 }
 
+/** What an admin pastes into Meta's dashboard, for every number of the install. */
+export class ChannelWebhookResponse {
+  @ApiProperty({
+    example: 'https://inbox.example.com/api/webhooks/messaging',
+    description: 'The callback URL: APP_URL followed by /api/webhooks/messaging, one URL for every number',
+  })
+  callback_url!: string;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'a-verify-token-of-your-choice',
+    description:
+      'MESSAGING_WEBHOOK_VERIFY_TOKEN, which Meta sends in the subscription handshake; null: not set, and the handshake is refused',
+  })
+  verify_token!: string | null;
+
+  @ApiProperty({
+    example: ['messages', 'message_template_status_update', 'template_category_update'],
+    description: 'The webhook fields to subscribe the app to',
+  })
+  fields!: string[];
+}
+
 /** What the channel answered when asked about the inbox's number with its token. */
 export class InboxConnectionResponse {
   @ApiProperty({ description: 'The channel answered, with this token, for this number' })

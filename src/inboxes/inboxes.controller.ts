@@ -6,7 +6,14 @@ import { PublicIdPipe } from '../common/public-id.pipe';
 import { CurrentUser } from '../users/current-user.decorator';
 import { Roles } from '../users/roles.decorator';
 import type { UserRow } from '../users/user.entity';
-import { CreateInboxDto, InboxConnectionResponse, InboxMembersDto, InboxResponse, UpdateInboxDto } from './inbox.dto';
+import {
+  ChannelWebhookResponse,
+  CreateInboxDto,
+  InboxConnectionResponse,
+  InboxMembersDto,
+  InboxResponse,
+  UpdateInboxDto,
+} from './inbox.dto';
 import { InboxesService } from './inboxes.service';
 
 const InboxId = new PublicIdPipe('inb', 'Inbox');
@@ -41,6 +48,17 @@ export class InboxesController {
   @ApiErrors(400, 409)
   create(@Body() dto: CreateInboxDto): Promise<InboxResponse> {
     return this.inboxes.create(dto);
+  }
+
+  @Get('channel-webhook')
+  @Roles('admin')
+  @ApiOperation({
+    summary: 'What to paste into Meta’s dashboard: the callback URL, the verify token and the fields (admin)',
+    description: 'One webhook for every number of the install; each change is routed to its inbox by the number it names.',
+  })
+  @ApiOkResponse({ type: ChannelWebhookResponse })
+  channelWebhook(): ChannelWebhookResponse {
+    return this.inboxes.channelWebhook();
   }
 
   @Get(':id')

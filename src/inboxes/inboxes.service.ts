@@ -17,12 +17,23 @@ import { Database } from '../database/database';
 import { isForeignKeyViolation, isUniqueViolation } from '../database/errors';
 import type { Db } from '../database/sql';
 import { seesInbox, visibleInboxesOf, type UserRow } from '../users/user.entity';
+import { NotificationsService } from '../notifications/notifications.service';
 import { UsersService } from '../users/users.service';
-import { CreateInboxDto, InboxConnectionResponse, InboxMembersDto, InboxResponse, UpdateInboxDto } from './inbox.dto';
+import {
+  ChannelWebhookResponse,
+  CreateInboxDto,
+  InboxConnectionResponse,
+  InboxMembersDto,
+  InboxResponse,
+  UpdateInboxDto,
+} from './inbox.dto';
 import { DEFAULT_INBOX_ID } from '../common/default-inbox';
 import type { InboxRow } from './inbox.entity';
 import { InboxRepository } from './inbox.repository';
 import { accountOf, catalogueOfInbox } from './inbox-channels';
+
+/** Where the channel's webhooks arrive (the inbound module's route), for every number. */
+const CHANNEL_WEBHOOK_PATH = '/api/webhooks/messaging';
 
 /** The fields of the default inbox the MESSAGING_* settings own: an admin changes them there. */
 const SETTINGS_OWNED = ['phone_number_id', 'business_account_id', 'access_token', 'app_secret', 'status'] as const;
@@ -58,6 +69,7 @@ export class InboxesService implements OnApplicationBootstrap {
     private readonly channels: ChannelFactory,
     private readonly users: UsersService,
     private readonly inboxChannels: InboxChannels,
+    private readonly notifications: NotificationsService,
   ) {}
 
   /** The inboxes the caller may see: every one to an admin, their own to an agent. */
@@ -69,18 +81,31 @@ export class InboxesService implements OnApplicationBootstrap {
     return InboxResponse.of(await this.find(this.database.db, id, caller));
   }
 
+  /** What an admin pastes into Meta's dashboard: one callback for every number, its verify token, the fields to subscribe to. */
+  channelWebhook(): ChannelWebhookResponse {
+    return {
+      callback_url: `${this.config.appUrl}${CHANNEL_WEBHOOK_PATH}`,
+      verify_token: this.config.messagingWebhookVerifyToken,
+      fields: ['messages', 'message_template_status_update', 'template_category_update'],
+    };
+  }
+
   /** The inbox's users (admin). */
   async members(id: string): Promise<InboxMembersDto> {
     await this.find(this.database.db, id);
     return { user_ids: (await this.users.membersOf(this.database.db, id)).map((userId) => toPublicId('user', userId)) };
   }
 
-  /** Replaces the inbox's users (admin); those who joined or left are told at once (their streams reconnect with the new inboxes). */
+  /**
+   * Replaces the inbox's users (admin); those who joined or left are told at once (their streams
+   * reconnect with the new inboxes), and those who left lose their notifications about it.
+   */
   async setMembers(id: string, dto: InboxMembersDto): Promise<InboxMembersDto> {
     const userIds = dto.user_ids.map((publicId) => parsePublicId('user', publicId)!);
     const { added, removed } = await this.database.transaction(async (db) => {
       if (!(await this.inboxes.lock(db, id))) throw new NotFoundException('Inbox not found');
       const changed = await this.users.setMembersOf(db, id, userIds);
+      await this.notifications.forgetInbox(db, id, changed.removed);
       if (changed.added.length + changed.removed.length > 0) {
         await this.audit.record(db, 'inbox.members_changed', {
           target: toPublicId('inb', id),

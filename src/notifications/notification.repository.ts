@@ -71,6 +71,15 @@ export class NotificationRepository {
     await execute(db, sql`DELETE FROM notifications WHERE user_id = ${userId}`);
   }
 
+  /** Deletes these users' notifications about the conversations of one inbox (they no longer work it). */
+  async deleteOfInbox(db: Db, inboxId: string, userIds: string[]): Promise<void> {
+    await execute(
+      db,
+      sql`DELETE FROM notifications n USING conversations c
+           WHERE n.user_id = ANY(${userIds}::uuid[]) AND c.id = n.conversation_id AND c.inbox_id = ${inboxId}`,
+    );
+  }
+
   /** Points the notifications about one conversation at another (two customers' conversations merged). */
   async moveToConversation(db: Db, fromConversationId: string, intoConversationId: string): Promise<void> {
     await execute(db, sql`UPDATE notifications SET conversation_id = ${intoConversationId} WHERE conversation_id = ${fromConversationId}`);

@@ -54,6 +54,14 @@ export class NotificationsService {
     return { unread: await this.notifications.unreadCount(this.database.db, userId) };
   }
 
+  /**
+   * In the caller's transaction: users who left an inbox lose their notifications about its
+   * conversations, which they may no longer open, nor be e-mailed about.
+   */
+  async forgetInbox(db: Db, inboxId: string, userIds: string[]): Promise<void> {
+    if (userIds.length > 0) await this.notifications.deleteOfInbox(db, inboxId, userIds);
+  }
+
   /** In the caller's transaction: the notifications about a conversation merged into another now lead to that one. */
   async moveToConversation(db: Db, fromConversationId: string, intoConversationId: string): Promise<void> {
     await this.notifications.moveToConversation(db, fromConversationId, intoConversationId);

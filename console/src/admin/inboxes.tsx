@@ -52,11 +52,7 @@ export function AdminInboxes() {
           Add a number
         </button>
       </PageHeader>
-      <p>
-        Meta&apos;s dashboard sends every number&apos;s webhooks to <code>{`${location.origin}${WEBHOOK_PATH}`}</code>, verified with the
-        token in <code>MESSAGING_WEBHOOK_VERIFY_TOKEN</code>. The default inbox is the number the <code>MESSAGING_*</code> settings
-        describe, read again at each start.
-      </p>
+      <ChannelWebhook />
       <ErrorNote error={pages.error ?? test.error ?? toggle.error ?? remove.error} />
       {tested && (
         <p role="status" class={tested.connection.ok ? 'muted' : 'error'}>
@@ -127,6 +123,45 @@ export function AdminInboxes() {
         />
       )}
     </section>
+  );
+}
+
+/**
+ * What to paste into Meta's dashboard, once for every number: the callback URL (this console's
+ * address), the verify token (shown on request: whoever sees it can answer Meta's handshake) and
+ * the fields to subscribe to.
+ */
+function ChannelWebhook() {
+  const [webhook, setWebhook] = useState<Schemas['ChannelWebhookResponse'] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [shown, setShown] = useState(false);
+  useEffect(() => {
+    api.get('/api/v1/inboxes/channel-webhook').then(setWebhook, setError);
+  }, []);
+  return (
+    <div>
+      <p>
+        In Meta&apos;s dashboard (WhatsApp &gt; Configuration), every number&apos;s webhooks go to one callback URL:{' '}
+        <code>{`${location.origin}${WEBHOOK_PATH}`}</code>
+      </p>
+      {webhook && (
+        <p>
+          Verify token:{' '}
+          {webhook.verify_token === null ? (
+            <span class="error">not set: set MESSAGING_WEBHOOK_VERIFY_TOKEN, or Meta&apos;s handshake is refused</span>
+          ) : shown ? (
+            <code>{webhook.verify_token}</code>
+          ) : (
+            <button type="button" class="link-button" onClick={() => setShown(true)}>
+              Show the verify token
+            </button>
+          )}
+          . Subscribe to the fields {webhook.fields.map((field, index) => [index > 0 && ', ', <code>{field}</code>])}. The default inbox is
+          the number the <code>MESSAGING_*</code> settings describe, read again at each start.
+        </p>
+      )}
+      <ErrorNote error={error} />
+    </div>
   );
 }
 

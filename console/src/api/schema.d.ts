@@ -596,6 +596,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/inboxes/channel-webhook': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * What to paste into Meta’s dashboard: the callback URL, the verify token and the fields (admin)
+     * @description One webhook for every number of the install; each change is routed to its inbox by the number it names.
+     */
+    get: operations['InboxesController_channelWebhook'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/inboxes/{id}': {
     parameters: {
       query?: never;
@@ -1999,6 +2019,27 @@ export interface components {
       access_token: string;
       /** @description The Meta app’s secret its webhooks are signed with; sealed at rest, never answered. Without one, MESSAGING_APP_SECRET checks them */
       app_secret?: string;
+    };
+    ChannelWebhookResponse: {
+      /**
+       * @description The callback URL: APP_URL followed by /api/webhooks/messaging, one URL for every number
+       * @example https://inbox.example.com/api/webhooks/messaging
+       */
+      callback_url: string;
+      /**
+       * @description MESSAGING_WEBHOOK_VERIFY_TOKEN, which Meta sends in the subscription handshake; null: not set, and the handshake is refused
+       * @example a-verify-token-of-your-choice
+       */
+      verify_token: string | null;
+      /**
+       * @description The webhook fields to subscribe the app to
+       * @example [
+       *       "messages",
+       *       "message_template_status_update",
+       *       "template_category_update"
+       *     ]
+       */
+      fields: string[];
     };
     InboxMembersDto: {
       /**
@@ -5030,6 +5071,52 @@ export interface operations {
       };
       /** @description Conflict with an existing resource */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  InboxesController_channelWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ChannelWebhookResponse'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
         headers: {
           [name: string]: unknown;
         };
