@@ -413,6 +413,20 @@ describe('inboxes', () => {
       expect((await conversationsOf(customer.phone)).length).toBe(2);
     });
 
+    it('unblocks a customer on the number they were blocked on, though they wrote to the other since', async () => {
+      const phone = String((lastPhone += 1));
+      await writes(SUPPORT_NUMBER, 'support-secret', { phone, name: 'Blocked Once' });
+      const contact = (await t.request('GET', `/api/v1/contacts?q=${encodeURIComponent(`+${phone}`)}`, { token: admin })).body.data[0];
+      expect((await t.request('POST', `/api/v1/contacts/${contact.id}/block`, { token: admin })).status).toBe(200);
+      await writes(SALES_NUMBER, 'sales-secret', { phone, name: 'Blocked Once', text: 'now on sales' });
+      expect((await t.request('POST', `/api/v1/contacts/${contact.id}/unblock`, { token: admin })).status).toBe(200);
+      const mine = graph.blockListRequests().filter((r) => JSON.stringify(r.body).includes(phone));
+      expect(mine.map((r) => `${r.method} ${r.path} ${r.authorization}`)).toEqual([
+        `POST /${SUPPORT_NUMBER}/block_users Bearer graph-token`,
+        `DELETE /${SUPPORT_NUMBER}/block_users Bearer graph-token`,
+      ]);
+    });
+
     it('keeps a customer writing to both numbers as one contact with a conversation in each, and answers each from its own number and token', async () => {
       const phone = String((lastPhone += 1));
       await writes(SUPPORT_NUMBER, 'support-secret', { phone, name: 'Two Threads', text: 'to support' });

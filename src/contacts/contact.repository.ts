@@ -124,8 +124,20 @@ export class ContactRepository {
   }
 
   /** Marks the customer blocked (at a time) or not (null); answers the contact as it now is. */
-  async setBlocked(db: Db, id: string, blockedAt: Date | null, at: Date): Promise<ContactRow | null> {
-    return queryOne(db, sql`UPDATE contacts c SET blocked_at = ${blockedAt}, updated_at = ${at} WHERE c.id = ${id} RETURNING ${COLUMNS}`);
+  async setBlocked(db: Db, id: string, block: { at: Date; inboxId: string } | null, at: Date): Promise<ContactRow | null> {
+    return queryOne(
+      db,
+      sql`UPDATE contacts c SET blocked_at = ${block?.at ?? null}, blocked_inbox_id = ${block?.inboxId ?? null}, updated_at = ${at}
+           WHERE c.id = ${id} RETURNING ${COLUMNS}`,
+    );
+  }
+
+  /** The inbox whose number the customer is blocked on; null when not blocked (or its inbox is gone). */
+  async blockedInboxOf(db: Db, id: string): Promise<string | null> {
+    return (
+      (await queryOne<{ blocked_inbox_id: string | null }>(db, sql`SELECT blocked_inbox_id FROM contacts WHERE id = ${id}`))
+        ?.blocked_inbox_id ?? null
+    );
   }
 
   /** Fails on the foreign key (23503) while a conversation points at the contact. */

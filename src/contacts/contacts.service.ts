@@ -71,13 +71,18 @@ export class ContactsService {
   }
 
   /**
-   * Marks the customer blocked (at a time) or not (null) in the caller's transaction, recording
-   * contact.updated; answers the contact as it now is.
+   * Marks the customer blocked (when, and on which inbox's number) or not (null) in the caller's
+   * transaction, recording contact.updated; answers the contact as it now is.
    */
-  async setBlocked(db: Db, id: string, blockedAt: Date | null): Promise<ContactResponse> {
-    const contact = await this.contacts.setBlocked(db, id, blockedAt, new Date());
+  async setBlocked(db: Db, id: string, block: { at: Date; inboxId: string } | null): Promise<ContactResponse> {
+    const contact = await this.contacts.setBlocked(db, id, block, new Date());
     if (!contact) throw new NotFoundException('Contact not found');
     return this.record(db, 'contact.updated', contact);
+  }
+
+  /** The inbox whose number the customer is blocked on; null when not blocked. */
+  blockedInboxOf(db: Db, id: string): Promise<string | null> {
+    return this.contacts.blockedInboxOf(db, id);
   }
 
   /** A 422 when the customer is blocked: the channel would refuse anything sent to them. */

@@ -36,6 +36,7 @@ export class CustomerBlockingController {
   @ApiOperation({
     summary: 'Lift the block of the customer on the channel (any user)',
     description:
+      'Asks the number the customer was blocked on (its block list holds them), even if they wrote to another since. ' +
       "422 with the channel's reason when it refuses, 503 when it cannot be reached; unblocking a customer who is not blocked changes nothing. " +
       'Event contact.updated with `blocked: false`.',
   })

@@ -9,7 +9,7 @@ import { Database } from '../database/database';
 /**
  * Blocking a customer on the channel: they can no longer write to the business, nor it to them.
  * The channel keeps a block list per number: the customer is blocked on the number (the inbox)
- * they wrote to last, within the 24 hours the channel asks for.
+ * they wrote to last, within the 24 hours the channel asks for, and unblocked on that same one.
  * The channel is asked first and the contact marked only when it agreed, so `blocked` never shows a
  * block the channel does not hold. Blocking twice, or unblocking a customer who is not blocked,
  * changes nothing and asks the channel nothing.
@@ -24,7 +24,8 @@ export class CustomerBlockingService {
   ) {}
 
   async block(contactId: string, actor: UserRow): Promise<ContactResponse> {
-    const channel = await this.channelOfLatest(contactId, actor, 'block');
+    const inboxId = await this.conversations.customersLatestInbox(this.database.db, contactId);
+    const channel = await this.channelOf(inboxId, actor, 'block');
     // One transaction holding the contact's lock while the channel is asked: two requests at once
     // take turns, so the contact's `blocked` is what the channel was last told.
     return this.database.transaction(async (db) => {
@@ -36,13 +37,17 @@ export class CustomerBlockingService {
         what: 'only a customer who wrote in the last 24 hours can be blocked',
       });
       await this.ask(() => channel.block(blockListUserOf(contact)), 'block');
-      return this.contacts.setBlocked(db, contactId, new Date());
+      return this.contacts.setBlocked(db, contactId, { at: new Date(), inboxId });
     });
   }
 
   async unblock(contactId: string, actor: UserRow): Promise<ContactResponse> {
-    // The number they were blocked on: a blocked customer writes to it no more, so it stays the one they wrote to last.
-    const channel = await this.channelOfLatest(contactId, actor, 'unblock');
+    // The number they were blocked on, even if they wrote to another since (a block made before
+    // that was recorded: the one they wrote to last, as then).
+    const inboxId =
+      (await this.contacts.blockedInboxOf(this.database.db, contactId)) ??
+      (await this.conversations.customersLatestInbox(this.database.db, contactId));
+    const channel = await this.channelOf(inboxId, actor, 'unblock');
     return this.database.transaction(async (db) => {
       const contact = await this.contacts.lockForBlocking(db, contactId);
       if (!contact.blocked) return contact;
@@ -52,14 +57,17 @@ export class CustomerBlockingService {
   }
 
   /**
-   * The channel of the inbox the customer wrote to last (its number's block list), read before the
-   * transaction: the embedded engine's one connection is the transaction's until it ends. A 422
-   * for an agent who does not work that inbox.
+   * The channel of the inbox whose number's block list is asked, read before the transaction: the
+   * embedded engine's one connection is the transaction's until it ends. A 422 for an agent who
+   * does not work that inbox.
    */
-  private async channelOfLatest(contactId: string, actor: UserRow, what: 'block' | 'unblock'): Promise<ChannelClient> {
-    const inboxId = await this.conversations.customersLatestInbox(this.database.db, contactId);
+  private async channelOf(inboxId: string, actor: UserRow, what: 'block' | 'unblock'): Promise<ChannelClient> {
     if (!seesInbox(actor, inboxId))
-      throw new UnprocessableEntityException(`The customer last wrote to an inbox you do not work: an admin can ${what} them`);
+      throw new UnprocessableEntityException(
+        what === 'block'
+          ? 'The customer last wrote to an inbox you do not work: an admin can block them'
+          : 'The customer is blocked on the number of an inbox you do not work: an admin can unblock them',
+      );
     return this.channels.of(inboxId);
   }
 

@@ -29,6 +29,7 @@ import { MediaInboxes1764090000000 } from './migrations/1764090000000-media-inbo
 import { InboxMembers1764100000000 } from './migrations/1764100000000-inbox-members';
 import { TemplateCatalogues1764110000000 } from './migrations/1764110000000-template-catalogues';
 import { MessageInboxes1764120000000 } from './migrations/1764120000000-message-inboxes';
+import { BlockedInbox1764130000000 } from './migrations/1764130000000-blocked-inbox';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -63,4 +64,5 @@ export const MIGRATIONS = [
   InboxMembers1764100000000,
   TemplateCatalogues1764110000000,
   MessageInboxes1764120000000,
+  BlockedInbox1764130000000,
 ];
