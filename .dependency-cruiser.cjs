@@ -36,8 +36,8 @@ const FOLDERS = {
   },
   labels: { uses: ['common', 'database', 'users'], why: 'the label catalogue' },
   inboxes: {
-    uses: ['audit', 'channel', 'common', 'config', 'database', 'messaging', 'notifications', 'users'],
-    why: 'the WhatsApp numbers, each an inbox of conversations with its channel (messaging: the client of its account; notifications: those of members who leave)',
+    uses: ['audit', 'channel', 'common', 'config', 'database', 'messaging', 'users'],
+    why: 'the WhatsApp numbers, each an inbox of conversations with its channel (messaging: the client of its account)',
   },
   'canned-responses': { uses: ['auth', 'common', 'database', 'users'], why: "the team's saved replies" },
   contacts: {

@@ -926,6 +926,11 @@ describe('inboxes', () => {
         expect((await notifiedAbout()).sort()).toEqual([supportThread.id, salesThread.id].sort());
         await t.request('PUT', `/api/v1/inboxes/${DEFAULT_INBOX}/members`, { token: admin, body: { user_ids: before } });
         expect(await notifiedAbout()).toEqual([salesThread.id]);
+        // Taken out of an inbox through the user's own inbox_ids too.
+        const moved = await t.request('PATCH', `/api/v1/users/${agent.id}`, { token: admin, body: { inbox_ids: [DEFAULT_INBOX] } });
+        expect(moved.status).toBe(200);
+        expect(await notifiedAbout()).toEqual([]);
+        await t.request('PATCH', `/api/v1/users/${agent.id}`, { token: admin, body: { inbox_ids: [sales] } });
       });
     });
   });

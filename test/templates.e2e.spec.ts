@@ -1,6 +1,9 @@
 import { DataSource } from 'typeorm';
 import { PageQuery } from '../src/common/pagination';
+import type { ChannelClient } from '../src/channel/channel-client';
+import { Database } from '../src/database/database';
 import { TemplateRepository, type TemplateFilter } from '../src/templates/template.repository';
+import { TemplatesService } from '../src/templates/templates.service';
 import { eventually, hubSignature, templateChangeWebhook } from './support/channel';
 import { FakeGraphApi } from './support/fake-graph-api';
 import { customerWrites } from './support/inbox';
@@ -735,6 +738,44 @@ describe('a template catalogue per business account', () => {
     expect(other.body).toEqual({ error: 'Inbox not found' });
   });
 
+  it('answers an agent a template by id only from the catalogue of an inbox it works', async () => {
+    const agent = (await t.createUser({ role: 'agent', inbox_ids: [sales] })).token;
+    const ids = async (query: string) =>
+      (await t.request('GET', `/api/v1/templates${query}` as '/api/v1/templates', { token: admin })).body.data.map((row) => row.id);
+    const [salesTemplate] = await ids(`?inbox_id=${sales}`);
+    const [supportTemplate] = await ids(`?inbox_id=${DEFAULT_INBOX}`);
+    expect((await t.request('GET', `/api/v1/templates/${salesTemplate}`, { token: agent })).status).toBe(200);
+    const hidden = await t.request('GET', `/api/v1/templates/${supportTemplate}`, { token: agent });
+    expect(hidden.status).toBe(404);
+    expect(hidden.body).toEqual({ error: 'Template not found' });
+    expect((await t.request('GET', `/api/v1/templates/${supportTemplate}`, { token: admin })).status).toBe(200);
+  });
+
+  it('does not store a sync’s read when a later sync of the catalogue was started while it read', async () => {
+    const repository = t.app.get(TemplateRepository);
+    const database = t.app.get(Database);
+    const earlier = await repository.claimOutsideJob(database.db, SALES_ACCOUNT);
+    await repository.claimOutsideJob(database.db, SALES_ACCOUNT);
+    const staleChannel = {
+      catalogue: SALES_ACCOUNT,
+      listTemplates: () =>
+        Promise.resolve([
+          {
+            id: '1',
+            name: 'stale_only',
+            language: 'en_US',
+            status: 'APPROVED',
+            category: 'UTILITY',
+            components: [],
+            parameter_format: 'POSITIONAL',
+          },
+        ]),
+    } as unknown as ChannelClient;
+    await t.app.get(TemplatesService).sync(SALES_ACCOUNT, staleChannel, earlier);
+    expect(await listed(`?inbox_id=${sales}`)).not.toContain(`${SALES_ACCOUNT} stale_only en_US`);
+    expect(await listed(`?inbox_id=${sales}`)).toContain(`${SALES_ACCOUNT} sales_offer en_US`);
+  });
+
   it('leaves unchecked the template sends of an inbox without a business account, which has no catalogue', async () => {
     const bare = await createInbox({});
     const conversation = await openIn(bare, contactId);
@@ -778,7 +819,11 @@ describe('templates stored before catalogues were per business account', () => {
         );
         before = (await first.request('GET', '/api/v1/templates?limit=100', { token: await first.adminToken() })).body.data;
         // The database as it was before this migration: one catalogue, one sync row.
-        await first.app.get(DataSource).undoLastMigration();
+        const dataSource = first.app.get(DataSource);
+        const last = async () =>
+          ((await dataSource.query('SELECT name FROM migrations ORDER BY timestamp DESC LIMIT 1')) as { name: string }[])[0].name;
+        while ((await last()) !== 'TemplateCatalogues1764110000000') await dataSource.undoLastMigration();
+        await dataSource.undoLastMigration();
         expect(await first.sql<{ id: string }>('SELECT id FROM template_syncs')).toEqual([{ id: 'catalogue' }]);
       } finally {
         await first.close();

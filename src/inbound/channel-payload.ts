@@ -46,11 +46,14 @@ const asNumber = (value: unknown): number | null => {
 /** Message types whose payload sits under the key named by the type, with a caption as their text. */
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
 
+/** The fields of a change about a business account's templates, applied to the catalogue of its entry's account. */
+const TEMPLATE_FIELDS = new Set(['message_template_status_update', 'template_category_update']);
+
 /**
  * What each change of a body is about, so its signature is checked with the right app secret: the
- * business number (`value.metadata.phone_number_id`), or for a change that names none (template
- * changes are about the business account) the business account of its entry (`entry.id`). Read
- * before the body is trusted, so it only looks.
+ * business number of a messages change (`value.metadata.phone_number_id`; null when it names none,
+ * which goes to the default inbox), or the business account of a template change's entry
+ * (`entry.id`), whose catalogue it changes. Read before the body is trusted, so it only looks.
  */
 export interface ChangeSource {
   phoneNumberId: string | null;
@@ -62,8 +65,14 @@ export function changeSourcesOf(body: unknown): ChangeSource[] {
   for (const entry of isObject(body) ? asArray(body.entry) : []) {
     for (const change of asArray(isObject(entry) ? entry.changes : undefined)) {
       const value = isObject(change) ? change.value : undefined;
-      const phoneNumberId = isObject(value) && isObject(value.metadata) ? asString(value.metadata.phone_number_id) : null;
-      const source = { phoneNumberId, businessAccountId: phoneNumberId === null && isObject(entry) ? idOf(entry.id) : null };
+      // A template change is applied to its entry's business account whatever else it names, so that account's key checks it.
+      const source =
+        isObject(change) && TEMPLATE_FIELDS.has(change.field as string)
+          ? { phoneNumberId: null, businessAccountId: isObject(entry) ? idOf(entry.id) : null }
+          : {
+              phoneNumberId: isObject(value) && isObject(value.metadata) ? asString(value.metadata.phone_number_id) : null,
+              businessAccountId: null,
+            };
       sources.set(JSON.stringify(source), source);
     }
   }

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { InboxChannels } from '../channel/channel-client';
-import { NotificationsModule } from '../notifications/notifications.module';
 import { UsersModule } from '../users/users.module';
 import { InboxChannelDirectory } from './inbox-channels';
 import { InboxRepository } from './inbox.repository';
@@ -12,7 +11,7 @@ import { InboxesService } from './inboxes.service';
  * (InboxChannels); the default one kept in step with the MESSAGING_* settings.
  */
 @Module({
-  imports: [UsersModule, NotificationsModule],
+  imports: [UsersModule],
   controllers: [InboxesController],
   providers: [InboxRepository, InboxesService, { provide: InboxChannels, useClass: InboxChannelDirectory }],
   exports: [InboxesService, InboxChannels],

@@ -17,7 +17,6 @@ import { Database } from '../database/database';
 import { isForeignKeyViolation, isUniqueViolation } from '../database/errors';
 import type { Db } from '../database/sql';
 import { seesInbox, visibleInboxesOf, type UserRow } from '../users/user.entity';
-import { NotificationsService } from '../notifications/notifications.service';
 import { UsersService } from '../users/users.service';
 import {
   ChannelWebhookResponse,
@@ -69,7 +68,6 @@ export class InboxesService implements OnApplicationBootstrap {
     private readonly channels: ChannelFactory,
     private readonly users: UsersService,
     private readonly inboxChannels: InboxChannels,
-    private readonly notifications: NotificationsService,
   ) {}
 
   /** The inboxes the caller may see: every one to an admin, their own to an agent. */
@@ -105,7 +103,6 @@ export class InboxesService implements OnApplicationBootstrap {
     const { added, removed } = await this.database.transaction(async (db) => {
       if (!(await this.inboxes.lock(db, id))) throw new NotFoundException('Inbox not found');
       const changed = await this.users.setMembersOf(db, id, userIds);
-      await this.notifications.forgetInbox(db, id, changed.removed);
       if (changed.added.length + changed.removed.length > 0) {
         await this.audit.record(db, 'inbox.members_changed', {
           target: toPublicId('inb', id),
@@ -302,7 +299,8 @@ export class InboxesService implements OnApplicationBootstrap {
       route: (phoneNumberId) => inboxOf(phoneNumberId)?.id ?? null,
       appSecret: ({ phoneNumberId, businessAccountId }) => {
         // The number's own key whatever its inbox's status: a disabled inbox's webhooks are kept, checked with its secret.
-        // A change about no number (a template's) is signed by the app of an inbox on its business account, if one has its own key.
+        // A template change is signed by the app of an inbox on its business account, if one has its own key; a change
+        // naming neither goes to the default inbox, and is checked with its key.
         const owner =
           (phoneNumberId === null
             ? inboxes.find(

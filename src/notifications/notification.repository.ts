@@ -71,12 +71,13 @@ export class NotificationRepository {
     await execute(db, sql`DELETE FROM notifications WHERE user_id = ${userId}`);
   }
 
-  /** Deletes these users' notifications about the conversations of one inbox (they no longer work it). */
-  async deleteOfInbox(db: Db, inboxId: string, userIds: string[]): Promise<void> {
+  /** Deletes the user's notifications about conversations of inboxes they no longer see (an agent's, of an inbox they are not a member of). */
+  async deleteOutOfSight(db: Db, userId: string): Promise<void> {
     await execute(
       db,
-      sql`DELETE FROM notifications n USING conversations c
-           WHERE n.user_id = ANY(${userIds}::uuid[]) AND c.id = n.conversation_id AND c.inbox_id = ${inboxId}`,
+      sql`DELETE FROM notifications n USING conversations c, users u
+           WHERE n.user_id = ${userId} AND c.id = n.conversation_id AND u.id = n.user_id AND u.role <> 'admin'
+             AND NOT EXISTS (SELECT 1 FROM inbox_members m WHERE m.user_id = n.user_id AND m.inbox_id = c.inbox_id)`,
     );
   }
 

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { UsersModule } from '../users/users.module';
 import { MailModule } from '../mail/mail.module';
 import { NotificationEmailer } from './notification-emailer';
 import { NotificationRepository } from './notification.repository';
@@ -10,7 +11,7 @@ import { NotificationsService } from './notifications.service';
  * their transactions. NotificationEmailer e-mails those left unread.
  */
 @Module({
-  imports: [MailModule],
+  imports: [MailModule, UsersModule],
   controllers: [NotificationsController],
   providers: [NotificationRepository, NotificationsService, NotificationEmailer],
   exports: [NotificationsService],

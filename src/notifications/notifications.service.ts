@@ -2,6 +2,7 @@ import { Injectable, NotFoundException } from '@nestjs/common';
 import { newUuid } from '../common/ids';
 import { mapPage, Page } from '../common/pagination';
 import { AppConfig } from '../config/app-config';
+import { UsersService } from '../users/users.service';
 import { Database } from '../database/database';
 import type { Db } from '../database/sql';
 import { EventsService } from '../events/events.service';
@@ -25,7 +26,12 @@ export class NotificationsService {
     private readonly notifications: NotificationRepository,
     private readonly events: EventsService,
     private readonly config: AppConfig,
-  ) {}
+    users: UsersService,
+  ) {
+    // Who no longer sees an inbox (left it, or became an agent) loses their notifications about it,
+    // which they could no longer open, nor be e-mailed about.
+    users.whenSightNarrowed((db, userId) => this.notifications.deleteOutOfSight(db, userId));
+  }
 
   /**
    * Stores a notification in the caller's transaction, so it is committed (or rolled back)
@@ -52,14 +58,6 @@ export class NotificationsService {
   /** How many of the user's notifications are unread (the bell). */
   async unreadCount(userId: string): Promise<UnreadCountResponse> {
     return { unread: await this.notifications.unreadCount(this.database.db, userId) };
-  }
-
-  /**
-   * In the caller's transaction: users who left an inbox lose their notifications about its
-   * conversations, which they may no longer open, nor be e-mailed about.
-   */
-  async forgetInbox(db: Db, inboxId: string, userIds: string[]): Promise<void> {
-    if (userIds.length > 0) await this.notifications.deleteOfInbox(db, inboxId, userIds);
   }
 
   /** In the caller's transaction: the notifications about a conversation merged into another now lead to that one. */

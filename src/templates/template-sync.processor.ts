@@ -36,7 +36,7 @@ export class TemplateSyncProcessor implements OnModuleInit, OnApplicationBootstr
       // A few catalogues at once: each sync is a handful of page reads.
       concurrency: 4,
       attempt: async (claimed) => {
-        if (await this.templates.syncCatalogue(claimed.id)) {
+        if (await this.templates.syncCatalogue(claimed.id, claimed.attempts)) {
           await this.templates.recordSynced(claimed.id, claimed.attempts, new Date(Date.now() + interval()));
         } else {
           this.logger.log(`No active inbox reads the template catalogue ${claimed.id} any more: its sync waits until one does`);

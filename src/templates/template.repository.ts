@@ -150,6 +150,26 @@ export class TemplateRepository {
     );
   }
 
+  /**
+   * A sync started outside the job (POST /templates/sync, a send's first sync) claims the row as an
+   * attempt of its own, so a job attempt reading at the same time does not store an older read
+   * after it (holdsLatestClaim); answers its attempt. The row is made, due, if missing.
+   */
+  async claimOutsideJob(db: Db, catalogue: string): Promise<number> {
+    const [row] = await query<{ attempts: number }>(
+      db,
+      sql`INSERT INTO template_syncs (id, attempts, next_attempt_at) VALUES (${catalogue}, 1, now())
+          ON CONFLICT (id) DO UPDATE SET attempts = template_syncs.attempts + 1 RETURNING attempts`,
+    );
+    return row.attempts;
+  }
+
+  /** In the sync's transaction: whether no later attempt claimed the catalogue's row since `attempt` (the row held until commit). */
+  async holdsLatestClaim(db: Db, catalogue: string, attempt: number): Promise<boolean> {
+    const row = await queryOne<{ attempts: number }>(db, sql`SELECT attempts FROM template_syncs WHERE id = ${catalogue} FOR UPDATE`);
+    return row?.attempts === attempt;
+  }
+
   findSync(db: Db, catalogue: string): Promise<TemplateSyncRow | null> {
     return queryOne(db, sql`SELECT ${SYNC_COLUMNS} FROM template_syncs WHERE id = ${catalogue}`);
   }

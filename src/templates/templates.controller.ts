@@ -36,11 +36,11 @@ export class TemplatesController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Get one template' })
+  @ApiOperation({ summary: 'Get one template (404 to an agent when none of its inboxes sends from its catalogue)' })
   @ApiOkResponse({ type: TemplateResponse })
   @ApiErrors(404)
-  get(@Param('id', TemplateId) id: string): Promise<TemplateResponse> {
-    return this.templates.get(id);
+  get(@Param('id', TemplateId) id: string, @CurrentUser() caller: UserRow): Promise<TemplateResponse> {
+    return this.templates.get(id, caller);
   }
 
   @Post('sync')

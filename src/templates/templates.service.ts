@@ -5,7 +5,7 @@ import { toStorable } from '../common/storable-text';
 import { Database } from '../database/database';
 import { type ChannelClient, type ChannelTemplate, InboxChannels, SANDBOX_CATALOGUE } from '../channel/channel-client';
 import { InboxesService, type InboxCatalogue } from '../inboxes/inboxes.service';
-import { seesInbox, type UserRow } from '../users/user.entity';
+import { seesInbox, type UserRow, visibleInboxesOf } from '../users/user.entity';
 import type { Db } from '../database/sql';
 import { parametersOf, sendProblem } from './template-parameters';
 import { ListTemplatesQuery, SyncResponse, TemplateResponse } from './template.dto';
@@ -78,9 +78,14 @@ export class TemplatesService {
     return mapPage(page, TemplateResponse.of);
   }
 
-  async get(id: string): Promise<TemplateResponse> {
-    const row = await this.templates.find(this.database.db, id);
-    if (!row) throw new NotFoundException('Template not found');
+  /** One template; 404 to an agent when no inbox it works reads its catalogue. */
+  async get(id: string, caller: UserRow): Promise<TemplateResponse> {
+    const db = this.database.db;
+    const row = await this.templates.find(db, id);
+    const seen =
+      row !== null &&
+      (await this.inboxes.catalogues(db)).some((inbox) => inbox.catalogue === row.catalogue && seesInbox(caller, inbox.inboxId));
+    if (!row || (!seen && visibleInboxesOf(caller) !== null)) throw new NotFoundException('Template not found');
     return TemplateResponse.of(row);
   }
 
@@ -99,7 +104,11 @@ export class TemplatesService {
     const failures: string[] = [];
     for (const { catalogue, inboxId } of sources) {
       try {
-        synced += await this.sync(catalogue, await this.channels.of(inboxId));
+        synced += await this.sync(
+          catalogue,
+          await this.channels.of(inboxId),
+          await this.templates.claimOutsideJob(this.database.db, catalogue),
+        );
         await this.templates.recordSynced(this.database.db, catalogue, null, null);
       } catch (error) {
         this.logger.warn(`Template sync of ${nameOf(catalogue)} failed: ${(error as Error).message}`);
@@ -117,9 +126,11 @@ export class TemplatesService {
    * one transaction: new and changed templates written, unchanged ones left as they are, and those
    * the account no longer has marked DELETED (kept, so a send of one is refused naming why, and
    * its id stays valid). Answers how many templates the account has. Throws, storing nothing,
-   * when the channel fails.
+   * when the channel fails. `attempt` is the sync's claim on the catalogue's row: when a later one
+   * was claimed while this one read (a webhook asked for a sync meanwhile), this one's older read
+   * is not stored, so it cannot overwrite what the later one stores.
    */
-  async sync(catalogue: string, channel: ChannelClient): Promise<number> {
+  async sync(catalogue: string, channel: ChannelClient, attempt: number): Promise<number> {
     // The inbox's row and its channel disagree only while the settings of the default inbox are being written at start: tried again later.
     if (channel.catalogue !== catalogue) throw new Error(`The inbox's channel reads another catalogue than ${nameOf(catalogue)} now`);
     // The channel's strings may hold what PostgreSQL cannot store (NUL): replaced, like inbound text.
@@ -129,6 +140,7 @@ export class TemplatesService {
     const templates = [...byKey.values()];
     const now = new Date();
     const deleted = await this.database.transaction(async (db) => {
+      if (!(await this.templates.holdsLatestClaim(db, catalogue, attempt))) return null;
       await this.templates.upsert(db, templates, now);
       return this.templates.markDeletedExcept(
         db,
@@ -137,6 +149,10 @@ export class TemplatesService {
         now,
       );
     });
+    if (deleted === null) {
+      this.logger.log(`Template sync of ${nameOf(catalogue)}: a later sync was started while this one read; it stores the catalogue`);
+      return templates.length;
+    }
     this.syncedCatalogues.add(catalogue);
     this.logger.log(
       `Synced ${templates.length} template(s) of ${nameOf(catalogue)}${deleted > 0 ? `; ${deleted} no longer there, marked DELETED` : ''}`,
@@ -224,10 +240,10 @@ export class TemplatesService {
    * One attempt of the catalogue's sync, through an active inbox that reads it; answers false when
    * none does any more (the sync is then parked until one does).
    */
-  async syncCatalogue(catalogue: string): Promise<boolean> {
+  async syncCatalogue(catalogue: string, attempt: number): Promise<boolean> {
     const source = sourcesOf(await this.inboxes.catalogues(this.database.db)).find((inbox) => inbox.catalogue === catalogue);
     if (!source) return false;
-    await this.sync(catalogue, await this.channels.of(source.inboxId));
+    await this.sync(catalogue, await this.channels.of(source.inboxId), attempt);
     return true;
   }
 
@@ -268,20 +284,21 @@ export class TemplatesService {
     return this.syncedCatalogues.has(catalogue);
   }
 
-  /** A sync for a send that found no catalogue yet; once per catalogue and process: a failure leaves its sends unchecked until the job's sync succeeds. */
+  /** A sync for a send that found no catalogue yet, claimed as an attempt of its own; false when no active inbox reads it. */
+  private async firstSync(catalogue: string): Promise<boolean> {
+    const synced = await this.syncCatalogue(catalogue, await this.templates.claimOutsideJob(this.database.db, catalogue));
+    if (synced) await this.templates.recordSynced(this.database.db, catalogue, null, null);
+    return synced;
+  }
+
+  /** firstSync once per catalogue and process: a failure leaves its sends unchecked until the job's sync succeeds. */
   private syncOnce(catalogue: string): Promise<boolean> {
     let first = this.firstSyncs.get(catalogue);
     if (!first) {
-      first = this.syncCatalogue(catalogue).then(
-        async (synced) => {
-          if (synced) await this.templates.recordSynced(this.database.db, catalogue, null, null);
-          return synced;
-        },
-        (error: unknown) => {
-          this.logger.warn(`Template sync of ${nameOf(catalogue)} failed: ${(error as Error).message}`);
-          return false;
-        },
-      );
+      first = this.firstSync(catalogue).catch((error: unknown) => {
+        this.logger.warn(`Template sync of ${nameOf(catalogue)} failed: ${(error as Error).message}`);
+        return false;
+      });
       this.firstSyncs.set(catalogue, first);
     }
     return first;

@@ -30,6 +30,9 @@ import { AdminPasswordFile, FirstRunAdmin } from './first-run-admin';
  */
 const AUTH_CACHE_TTL_MS = 5_000;
 const AUTH_CACHE_MAX_ENTRIES = 10_000;
+/** Told of a user who may now see fewer inboxes (left one, or became an agent), in that change's transaction. */
+type SightNarrowed = (db: Db, userId: string) => Promise<void>;
+
 /** An inbox id of inbox_ids that names no inbox (the membership's foreign key). */
 const NO_SUCH_INBOX = 'inbox_ids names an inbox that does not exist';
 /** Carries the id of a user whose tokens or rights changed (deleted, demoted, new password, logout). */
@@ -64,6 +67,8 @@ export class UsersService implements OnApplicationBootstrap {
   private readonly adminPasswordFile: AdminPasswordFile;
   /** The admin this start made with a generated password, for the start-up banner; null when none was made. */
   firstRunAdmin: FirstRunAdmin | null = null;
+
+  private readonly narrowedListeners: SightNarrowed[] = [];
 
   constructor(
     private readonly database: Database,
@@ -277,6 +282,7 @@ export class UsersService implements OnApplicationBootstrap {
         const changed = (['email', 'name', 'role', 'beta_access', 'password_hash', 'inbox_ids'] as const).filter(
           (key) => JSON.stringify(before[key]) !== JSON.stringify(user[key]),
         );
+        if (changed.includes('role') || changed.includes('inbox_ids')) await this.sightNarrowed(db, id);
         await this.audit.record(db, changed.includes('role') ? 'user.role_changed' : 'user.updated', {
           target: toPublicId('user', id),
           details: {
@@ -322,13 +328,24 @@ export class UsersService implements OnApplicationBootstrap {
    * answers who joined and who left, whom the caller forgets after its commit (their streams then
    * reconnect with their new inboxes).
    */
+  /** A listener told, in the transaction that made the change, of a user who may now see fewer inboxes. */
+  whenSightNarrowed(listener: SightNarrowed): void {
+    this.narrowedListeners.push(listener);
+  }
+
   async setMembersOf(db: Db, inboxId: string, userIds: readonly string[]): Promise<{ added: string[]; removed: string[] }> {
     try {
-      return await this.users.setMembersOf(db, inboxId, [...new Set(userIds)]);
+      const changed = await this.users.setMembersOf(db, inboxId, [...new Set(userIds)]);
+      for (const userId of changed.removed) await this.sightNarrowed(db, userId);
+      return changed;
     } catch (error) {
       if (isForeignKeyViolation(error)) throw new UnprocessableEntityException('user_ids names a user that does not exist');
       throw error;
     }
+  }
+
+  private async sightNarrowed(db: Db, userId: string): Promise<void> {
+    for (const listener of this.narrowedListeners) await listener(db, userId);
   }
 
   async forget(id: string): Promise<void> {

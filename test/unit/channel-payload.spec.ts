@@ -15,6 +15,16 @@ describe('changeSourcesOf', () => {
     ]);
   });
 
+  it('checks a template change with its entry’s account, whatever number it names, and a messages change naming no number with the default’s', () => {
+    const template = webhookBody(
+      { field: 'template_category_update', value: { metadata: { phone_number_id: '111' }, new_category: 'UTILITY' } },
+      { businessAccountId: '222' },
+    );
+    expect(changeSourcesOf(template)).toEqual([{ phoneNumberId: null, businessAccountId: '222' }]);
+    const unnumbered = webhookBody({ field: 'messages', value: { messages: [] } }, { businessAccountId: '999' });
+    expect(changeSourcesOf(unnumbered)).toEqual([{ phoneNumberId: null, businessAccountId: null }]);
+  });
+
   it('answers one source naming nothing for a body without changes', () => {
     expect(changeSourcesOf({})).toEqual([{ phoneNumberId: null, businessAccountId: null }]);
     expect(changeSourcesOf({ entry: [{ changes: [] }] })).toEqual([{ phoneNumberId: null, businessAccountId: null }]);

@@ -542,7 +542,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get one template */
+    /** Get one template (404 to an agent when none of its inboxes sends from its catalogue) */
     get: operations['TemplatesController_get'];
     put?: never;
     post?: never;
@@ -990,7 +990,7 @@ export interface paths {
     put?: never;
     /**
      * Lift the block of the customer on the channel (any user)
-     * @description 422 with the channel's reason when it refuses, 503 when it cannot be reached; unblocking a customer who is not blocked changes nothing. Event contact.updated with `blocked: false`.
+     * @description Asks the number the customer was blocked on (its block list holds them), even if they wrote to another since. 422 with the channel's reason when it refuses, 503 when it cannot be reached; unblocking a customer who is not blocked changes nothing. Event contact.updated with `blocked: false`.
      */
     post: operations['CustomerBlockingController_unblock'];
     delete?: never;
