@@ -104,12 +104,7 @@ export class TemplatesService {
     const failures: string[] = [];
     for (const { catalogue, inboxId } of sources) {
       try {
-        synced += await this.sync(
-          catalogue,
-          await this.channels.of(inboxId),
-          await this.templates.claimOutsideJob(this.database.db, catalogue),
-        );
-        await this.templates.recordSynced(this.database.db, catalogue, null, null);
+        synced += await this.syncOutsideJob({ catalogue, inboxId });
       } catch (error) {
         this.logger.warn(`Template sync of ${nameOf(catalogue)} failed: ${(error as Error).message}`);
         failures.push(`${nameOf(catalogue)}: ${(error as Error).message}`);
@@ -241,7 +236,7 @@ export class TemplatesService {
    * none does any more (the sync is then parked until one does).
    */
   async syncCatalogue(catalogue: string, attempt: number): Promise<boolean> {
-    const source = sourcesOf(await this.inboxes.catalogues(this.database.db)).find((inbox) => inbox.catalogue === catalogue);
+    const source = await this.sourceOf(catalogue);
     if (!source) return false;
     await this.sync(catalogue, await this.channels.of(source.inboxId), attempt);
     return true;
@@ -286,8 +281,22 @@ export class TemplatesService {
 
   /** A sync for a send that found no catalogue yet, claimed as an attempt of its own; false when no active inbox reads it. */
   private async firstSync(catalogue: string): Promise<boolean> {
-    const synced = await this.syncCatalogue(catalogue, await this.templates.claimOutsideJob(this.database.db, catalogue));
-    if (synced) await this.templates.recordSynced(this.database.db, catalogue, null, null);
+    const source = await this.sourceOf(catalogue);
+    if (!source) return false;
+    await this.syncOutsideJob(source);
+    return true;
+  }
+
+  /** The active inbox whose channel reads the catalogue (the default inbox when it does); undefined: none does. */
+  private async sourceOf(catalogue: string): Promise<InboxCatalogue | undefined> {
+    return sourcesOf(await this.inboxes.catalogues(this.database.db)).find((inbox) => inbox.catalogue === catalogue);
+  }
+
+  /** A sync asked for outside the job (POST /templates/sync, a send's first sync): claimed as an attempt of its own, recorded when it succeeded. */
+  private async syncOutsideJob({ catalogue, inboxId }: InboxCatalogue): Promise<number> {
+    const attempt = await this.templates.claimOutsideJob(this.database.db, catalogue);
+    const synced = await this.sync(catalogue, await this.channels.of(inboxId), attempt);
+    await this.templates.recordSynced(this.database.db, catalogue, null, null);
     return synced;
   }
 
