@@ -392,6 +392,8 @@ describe('inboxes', () => {
         '/api/v1/conversations/counts?inbox_id=',
         '/api/v1/contacts?inbox_id=x',
         '/api/v1/messages/search?q=a&inbox_id=1',
+        '/api/v1/templates?inbox_id=inb_nope',
+        '/api/v1/templates?inbox_id=',
       ]) {
         const answer = await t.request('GET', url, { token: admin });
         expect({ url, status: answer.status, body: answer.body }).toEqual({
