@@ -39,7 +39,10 @@ const FOLDERS = {
     uses: ['audit', 'channel', 'common', 'config', 'database', 'messaging', 'users'],
     why: 'the WhatsApp numbers, each an inbox of conversations with its channel (messaging: the client of its account)',
   },
-  'canned-responses': { uses: ['auth', 'common', 'database', 'users'], why: "the team's saved replies" },
+  'canned-responses': {
+    uses: ['auth', 'channel', 'common', 'database', 'users'],
+    why: "the team's saved replies (channel: the limits of an interactive one, checked like a send)",
+  },
   contacts: {
     uses: ['audit', 'common', 'database', 'events', 'users'],
     why: 'the contact book, its import and export (users: the caller, whose inboxes an inbox filter keeps to)',

@@ -29,6 +29,7 @@ describe('canned responses', () => {
       id: expect.stringMatching(/^cr_[0-9a-f]{32}$/),
       shortcut: 'welcome_1',
       text: 'Hello! How can we help?\nWe answer within the hour.',
+      interactive: null,
       created_by: author.id,
       created_at: expect.stringMatching(/Z$/),
       updated_at: created.body.created_at,
@@ -86,7 +87,7 @@ describe('canned responses', () => {
 
   it('refuses an empty PATCH with 400', async () => {
     const created = (await create({ shortcut: 'empty-patch', text: 'x' })).body;
-    expect((await patch(created.id, {})).body).toEqual({ error: 'Body must set shortcut, text or both' });
+    expect((await patch(created.id, {})).body).toEqual({ error: 'Body must set shortcut, text or interactive' });
   });
 
   it('lets only the author or an admin change or delete a canned response (403 for a colleague), and an admin one whose author is gone', async () => {
@@ -113,6 +114,61 @@ describe('canned responses', () => {
     expect((await get(id)).body).toEqual({ error: 'Canned response not found' });
     expect((await patch(id, { text: 'x' })).status).toBe(404);
     expect((await remove(id)).status).toBe(404);
+  });
+  describe('interactive canned responses', () => {
+    const branches = {
+      type: 'list',
+      body: { text: 'Which branch is nearest to you?' },
+      action: {
+        button: 'Choose a branch',
+        sections: [
+          {
+            rows: [
+              { id: 'hamburg', title: 'Hamburg' },
+              { id: 'munich', title: 'Munich' },
+            ],
+          },
+        ],
+      },
+    };
+
+    it('holds an interactive message whose body is its text, found by that text', async () => {
+      const created = await create({ shortcut: 'branches-1', interactive: branches });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ shortcut: 'branches-1', text: 'Which branch is nearest to you?', interactive: branches });
+      expect((await get(created.body.id)).body).toEqual(created.body);
+      const found = await t.request('GET', '/api/v1/canned-responses?q=nearest%20branch', { token: colleague.token });
+      expect(found.body.data.map((c: { id: string }) => c.id)).toContain(created.body.id);
+      expect((await create({ shortcut: 'plain-1', text: 'Hello' })).body).toMatchObject({ text: 'Hello', interactive: null });
+    });
+
+    it('refuses an interactive body the channel would refuse, naming the field, and text beside interactive', async () => {
+      const tooManyButtons = { ...branches, action: { ...branches.action, button: 'Choose one of our many branches' } };
+      const refused = await create({ shortcut: 'branches-2', interactive: tooManyButtons });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({ error: 'interactive.action.button must be at most 20 characters, not 31' });
+      const both = await create({ shortcut: 'branches-2', text: 'Choose', interactive: branches });
+      expect(both.status).toBe(400);
+      expect(both.body.error).toMatch(/^text goes without interactive/);
+      expect((await create({ shortcut: 'branches-2' })).body).toEqual({ error: 'text is required' });
+    });
+
+    it('turns a text response interactive and back, the body staying its text', async () => {
+      const created = (await create({ shortcut: 'hours-1', text: 'We are open 9-17' })).body;
+      const hours = {
+        type: 'button',
+        body: { text: 'We are open 9-17. Need more?' },
+        action: { buttons: [{ type: 'reply', reply: { id: 'agent', title: 'Talk to us' } }] },
+      };
+      const made = await patch(created.id, { interactive: hours });
+      expect(made.body).toMatchObject({ text: 'We are open 9-17. Need more?', interactive: hours });
+      const textOfInteractive = await patch(created.id, { text: 'Other' });
+      expect(textOfInteractive.status).toBe(400);
+      expect(textOfInteractive.body.error).toMatch(/is interactive: its text is interactive.body.text/);
+      const back = await patch(created.id, { interactive: null });
+      expect(back.body).toMatchObject({ text: 'We are open 9-17. Need more?', interactive: null });
+      expect((await patch(created.id, { text: 'Open 8-18' })).body).toMatchObject({ text: 'Open 8-18', interactive: null });
+    });
   });
 });
 

@@ -486,6 +486,92 @@ describeWithBrowser('the agent console in Chromium', () => {
     expect(names).toEqual(['Mine', 'Unassigned', 'All open', 'Snoozed', 'Closed']);
   });
 
+  it("sends a list from a canned response and shows the customer's choice replying to it, and a form's answers", async () => {
+    const token = await t.adminToken();
+    const branches = {
+      type: 'list',
+      header: { type: 'text', text: 'Our branches' },
+      body: { text: 'Which branch is nearest to you?' },
+      action: {
+        button: 'Choose a branch',
+        sections: [
+          {
+            title: 'Germany',
+            rows: [
+              { id: 'hamburg', title: 'Hamburg', description: 'Mönckebergstraße 7' },
+              { id: 'munich', title: 'Munich' },
+            ],
+          },
+        ],
+      },
+    };
+    const saved = await t.request('POST', '/api/v1/canned-responses', { token, body: { shortcut: 'branches', interactive: branches } });
+    expect(saved.status).toBe(201);
+    const { phone } = await customerWrites(t, { name: 'Branch Customer', text: 'Where can I pick it up?' });
+    const page = await openAs(ADMIN.email, ADMIN.password);
+    await page.getByRole('tab', { name: /All open/ }).click();
+    await row(page, 'Branch Customer').click();
+    const log = page.getByRole('log', { name: 'Messages' });
+    await log.getByText('Where can I pick it up?').waitFor();
+
+    await page.getByLabel('Message (/ for canned responses)').fill('/bran');
+    await page.getByRole('option', { name: /\/branches: \[a list\] Which branch/ }).click();
+    await page.getByLabel('Interactive message to send').getByText('Sends a list').waitFor();
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await eventually(async () => expect(graph.sendsTo(phone).map((r) => r.body?.type)).toContain('interactive'));
+    expect(graph.sendsTo(phone).find((r) => r.body?.type === 'interactive')?.body?.interactive).toEqual(branches);
+    // Shown as the customer's phone shows it: the header, the body, the button that opens the list, its rows.
+    const question = log.getByLabel('Interactive message');
+    await question.getByText('Our branches').waitFor();
+    await question.getByText('☰ Choose a branch').waitFor();
+    await question.getByText('Mönckebergstraße 7', { exact: false }).waitFor();
+
+    const wamid = await eventually(async () => {
+      const sent = graph.sendsTo(phone).find((r) => r.body?.type === 'interactive');
+      const [message] = await t.sql<{ channel_message_id: string | null }>(
+        "SELECT channel_message_id FROM messages WHERE type = 'interactive' AND direction = 'outbound' AND text = 'Which branch is nearest to you?' ORDER BY created_at DESC LIMIT 1",
+      );
+      expect(sent).toBeDefined();
+      expect(message.channel_message_id).toEqual(expect.any(String));
+      return message.channel_message_id!;
+    });
+    const choose = await t.request('POST', '/api/webhooks/messaging', {
+      body: messageWebhook(
+        phone.slice(1),
+        {
+          type: 'interactive',
+          context: { from: '15550783881', id: wamid },
+          interactive: { type: 'list_reply', list_reply: { id: 'munich', title: 'Munich' } },
+        },
+        { profileName: 'Branch Customer' },
+      ),
+    });
+    expect(choose.status).toBe(200);
+    // The choice arrives live, quoting the list it answers.
+    const choice = log.getByRole('article', { name: /^Customer at/ }).filter({ hasText: 'Munich' });
+    await choice.waitFor();
+    expect(await choice.locator('blockquote.quote').textContent()).toBe('Which branch is nearest to you?');
+
+    const form = await t.request('POST', '/api/webhooks/messaging', {
+      body: messageWebhook(
+        phone.slice(1),
+        {
+          type: 'interactive',
+          interactive: {
+            type: 'nfm_reply',
+            nfm_reply: { name: 'flow', body: 'Sent', response_json: '{"flow_token":"t","pickup_day":"Friday","items":["mug","plate"]}' },
+          },
+        },
+        { profileName: 'Branch Customer' },
+      ),
+    });
+    expect(form.status).toBe(200);
+    const answers = log.getByLabel('Form answers');
+    await answers.getByText('pickup day').waitFor();
+    await answers.getByText('Friday').waitFor();
+    await answers.getByText('mug, plate').waitFor();
+  });
+
   it('shows a shared location with its address and a map link, and a shared contact whose number starts a conversation', async () => {
     const kinds = Object.fromEntries(MESSAGE_KINDS.map((fixture) => [fixture.kind, fixture.message]));
     const { phone } = await customerWrites(t, { name: 'Sharing Customer', text: 'Here is where and who' });

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsObject, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsInteractiveMessage } from '../channel/interactive-message';
 import { IsOmittable } from '../common/omittable';
 import { toPublicId } from '../common/ids';
 import { PageQuery } from '../common/pagination';
@@ -23,6 +24,19 @@ const SHORTCUT_DOC = {
 };
 const TEXT_DOC = { minLength: 1, maxLength: MAX_CANNED_TEXT_LENGTH, example: 'Thanks for writing! An agent will answer shortly.' };
 
+const INTERACTIVE_DOC = {
+  type: Object,
+  description:
+    'An interactive message (buttons, a list, a link or a form) sent instead of text, in the shape and within the limits of ' +
+    'POST /api/v1/conversations/{id}/messages with type interactive; its body is the text, so text is left out. ' +
+    'On PATCH, null makes it a text response again (keeping the body as its text unless text is given)',
+  example: {
+    type: 'list',
+    body: { text: 'Which branch is nearest to you?' },
+    action: { button: 'Choose a branch', sections: [{ rows: [{ id: 'hamburg', title: 'Hamburg' }] }] },
+  },
+};
+
 // Validators run bottom-up and only the first failure is reported: the shape checks sit lowest.
 
 export class CreateCannedResponseDto {
@@ -32,14 +46,21 @@ export class CreateCannedResponseDto {
   @IsString()
   shortcut!: string;
 
-  @ApiProperty({ ...TEXT_DOC, description: 'Trimmed' })
+  @ApiPropertyOptional({ ...TEXT_DOC, description: 'Trimmed; required unless interactive is given' })
+  @ValidateIf((dto: CreateCannedResponseDto) => dto.text !== undefined || dto.interactive === undefined)
   @Transform(trimmed)
   @Length(1, MAX_CANNED_TEXT_LENGTH)
   @IsString()
-  text!: string;
+  text?: string;
+
+  @ApiPropertyOptional(INTERACTIVE_DOC)
+  @IsPresent()
+  @IsInteractiveMessage()
+  @IsObject()
+  interactive?: Record<string, unknown>;
 }
 
-/** Either field or both. */
+/** Any of the fields. */
 export class UpdateCannedResponseDto {
   @ApiPropertyOptional(SHORTCUT_DOC)
   @IsPresent()
@@ -54,6 +75,12 @@ export class UpdateCannedResponseDto {
   @Length(1, MAX_CANNED_TEXT_LENGTH)
   @IsString()
   text?: string;
+
+  @ApiPropertyOptional({ ...INTERACTIVE_DOC, nullable: true })
+  @ValidateIf((_object: object, value: unknown) => value !== undefined && value !== null)
+  @IsInteractiveMessage()
+  @IsObject()
+  interactive?: Record<string, unknown> | null;
 }
 
 export class ListCannedResponsesQuery extends PageQuery {
@@ -75,8 +102,15 @@ export class CannedResponseResponse {
   @ApiProperty({ example: 'thanks' })
   shortcut!: string;
 
-  @ApiProperty({ example: 'Thanks for writing! An agent will answer shortly.' })
+  @ApiProperty({ example: 'Thanks for writing! An agent will answer shortly.', description: "The text; an interactive one's body" })
   text!: string;
+
+  @ApiProperty({
+    ...INTERACTIVE_DOC,
+    nullable: true,
+    description: 'The interactive message sent instead of the text; null for a text response',
+  })
+  interactive!: Record<string, unknown> | null;
 
   @ApiProperty({
     type: String,
@@ -97,6 +131,7 @@ export class CannedResponseResponse {
       id: toPublicId('cr', row.id),
       shortcut: row.shortcut,
       text: row.text,
+      interactive: row.interactive,
       created_by: row.created_by ? toPublicId('user', row.created_by) : null,
       created_at: row.created_at.toISOString(),
       updated_at: row.updated_at.toISOString(),

@@ -5,7 +5,7 @@ import { Keyset } from '../database/keyset';
 import { Db, execute, query, queryOne, Sql, sql } from '../database/sql';
 import type { CannedResponseRow } from './canned-response.entity';
 
-const COLUMNS = sql.raw('cr.id, cr.shortcut, cr.text, cr.created_by, cr.created_at, cr.updated_at');
+const COLUMNS = sql.raw('cr.id, cr.shortcut, cr.text, cr.interactive, cr.created_by, cr.created_at, cr.updated_at');
 const NEWEST_FIRST = new Keyset<CannedResponseRow>({ time: 'cr.created_at', id: 'cr.id' }, 'DESC', (row) => [row.created_at, row.id]);
 
 /** The SQL of the `canned_responses` table. */
@@ -47,9 +47,9 @@ export class CannedResponseRepository {
   async insert(db: Db, row: CannedResponseRow): Promise<void> {
     await execute(
       db,
-      sql`INSERT INTO canned_responses (id, shortcut, text, folded_shortcut, folded_text, created_by, created_at, updated_at)
-          VALUES (${row.id}, ${row.shortcut}, ${row.text}, ${foldForSearch(row.shortcut)}, ${foldForSearch(row.text)}, ${row.created_by},
-                  ${row.created_at}, ${row.updated_at})`,
+      sql`INSERT INTO canned_responses (id, shortcut, text, interactive, folded_shortcut, folded_text, created_by, created_at, updated_at)
+          VALUES (${row.id}, ${row.shortcut}, ${row.text}, ${jsonOrNull(row.interactive)}, ${foldForSearch(row.shortcut)},
+                  ${foldForSearch(row.text)}, ${row.created_by}, ${row.created_at}, ${row.updated_at})`,
     );
   }
 
@@ -57,7 +57,8 @@ export class CannedResponseRepository {
   async update(db: Db, row: CannedResponseRow): Promise<void> {
     await execute(
       db,
-      sql`UPDATE canned_responses SET shortcut = ${row.shortcut}, text = ${row.text}, folded_shortcut = ${foldForSearch(row.shortcut)},
+      sql`UPDATE canned_responses SET shortcut = ${row.shortcut}, text = ${row.text}, interactive = ${jsonOrNull(row.interactive)},
+                 folded_shortcut = ${foldForSearch(row.shortcut)},
                  folded_text = ${foldForSearch(row.text)}, updated_at = ${row.updated_at}
            WHERE id = ${row.id}`,
     );
@@ -66,4 +67,8 @@ export class CannedResponseRepository {
   async delete(db: Db, id: string): Promise<void> {
     await execute(db, sql`DELETE FROM canned_responses WHERE id = ${id}`);
   }
+}
+
+function jsonOrNull(value: Record<string, unknown> | null): string | null {
+  return value === null ? null : JSON.stringify(value);
 }

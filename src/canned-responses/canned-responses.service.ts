@@ -10,6 +10,12 @@ import type { CannedResponseRow } from './canned-response.entity';
 import { CannedResponseRepository } from './canned-response.repository';
 
 const DUPLICATE_SHORTCUT = 'A canned response with this shortcut already exists';
+const INTERACTIVE_TEXT = 'text goes without interactive: the text of an interactive canned response is its body (interactive.body.text)';
+
+/** The body of an interactive message the DTO validated. */
+function bodyOf(interactive: Record<string, unknown>): string {
+  return (interactive.body as { text: string }).text;
+}
 
 /**
  * The team's canned responses. Every user reads and writes new ones; a canned response is changed
@@ -34,10 +40,12 @@ export class CannedResponsesService {
 
   async create(dto: CreateCannedResponseDto, author: UserRow): Promise<CannedResponseResponse> {
     const now = new Date();
+    if (dto.interactive !== undefined && dto.text !== undefined) throw new BadRequestException(INTERACTIVE_TEXT);
     const row: CannedResponseRow = {
       id: newUuid(now.getTime()),
       shortcut: dto.shortcut,
-      text: dto.text,
+      text: dto.interactive === undefined ? dto.text! : bodyOf(dto.interactive),
+      interactive: dto.interactive ?? null,
       created_by: author.id,
       created_at: now,
       updated_at: now,
@@ -47,12 +55,23 @@ export class CannedResponsesService {
   }
 
   async update(id: string, dto: UpdateCannedResponseDto, actor: UserRow): Promise<CannedResponseResponse> {
-    if (dto.shortcut === undefined && dto.text === undefined) throw new BadRequestException('Body must set shortcut, text or both');
+    if (dto.shortcut === undefined && dto.text === undefined && dto.interactive === undefined)
+      throw new BadRequestException('Body must set shortcut, text or interactive');
+    if (dto.interactive && dto.text !== undefined) throw new BadRequestException(INTERACTIVE_TEXT);
     return this.refuseDuplicate(() =>
       this.database.transaction(async (db) => {
         const row = await this.lockWritable(db, id, actor);
-        const changed = { ...row, shortcut: dto.shortcut ?? row.shortcut, text: dto.text ?? row.text };
-        if (changed.shortcut === row.shortcut && changed.text === row.text) return CannedResponseResponse.of(row);
+        const interactive = dto.interactive === undefined ? row.interactive : dto.interactive;
+        if (interactive !== null && dto.interactive === undefined && dto.text !== undefined)
+          throw new BadRequestException('This canned response is interactive: its text is interactive.body.text, changed with interactive');
+        const text = interactive !== null ? bodyOf(interactive) : (dto.text ?? row.text);
+        const changed = { ...row, shortcut: dto.shortcut ?? row.shortcut, text, interactive };
+        if (
+          changed.shortcut === row.shortcut &&
+          changed.text === row.text &&
+          JSON.stringify(interactive) === JSON.stringify(row.interactive)
+        )
+          return CannedResponseResponse.of(row);
         changed.updated_at = new Date();
         await this.cannedResponses.update(db, changed);
         return CannedResponseResponse.of(changed);

@@ -18,6 +18,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { INTERACTIVE_TYPES, IsInteractiveMessage } from '../channel/interactive-message';
 import { IsPublicId } from '../common/is-public-id';
 import { IsOmittable } from '../common/omittable';
 import { toPublicId } from '../common/ids';
@@ -27,7 +28,7 @@ import { MAX_SEARCH_WORDS, searchWords } from '../common/search';
 import { MESSAGE_DIRECTIONS, MESSAGE_STATUSES, type MessageDirection, type MessageRow, type MessageStatus } from './message.entity';
 import { CUSTOMER_REACTOR, type ReactionRow } from './reaction.entity';
 
-export const SENDABLE_TYPES = ['text', 'template', 'image', 'document', 'audio', 'video', 'sticker', 'reaction'] as const;
+export const SENDABLE_TYPES = ['text', 'template', 'image', 'document', 'audio', 'video', 'sticker', 'reaction', 'interactive'] as const;
 export type SendableType = (typeof SENDABLE_TYPES)[number];
 export const MEDIA_TYPES = ['image', 'document', 'audio', 'video', 'sticker'] as const;
 export type MediaType = (typeof MEDIA_TYPES)[number];
@@ -180,6 +181,31 @@ export class SendMessageDto {
   @ValidateNested()
   @Type(() => ReactionDto)
   reaction?: ReactionDto;
+
+  @ApiPropertyOptional({
+    type: Object,
+    description:
+      `With type interactive, inside the 24-hour window: the channel's own shape, {type: ${INTERACTIVE_TYPES.join(' | ')}, header?, body: {text}, footer?, action}. ` +
+      'button: 1-3 reply buttons (title at most 20 characters, ids unique, at most 256); list: a button text (at most 20) and 1-10 sections ' +
+      'of 1-10 rows in all (title at most 24, description at most 72, ids unique); cta_url: display_text (at most 20) and an https url; ' +
+      'flow: flow_id or flow_name, flow_cta (at most 20), flow_token, mode, flow_action, flow_action_payload. Body at most 1024 characters, ' +
+      'header (text, or for button and cta_url an image, video or document by link or media_id) and footer at most 60. ' +
+      'Anything the channel would refuse is a 400 naming the field.',
+    example: {
+      type: 'button',
+      body: { text: 'What can we do for you?' },
+      action: {
+        buttons: [
+          { type: 'reply', reply: { id: 'track', title: 'Track order' } },
+          { type: 'reply', reply: { id: 'agent', title: 'Talk to an agent' } },
+        ],
+      },
+    },
+  })
+  @ValidateIf(typeIs('interactive'))
+  @IsDefined()
+  @IsInteractiveMessage()
+  interactive?: Record<string, unknown>;
 
   @ApiPropertyOptional({
     example: 'msg_01a2047c8e2078c99d14947d2651598e',

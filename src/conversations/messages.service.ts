@@ -8,6 +8,7 @@ import {
   UnprocessableEntityException,
 } from '@nestjs/common';
 import { createHash } from 'node:crypto';
+import { interactiveHeaderUpload } from '../channel/interactive-message';
 import { newUuid, parsePublicId } from '../common/ids';
 import { searchWords } from '../common/search';
 import { mapPage, Page, PageQuery } from '../common/pagination';
@@ -148,7 +149,7 @@ export class MessagesService implements OnModuleInit {
         if (type !== 'template') assertWithinCustomerWindow(conversation, now);
         const quoted = quotedId === null ? null : await this.quotable(db, conversationId, quotedId);
         const media = mediaId === null ? null : await this.mediaToSend(db, mediaType!, mediaId, actor);
-        if (media?.kind === 'document' && content && content.filename === undefined && media.filename) content.filename = media.filename;
+        if (type === 'document' && content && content.filename === undefined && media?.filename) content.filename = media.filename;
         const queued: MessageRow = {
           id: newUuid(now.getTime()),
           conversation_id: conversationId,
@@ -385,7 +386,7 @@ function payloadOf(dto: SendMessageDto): {
   /** The kind of media `mediaId` must be. */
   mediaType: MediaType | null;
 } {
-  const present = (['text', 'template', 'reaction', ...MEDIA_TYPES] as const).filter((field) => dto[field] !== undefined);
+  const present = (['text', 'template', 'reaction', 'interactive', ...MEDIA_TYPES] as const).filter((field) => dto[field] !== undefined);
   const stray = present.find((field) => field !== dto.type);
   if (stray) throw new UnprocessableEntityException(`${stray} does not go with type ${dto.type}`);
   if (dto.type === 'reaction') {
@@ -393,6 +394,18 @@ function payloadOf(dto: SendMessageDto): {
     return { type: 'reaction', text: null, content: null, mediaId: null, mediaType: null };
   }
   if (dto.type === 'text') return { type: 'text', text: dto.text!, content: null, mediaId: null, mediaType: null };
+  if (dto.type === 'interactive') {
+    // Stored as the customer sees it: the body as the text a list and the search show, the whole payload as content.
+    const interactive = dto.interactive!;
+    const header = interactiveHeaderUpload(interactive);
+    return {
+      type: 'interactive',
+      text: (interactive.body as { text: string }).text,
+      content: interactive,
+      mediaId: header?.mediaId ?? null,
+      mediaType: header?.mediaType ?? null,
+    };
+  }
   if (dto.type === 'template') {
     const { name, language, components } = dto.template!;
     const header = templateHeaderUpload(components);

@@ -6,7 +6,8 @@ import type { CustomerAddress, OutboundMessage } from '../channel/channel-client
  * A stored outbound message in the Graph API's shape. Messages keep what the API took
  * (`{"type":"template","template":{"name","language":"en_US",…}}`); the channel wants the text in
  * `{body}` and a template's language as `{code}`. Media by link is the same on both sides; media
- * by `media_id` (ours) goes by the channel's `id` for the upload, `channelMediaId`.
+ * by `media_id` (ours) goes by the channel's `id` for the upload, `channelMediaId`, as does the
+ * media header of an interactive message, which the channel otherwise takes as the API took it.
  */
 export function toOutboundMessage(message: MessageToSend, channelMediaId: string | null = null): OutboundMessage {
   // A reply quotes the channel id its quoted message had when the send was claimed; without one (it never reached the channel), no quote.
@@ -22,6 +23,18 @@ export function toOutboundMessage(message: MessageToSend, channelMediaId: string
       to: addressOf(message),
       type: 'template',
       content: { ...content, language, ...(components === undefined ? {} : { components }) },
+      ...context,
+    };
+  }
+  if (message.type === 'interactive') {
+    const header = content.header as Record<string, unknown> | undefined;
+    const kind = typeof header?.type === 'string' ? header.type : null;
+    if (channelMediaId === null || kind === null) return { to: addressOf(message), type: 'interactive', content, ...context };
+    const { media_id: _ours, ...rest } = header![kind] as Record<string, unknown>;
+    return {
+      to: addressOf(message),
+      type: 'interactive',
+      content: { ...content, header: { ...header, [kind]: { id: channelMediaId, ...rest } } },
       ...context,
     };
   }

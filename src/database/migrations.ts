@@ -30,6 +30,7 @@ import { InboxMembers1764100000000 } from './migrations/1764100000000-inbox-memb
 import { TemplateCatalogues1764110000000 } from './migrations/1764110000000-template-catalogues';
 import { MessageInboxes1764120000000 } from './migrations/1764120000000-message-inboxes';
 import { BlockedInbox1764130000000 } from './migrations/1764130000000-blocked-inbox';
+import { InteractiveCannedResponses1764140000000 } from './migrations/1764140000000-interactive-canned-responses';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -65,4 +66,5 @@ export const MIGRATIONS = [
   TemplateCatalogues1764110000000,
   MessageInboxes1764120000000,
   BlockedInbox1764130000000,
+  InteractiveCannedResponses1764140000000,
 ];

@@ -229,11 +229,28 @@ function textAndContent(type: string, message: Json, context: Json | null): { te
   }
   if (payload && type !== 'unsupported') {
     const text = MEDIA_TYPES.has(type) ? asString(payload.caption) : Object.hasOwn(TEXT_OF, type) ? TEXT_OF[type](payload) : null;
-    return { text, content: withContext(payload) };
+    return { text, content: withContext(type === 'interactive' ? withFlowResponse(payload) : payload) };
   }
   // Unsupported and unknown types keep the whole message (the channel's `errors` with it), so nothing it said is lost.
   const { from, id, timestamp, ...rest } = message;
   return { text: null, content: rest };
+}
+
+/**
+ * A Flow's answer (`nfm_reply`) with its `response_json`, a JSON string of the form's fields, also
+ * parsed into `response`, so that clients read the answers without parsing; one that does not
+ * parse into an object stays only as the channel sent it.
+ */
+function withFlowResponse(interactive: Json): Json {
+  const raw = isObject(interactive.nfm_reply) ? interactive.nfm_reply.response_json : undefined;
+  if (typeof raw !== 'string') return interactive;
+  let response: unknown;
+  try {
+    response = JSON.parse(raw);
+  } catch {
+    return interactive;
+  }
+  return isObject(response) ? { ...interactive, response } : interactive;
 }
 
 /** The text a list shows, per type whose payload sits under the key named by the type (media: the caption). */

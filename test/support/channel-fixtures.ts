@@ -152,7 +152,12 @@ export const MESSAGE_KINDS: MessageKindFixture[] = [
   {
     kind: 'Flows reply (nfm_reply)',
     message: { type: 'interactive', context: businessContext, interactive: flowReply },
-    expected: { type: 'interactive', text: 'Sent', content: { ...flowReply, context: businessContext } },
+    // The form's answers are parsed out of response_json, which stays as the channel sent it.
+    expected: {
+      type: 'interactive',
+      text: 'Sent',
+      content: { ...flowReply, response: { flow_token: 'AQAAAAACS5FpgQ_cAAAAAD0QI3s.', screen_0_rating_0: '5' }, context: businessContext },
+    },
   },
   {
     kind: 'template quick-reply button',

@@ -131,6 +131,14 @@ export class FakeGraphApi {
         status: 400,
         body: { error: { message: '(#100) Exactly one of to and recipient is required', type: 'OAuthException', code: 100 } },
       };
+    if (record.body?.type === 'interactive') {
+      const refusal = interactiveRefusal(record.body.interactive);
+      if (refusal)
+        return {
+          status: 400,
+          body: { error: { message: '(#131009) Parameter value is not valid', code: 131009, error_data: { details: refusal } } },
+        };
+    }
     if (this.sendDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.sendDelayMs));
     const queued = this.queuedAnswers.get(String(recipientOf(record.body)))?.shift();
     if (queued) return queued;
@@ -500,4 +508,59 @@ function defaultTemplate(): Record<string, unknown> {
 /** Whom a send goes to: its `to` (a phone without +) or its `recipient` (a user id). */
 function recipientOf(body: Record<string, unknown> | null): unknown {
   return body?.to ?? body?.recipient;
+}
+
+/** A body as the channel receives it, read as loosely as the channel reads it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Loose = any;
+
+/**
+ * What the Cloud API refuses in an interactive message, from its documentation ("Interactive
+ * reply buttons / list / CTA URL button / Flow messages"), written apart from the service's own
+ * check so that a body the service lets through and the channel would refuse fails a test.
+ */
+function interactiveRefusal(interactive: unknown): string | null {
+  const i = interactive as Record<string, Loose> | undefined;
+  const chars = (value: unknown) => (typeof value === 'string' ? [...value].length : -1);
+  const within = (value: unknown, max: number) => chars(value) >= 1 && chars(value) <= max;
+  if (!i || !['button', 'list', 'cta_url', 'flow'].includes(i.type)) return 'interactive.type is not supported';
+  if (!within(i.body?.text, 1024)) return 'body.text is required, up to 1024 characters';
+  if (i.footer !== undefined && !within(i.footer.text, 60)) return 'footer.text up to 60 characters';
+  if (i.header !== undefined) {
+    if (i.header.type === 'text' && !within(i.header.text, 60)) return 'header.text up to 60 characters';
+    if (['image', 'video', 'document'].includes(i.header.type)) {
+      const media = i.header[i.header.type];
+      if (i.type === 'list' || i.type === 'flow') return `a ${i.type} message takes a text header only`;
+      if (!media || (media.id === undefined) === (media.link === undefined)) return 'header media needs an id or a link';
+      if (media.media_id !== undefined) return 'header media has an unknown parameter media_id';
+    }
+  }
+  const action = i.action ?? {};
+  if (i.type === 'button') {
+    const buttons = action.buttons;
+    if (!Array.isArray(buttons) || buttons.length < 1 || buttons.length > 3) return 'buttons: 1 to 3';
+    const ids = buttons.map((b: Loose) => b?.reply?.id);
+    const titles = buttons.map((b: Loose) => b?.reply?.title);
+    if (buttons.some((b: Loose) => b?.type !== 'reply')) return 'button type must be reply';
+    if (ids.some((id: unknown) => !within(id, 256)) || new Set(ids).size !== ids.length) return 'button ids: unique, up to 256';
+    if (titles.some((t: unknown) => !within(t, 20)) || new Set(titles).size !== titles.length) return 'button titles: unique, up to 20';
+  } else if (i.type === 'list') {
+    if (!within(action.button, 20)) return 'action.button up to 20 characters';
+    const sections = action.sections;
+    if (!Array.isArray(sections) || sections.length < 1 || sections.length > 10) return 'sections: 1 to 10';
+    const rows = sections.flatMap((section: Loose) => (Array.isArray(section?.rows) ? section.rows : [null]));
+    if (rows.length < 1 || rows.length > 10) return 'rows: 1 to 10 in all';
+    if (sections.length > 1 && sections.some((section: Loose) => !within(section.title, 24))) return 'section titles up to 24 characters';
+    if (rows.some((row: Loose) => !within(row?.id, 200) || !within(row?.title, 24))) return 'row id up to 200, title up to 24';
+    if (rows.some((row: Loose) => row.description !== undefined && !within(row.description, 72))) return 'row description up to 72';
+    if (new Set(rows.map((row: Loose) => row.id)).size !== rows.length) return 'row ids must be unique';
+  } else if (i.type === 'cta_url') {
+    if (action.name !== 'cta_url' || !within(action.parameters?.display_text, 20)) return 'cta_url display_text up to 20';
+    if (!/^https:\/\/[^/\s]+/.test(String(action.parameters?.url))) return 'cta_url url must be https';
+  } else {
+    const parameters = action.parameters ?? {};
+    if (action.name !== 'flow' || !within(parameters.flow_cta, 20)) return 'flow_cta up to 20';
+    if ((parameters.flow_id === undefined) === (parameters.flow_name === undefined)) return 'flow_id or flow_name';
+  }
+  return null;
 }

@@ -118,6 +118,37 @@ describe('parseChannelWebhook', () => {
     expect(parsed.messages[0].message.content).toEqual({ context: { from: '15550000000', id: 'wamid.0' } });
   });
 
+  it("parses a Flow answer's response_json into content.response, and keeps one that does not parse only as sent", () => {
+    const flowAnswer = (responseJson: unknown) =>
+      parseChannelWebhook(
+        body({
+          messages: [
+            {
+              from: '16315551234',
+              id: 'wamid.4',
+              timestamp: '1',
+              type: 'interactive',
+              interactive: { type: 'nfm_reply', nfm_reply: { name: 'flow', body: 'Sent', response_json: responseJson } },
+            },
+          ],
+        }),
+        at,
+      ).messages[0].message;
+    const parsed = flowAnswer('{"flow_token":"return-A-1001","items":["mug"],"reason":"broken"}');
+    expect(parsed.text).toBe('Sent');
+    expect(parsed.content).toEqual({
+      type: 'nfm_reply',
+      nfm_reply: { name: 'flow', body: 'Sent', response_json: '{"flow_token":"return-A-1001","items":["mug"],"reason":"broken"}' },
+      response: { flow_token: 'return-A-1001', items: ['mug'], reason: 'broken' },
+    });
+    for (const unparsed of ['{"reason": "brok', '["not", "an object"]', 42]) {
+      expect(flowAnswer(unparsed).content).toEqual({
+        type: 'nfm_reply',
+        nfm_reply: { name: 'flow', body: 'Sent', response_json: unparsed },
+      });
+    }
+  });
+
   it('uses the time of receipt when the timestamp is missing', () => {
     const parsed = parseChannelWebhook(body({ messages: [{ from: '16315551234', id: 'wamid.3', type: 'text', text: { body: 'x' } }] }), at);
     expect(parsed.messages[0].message.sentAt).toEqual(at);

@@ -33,7 +33,9 @@ export function AdminCannedResponses() {
           {pages.items.map((canned) => (
             <tr>
               <td>/{canned.shortcut}</td>
-              <td>{canned.text}</td>
+              <td>
+                {canned.interactive && <span class="badge">{String((canned.interactive as { type?: unknown }).type)}</span>} {canned.text}
+              </td>
               <td class="row-actions">
                 <button type="button" class="link-button" onClick={() => setEditing(canned)} aria-label={`Edit /${canned.shortcut}`}>
                   Edit
@@ -69,10 +71,23 @@ export function AdminCannedResponses() {
 function CannedForm(props: { canned: Canned | null; onClose: () => void; onSaved: () => void }) {
   const [shortcut, setShortcut] = useState(props.canned?.shortcut ?? '');
   const [text, setText] = useState(props.canned?.text ?? '');
+  const [kind, setKind] = useState<'text' | 'interactive'>(props.canned?.interactive ? 'interactive' : 'text');
+  const [interactive, setInteractive] = useState(props.canned?.interactive ? JSON.stringify(props.canned.interactive, null, 2) : '');
   const save = useAction(async () => {
-    const body = { shortcut: shortcut.trim().replace(/^\//, ''), text };
+    let body: { shortcut: string; text?: string; interactive?: Record<string, never> | null };
+    if (kind === 'interactive') {
+      let parsed: Record<string, never>;
+      try {
+        parsed = JSON.parse(interactive) as Record<string, never>;
+      } catch {
+        throw new Error('The interactive message is not valid JSON');
+      }
+      body = { shortcut: shortcut.trim().replace(/^\//, ''), interactive: parsed };
+    } else {
+      body = { shortcut: shortcut.trim().replace(/^\//, ''), text, ...(props.canned?.interactive ? { interactive: null } : {}) };
+    }
     if (props.canned) await api.patch('/api/v1/canned-responses/{id}', { params: { id: props.canned.id }, body });
-    else await api.post('/api/v1/canned-responses', { body });
+    else await api.post('/api/v1/canned-responses', { body: { ...body, interactive: body.interactive ?? undefined } });
     props.onSaved();
   });
   return (
@@ -86,9 +101,24 @@ function CannedForm(props: { canned: Canned | null; onClose: () => void; onSaved
         <Field label="Shortcut" hint="Letters, digits, - and _">
           <input type="text" required pattern="/?[A-Za-z0-9_-]{1,32}" value={shortcut} onInput={(e) => setShortcut(valueOf(e))} />
         </Field>
-        <Field label="Text">
-          <textarea rows={4} required value={text} onInput={(e) => setText(valueOf(e))} />
+        <Field label="Kind">
+          <select value={kind} onChange={(e) => setKind(e.currentTarget.value as 'text' | 'interactive')}>
+            <option value="text">Text</option>
+            <option value="interactive">Interactive: buttons, a list, a link or a form</option>
+          </select>
         </Field>
+        {kind === 'text' ? (
+          <Field label="Text">
+            <textarea rows={4} required value={text} onInput={(e) => setText(valueOf(e))} />
+          </Field>
+        ) : (
+          <Field
+            label="Interactive message (JSON)"
+            hint='As the channel takes it, e.g. {"type":"list","body":{"text":"…"},"action":{"button":"Choose","sections":[{"rows":[{"id":"a","title":"A"}]}]}}'
+          >
+            <textarea rows={10} required class="code" value={interactive} onInput={(e) => setInteractive(valueOf(e))} />
+          </Field>
+        )}
         <ErrorNote error={save.error} />
         <div class="dialog-actions">
           <button type="submit" class="button" disabled={save.pending}>

@@ -2423,7 +2423,7 @@ export interface components {
     };
     SendMessageDto: {
       /** @enum {string} */
-      type: 'text' | 'template' | 'image' | 'document' | 'audio' | 'video' | 'sticker' | 'reaction';
+      type: 'text' | 'template' | 'image' | 'document' | 'audio' | 'video' | 'sticker' | 'reaction' | 'interactive';
       /** @description With type text */
       text?: string;
       /** @description With type template; allowed outside the 24-hour window */
@@ -2436,6 +2436,34 @@ export interface components {
       sticker?: components['schemas']['StickerDto'];
       /** @description With type reaction: not a message of its own; the answer is the message reacted to, with its reactions */
       reaction?: components['schemas']['ReactionDto'];
+      /**
+       * @description With type interactive, inside the 24-hour window: the channel's own shape, {type: button | list | cta_url | flow, header?, body: {text}, footer?, action}. button: 1-3 reply buttons (title at most 20 characters, ids unique, at most 256); list: a button text (at most 20) and 1-10 sections of 1-10 rows in all (title at most 24, description at most 72, ids unique); cta_url: display_text (at most 20) and an https url; flow: flow_id or flow_name, flow_cta (at most 20), flow_token, mode, flow_action, flow_action_payload. Body at most 1024 characters, header (text, or for button and cta_url an image, video or document by link or media_id) and footer at most 60. Anything the channel would refuse is a 400 naming the field.
+       * @example {
+       *       "type": "button",
+       *       "body": {
+       *         "text": "What can we do for you?"
+       *       },
+       *       "action": {
+       *         "buttons": [
+       *           {
+       *             "type": "reply",
+       *             "reply": {
+       *               "id": "track",
+       *               "title": "Track order"
+       *             }
+       *           },
+       *           {
+       *             "type": "reply",
+       *             "reply": {
+       *               "id": "agent",
+       *               "title": "Talk to an agent"
+       *             }
+       *           }
+       *         ]
+       *       }
+       *     }
+       */
+      interactive?: Record<string, never>;
       /**
        * @description A message of this conversation to quote (422 for another conversation's, or one that failed); sent as the channel's context
        * @example msg_01a2047c8e2078c99d14947d2651598e
@@ -2459,8 +2487,34 @@ export interface components {
       id: string;
       /** @example thanks */
       shortcut: string;
-      /** @example Thanks for writing! An agent will answer shortly. */
+      /**
+       * @description The text; an interactive one's body
+       * @example Thanks for writing! An agent will answer shortly.
+       */
       text: string;
+      /**
+       * @description The interactive message sent instead of the text; null for a text response
+       * @example {
+       *       "type": "list",
+       *       "body": {
+       *         "text": "Which branch is nearest to you?"
+       *       },
+       *       "action": {
+       *         "button": "Choose a branch",
+       *         "sections": [
+       *           {
+       *             "rows": [
+       *               {
+       *                 "id": "hamburg",
+       *                 "title": "Hamburg"
+       *               }
+       *             ]
+       *           }
+       *         ]
+       *       }
+       *     }
+       */
+      interactive: Record<string, never> | null;
       /**
        * @description Its author; null once the author is deleted
        * @example user_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d
@@ -2483,10 +2537,33 @@ export interface components {
        */
       shortcut: string;
       /**
-       * @description Trimmed
+       * @description Trimmed; required unless interactive is given
        * @example Thanks for writing! An agent will answer shortly.
        */
-      text: string;
+      text?: string;
+      /**
+       * @description An interactive message (buttons, a list, a link or a form) sent instead of text, in the shape and within the limits of POST /api/v1/conversations/{id}/messages with type interactive; its body is the text, so text is left out. On PATCH, null makes it a text response again (keeping the body as its text unless text is given)
+       * @example {
+       *       "type": "list",
+       *       "body": {
+       *         "text": "Which branch is nearest to you?"
+       *       },
+       *       "action": {
+       *         "button": "Choose a branch",
+       *         "sections": [
+       *           {
+       *             "rows": [
+       *               {
+       *                 "id": "hamburg",
+       *                 "title": "Hamburg"
+       *               }
+       *             ]
+       *           }
+       *         ]
+       *       }
+       *     }
+       */
+      interactive?: Record<string, never>;
     };
     UpdateCannedResponseDto: {
       /**
@@ -2499,6 +2576,29 @@ export interface components {
        * @example Thanks for writing! An agent will answer shortly.
        */
       text?: string;
+      /**
+       * @description An interactive message (buttons, a list, a link or a form) sent instead of text, in the shape and within the limits of POST /api/v1/conversations/{id}/messages with type interactive; its body is the text, so text is left out. On PATCH, null makes it a text response again (keeping the body as its text unless text is given)
+       * @example {
+       *       "type": "list",
+       *       "body": {
+       *         "text": "Which branch is nearest to you?"
+       *       },
+       *       "action": {
+       *         "button": "Choose a branch",
+       *         "sections": [
+       *           {
+       *             "rows": [
+       *               {
+       *                 "id": "hamburg",
+       *                 "title": "Hamburg"
+       *               }
+       *             ]
+       *           }
+       *         ]
+       *       }
+       *     }
+       */
+      interactive?: Record<string, never> | null;
     };
     WebhookAccepted: {
       /** @description Messages stored by this delivery (a repeated one is not stored twice) */

@@ -34,6 +34,8 @@ export function Composer(props: {
   const [progress, setProgress] = useState<number | null>(null);
   const [canned, setCanned] = useState<Canned[] | null>(null);
   const [mentions, setMentions] = useState<string[]>([]);
+  /** An interactive canned response picked: sent as it is (its body shown, not editable) until dropped. */
+  const [interactive, setInteractive] = useState<Canned['interactive']>(null);
   const [suggestion, setSuggestion] = useState(0);
   const box = useRef<HTMLTextAreaElement>(null);
   const fileInput = useRef<HTMLInputElement>(null);
@@ -64,7 +66,14 @@ export function Composer(props: {
       ? (canned ?? [])
           .filter((c) => c.shortcut.toLowerCase().startsWith(slash))
           .slice(0, 8)
-          .map((c) => ({ key: c.id, label: `/${c.shortcut}: ${c.text}`, pick: () => setText(c.text) }))
+          .map((c) => ({
+            key: c.id,
+            label: `/${c.shortcut}: ${c.interactive ? `[${interactiveKind(c.interactive)}] ` : ''}${c.text}`,
+            pick: () => {
+              setText(c.text);
+              setInteractive(c.interactive);
+            },
+          }))
       : at
         ? users
             .filter((u) => u.status === 'active' && u.id !== me.id && u.name.toLowerCase().startsWith(at[1].toLowerCase()))
@@ -84,6 +93,13 @@ export function Composer(props: {
       const named = mentions.filter((id) => text.includes(`@${users.find((u) => u.id === id)?.name}`));
       props.onSent(
         await api.post('/api/v1/conversations/{id}/notes', { params: { id: conversation.id }, body: { text, mentions: named } }),
+      );
+    } else if (interactive) {
+      props.onSent(
+        await api.post('/api/v1/conversations/{id}/messages', {
+          params: { id: conversation.id },
+          body: { type: 'interactive', interactive, ...(props.replyTo ? { reply_to: props.replyTo.id } : {}) },
+        }),
       );
     } else if (file) {
       const uploaded = await api.upload('/api/v1/media', file, setProgress);
@@ -108,6 +124,7 @@ export function Composer(props: {
       );
     }
     setText('');
+    setInteractive(null);
     setFile(null);
     setMentions([]);
     setProgress(null);
@@ -185,6 +202,21 @@ export function Composer(props: {
               ))}
             </ul>
           )}
+          {interactive && mode === 'reply' && (
+            <p class="replying" aria-label="Interactive message to send">
+              Sends {interactiveKind(interactive)}: <q>{text}</q>
+              <button
+                type="button"
+                class="link-button"
+                onClick={() => {
+                  setInteractive(null);
+                  setText('');
+                }}
+              >
+                Drop
+              </button>
+            </p>
+          )}
           <label class="field">
             <span class="field-label">
               {mode === 'note' ? 'Note for the team (@ mentions someone)' : 'Message (/ for canned responses)'}
@@ -193,6 +225,7 @@ export function Composer(props: {
               ref={box}
               rows={3}
               value={text}
+              readOnly={interactive !== null && mode === 'reply'}
               onInput={(event) => {
                 setText(event.currentTarget.value);
                 setSuggestion(0);
@@ -255,4 +288,10 @@ export function Composer(props: {
       )}
     </section>
   );
+}
+
+/** What an interactive canned response offers, in an agent's words. */
+function interactiveKind(interactive: NonNullable<Canned['interactive']>): string {
+  const type = (interactive as { type?: unknown }).type;
+  return type === 'list' ? 'a list' : type === 'button' ? 'reply buttons' : type === 'cta_url' ? 'a link button' : 'a form';
 }

@@ -265,6 +265,10 @@ function MessageBubble(props: {
         <LocationCard content={message.content} />
       ) : message.type === 'contacts' ? (
         <ContactCards content={message.content} />
+      ) : message.type === 'interactive' && message.direction === 'outbound' ? (
+        <InteractiveQuestion content={message.content} />
+      ) : message.type === 'interactive' && recordOf(message.content).response !== undefined ? (
+        <FlowAnswers text={text} response={recordOf(recordOf(message.content).response)} />
       ) : (
         text && <p class="bubble-text">{text}</p>
       )}
@@ -326,6 +330,77 @@ const textOf = (value: unknown): string | null => (typeof value === 'string' && 
 const numberOf = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
 const recordOf = (value: unknown): Record<string, unknown> =>
   typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+
+/**
+ * An interactive message as the customer's phone shows it: header, body and footer, then what they
+ * can tap (the reply buttons, the button that opens the list with its rows, the link or the form).
+ */
+function InteractiveQuestion(props: { content: Message['content'] }) {
+  const interactive = recordOf(props.content);
+  const header = recordOf(interactive.header);
+  const action = recordOf(interactive.action);
+  const parameters = recordOf(action.parameters);
+  const choices: string[] =
+    interactive.type === 'button'
+      ? (Array.isArray(action.buttons) ? action.buttons : []).map((button) => textOf(recordOf(recordOf(button).reply).title) ?? '')
+      : interactive.type === 'cta_url'
+        ? [`${textOf(parameters.display_text) ?? 'Open'} ↗`]
+        : interactive.type === 'flow'
+          ? [textOf(parameters.flow_cta) ?? 'Open the form']
+          : [`☰ ${textOf(action.button) ?? 'Choose'}`];
+  const rows =
+    interactive.type === 'list'
+      ? (Array.isArray(action.sections) ? action.sections : []).flatMap((section) =>
+          (Array.isArray(recordOf(section).rows) ? (recordOf(section).rows as unknown[]) : []).map((row) => recordOf(row)),
+        )
+      : [];
+  return (
+    <div class="interactive" aria-label="Interactive message">
+      {header.type === 'text' && <p class="interactive-header">{textOf(header.text)}</p>}
+      <p class="bubble-text">{textOf(recordOf(interactive.body).text)}</p>
+      {textOf(recordOf(interactive.footer).text) && <p class="interactive-footer muted">{textOf(recordOf(interactive.footer).text)}</p>}
+      <ul class="interactive-choices" aria-label="Choices offered">
+        {choices.map((choice) => (
+          <li class="interactive-choice">{choice}</li>
+        ))}
+      </ul>
+      {rows.length > 0 && (
+        <ul class="interactive-rows" aria-label="List rows">
+          {rows.map((row) => (
+            <li>
+              {textOf(row.title)}
+              {textOf(row.description) && <span class="muted"> · {textOf(row.description)}</span>}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/** A customer's answer to a form (a Flow): each field and what they gave, the flow token aside. */
+function FlowAnswers(props: { text: string; response: Record<string, unknown> }) {
+  const fields = Object.entries(props.response).filter(([name]) => name !== 'flow_token');
+  return (
+    <div class="flow-answers" aria-label="Form answers">
+      {props.text && <p class="bubble-text">{props.text}</p>}
+      <dl>
+        {fields.map(([name, value]) => (
+          <>
+            <dt>{name.replace(/_/g, ' ')}</dt>
+            <dd>
+              {Array.isArray(value)
+                ? value.join(', ')
+                : typeof value === 'object' && value !== null
+                  ? JSON.stringify(value)
+                  : String(value)}
+            </dd>
+          </>
+        ))}
+      </dl>
+    </div>
+  );
+}
 
 /** A shared place: its name, its address and a link to the map (no map is embedded: the console loads nothing from elsewhere). */
 function LocationCard(props: { content: Message['content'] }) {
