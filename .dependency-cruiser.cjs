@@ -106,7 +106,10 @@ const FOLDERS = {
     ],
     why: 'the channel webhook and its ingest',
   },
-  messaging: { uses: ['channel', 'config'], why: 'the only code that knows the Graph API (or the sandbox): the ChannelClient' },
+  messaging: {
+    uses: ['channel', 'common', 'config'],
+    why: 'the only code that knows the Graph API (or the sandbox): the ChannelClient (common: reading a Retry-After)',
+  },
   webhooks: {
     uses: ['audit', 'common', 'config', 'database', 'events', 'metrics', 'recorded-work', 'users'],
     why: 'registrations and signed deliveries',

@@ -315,6 +315,44 @@ describeWithBrowser('the agent console in Chromium', () => {
     await page.getByText('browser-verify-token').waitFor();
   });
 
+  it("explains a message the channel refused in an agent's words, and shows an admin the inbox whose token the channel refused", async () => {
+    const { phone } = await customerWrites(t, { name: 'Limited Customer', text: 'Any offers?' });
+    graph.failNext(phone, {
+      status: 400,
+      body: { error: { message: '(#131049) This message was not delivered to maintain healthy ecosystem engagement.', code: 131049 } },
+    });
+    const page = await openAs(ADMIN.email, ADMIN.password);
+    await page.getByRole('tab', { name: /All open/ }).click();
+    await row(page, 'Limited Customer').click();
+    await page.getByLabel('Message (/ for canned responses)').fill('Our spring offer');
+    await page.keyboard.press('Enter');
+    const failure = page.getByRole('log', { name: 'Messages' }).locator('.failure');
+    await failure.getByText("This customer has reached today's limit of marketing messages", { exact: false }).waitFor();
+    expect(await failure.getAttribute('title')).toBe('(#131049) This message was not delivered to maintain healthy ecosystem engagement.');
+
+    const token = await t.adminToken();
+    const created = await t.request('POST', '/api/v1/inboxes', {
+      token,
+      body: { name: 'Expired Number', phone_number_id: '400000000000009', access_token: 'expired-token' },
+    });
+    await t.sql(
+      "UPDATE inboxes SET channel_error = '(#190) Error validating access token', channel_error_at = now() WHERE name = 'Expired Number'",
+    );
+    try {
+      await page.getByRole('link', { name: 'Inboxes' }).click();
+      const alert = page.getByRole('row', { name: /Expired Number/ }).getByRole('alert');
+      await alert.getByText("The number's access token has expired or was revoked", { exact: false }).waitFor();
+      expect(
+        await page
+          .getByRole('row', { name: /Default/ })
+          .getByRole('alert')
+          .count(),
+      ).toBe(0);
+    } finally {
+      await t.request('PATCH', `/api/v1/inboxes/${created.body.id}`, { token, body: { status: 'disabled' } });
+    }
+  });
+
   it('lets an admin choose the members of an inbox, whom the API then lists', async () => {
     const admin = await t.adminToken();
     const member = await t.createUser({ role: 'agent', name: 'Member Maya', inbox_ids: [] });

@@ -34,6 +34,8 @@ describe('inboxes', () => {
           has_access_token: false,
           has_app_secret: false,
           is_default: true,
+          channel_error: null,
+          channel_error_at: null,
           created_at: expect.any(String),
           updated_at: expect.any(String),
         },
@@ -283,6 +285,8 @@ describe('inboxes', () => {
         has_access_token: true,
         has_app_secret: true,
         is_default: false,
+        channel_error: null,
+        channel_error_at: null,
         created_at: expect.any(String),
         updated_at: expect.any(String),
       });

@@ -48,3 +48,27 @@ export function errorText(error: unknown): string {
 export function customerHandle(customer: { phone: string | null; username: string | null; wa_user_id: string | null }): string {
   return customer.phone ?? (customer.username ? `@${customer.username}` : (customer.wa_user_id ?? ''));
 }
+
+/** The channel's error codes an agent meets most, in their words (the code's meaning, and what to do). */
+const CHANNEL_ERRORS: [RegExp, string][] = [
+  [
+    /^131049$/,
+    "This customer has reached today's limit of marketing messages: WhatsApp holds back more for now. Try again tomorrow, or wait for them to write.",
+  ],
+  [/^131050$/, 'The customer has turned off marketing messages from this business.'],
+  [/^131026$/, 'WhatsApp could not deliver it: the number may not be on WhatsApp, or their app is out of date.'],
+  [/^131047$/, 'More than 24 hours have passed since the customer last wrote: only a template can reach them now.'],
+  [/^132\d{3}$/, 'The template was refused: check its name, language and placeholders against the approved template.'],
+  [/^100$/, 'The channel refused a part of the message as invalid.'],
+  [/^368$/, 'WhatsApp has blocked this number for a while for policy violations.'],
+  [/^(130429|131056|131048|4|80007)$/, 'WhatsApp asked to slow down, and the retries ran out before it let this message through.'],
+  [/^190$/, "The number's access token has expired or was revoked: an admin must give the inbox a new one."],
+  [/^131031$/, "The WhatsApp Business Account is locked: an admin must resolve it in Meta's Business Manager."],
+];
+
+/** An agent's explanation of a channel error (`(#131049) …`), or null for a code without one. */
+export function explainChannelError(error: string): string | null {
+  const code = /^\(#(\d+)\)/.exec(error)?.[1];
+  if (code === undefined) return null;
+  return CHANNEL_ERRORS.find(([pattern]) => pattern.test(code))?.[1] ?? null;
+}

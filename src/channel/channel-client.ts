@@ -85,27 +85,44 @@ export interface ChannelMediaUpload {
 }
 
 /**
- * A refusal or failure of the channel. Retryable ones (429, 5xx, network) are tried again;
- * `gone` says the channel no longer has what was asked for (a media id past its 7 days).
+ * A refusal or failure of the channel. Retryable ones (429, 5xx, network, the channel's codes
+ * that ask to slow down) are tried again, not before `retryAfterMs` when the channel asked for a
+ * pause; `gone` says the channel no longer has what was asked for (a media id past its 7 days);
+ * `accountBroken` that the number's token or business account is (190, 131031).
  */
 export class ChannelError extends Error {
+  readonly retryAfterMs: number | null;
+  readonly accountBroken: boolean;
+
   constructor(
     message: string,
     readonly retryable: boolean,
     readonly gone = false,
+    more: { retryAfterMs?: number | null; accountBroken?: boolean } = {},
   ) {
     super(message);
     this.name = 'ChannelError';
+    this.retryAfterMs = more.retryAfterMs ?? null;
+    this.accountBroken = more.accountBroken ?? false;
   }
 }
 
-/**
- * How a failed call to the channel counts for recorded work: 429, 5xx and network errors are worth
- * another attempt, any other refusal is final; the reason is the channel's own.
- */
-export function channelFailure(error: unknown): { reason: string; retryable: boolean } {
-  if (error instanceof ChannelError) return { reason: error.message, retryable: error.retryable };
-  return { reason: 'The channel could not be reached', retryable: true };
+/** How a failed call to the channel counts for recorded work. */
+export interface ChannelFailure {
+  /** The channel's own reason: `(#<code>) <title>: <details>`. */
+  reason: string;
+  retryable: boolean;
+  /** The pause the channel asked for before the next attempt. */
+  retryAfterMs: number | null;
+  /** The number's token or account is broken: its inbox must show it. */
+  accountBroken: boolean;
+}
+
+/** The channel's judgement of a failed call, as its ChannelError carries it; anything else is a network failure, worth another attempt. */
+export function channelFailure(error: unknown): ChannelFailure {
+  if (error instanceof ChannelError)
+    return { reason: error.message, retryable: error.retryable, retryAfterMs: error.retryAfterMs, accountBroken: error.accountBroken };
+  return { reason: 'The channel could not be reached', retryable: true, retryAfterMs: null, accountBroken: false };
 }
 
 /**
@@ -150,4 +167,6 @@ export abstract class ChannelClient {
 export abstract class InboxChannels {
   /** The inbox's channel; throws a final ChannelError when the inbox no longer exists or is disabled. */
   abstract of(inboxId: string): Promise<ChannelClient>;
+  /** Records on the inbox that the channel said its token or account is broken (`reason`, the channel's own), until an admin mends it. */
+  abstract accountBroken(inboxId: string, reason: string): Promise<void>;
 }

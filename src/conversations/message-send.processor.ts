@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { ChannelError, InboxChannels, channelFailure, MEDIA_TRANSFER_TIMEOUT_MS } from '../channel/channel-client';
+import { ChannelError, type ChannelFailure, InboxChannels, channelFailure, MEDIA_TRANSFER_TIMEOUT_MS } from '../channel/channel-client';
 import type { ChannelClient } from '../channel/channel-client';
 import { toPublicId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
@@ -20,9 +20,11 @@ import { AnsweredSend, SendJournal } from './send-journal';
 const SEND_LEASE_MS = MEDIA_TRANSFER_TIMEOUT_MS + 15_000;
 
 /**
- * Sends queued messages through the channel, as recorded work (the message row). 429, 5xx and
- * network errors are tried again on MESSAGING_RETRY_SCHEDULE; any other refusal, or the last
- * failed attempt, marks the message failed with the channel's reason. A message with one of our
+ * Sends queued messages through the channel, as recorded work (the message row). 429, 5xx,
+ * network errors and the channel's codes that ask to slow down are tried again on
+ * MESSAGING_RETRY_SCHEDULE (not before the pause the channel asked for); any other refusal, or the
+ * last failed attempt, marks the message failed with the channel's reason (messaging/channel-errors.ts
+ * judges each code), and a broken token or account is recorded on the inbox. A message with one of our
  * media first uploads its bytes to the channel, unless the channel still has an earlier upload of
  * them, and is sent by the channel's id; an upload that fails is retried like the send. The
  * channel's answer is journalled before the database records it (SendJournal).
@@ -44,7 +46,7 @@ export class MessageSendProcessor implements OnModuleInit {
     await this.journal.recoverAbandoned(async (answers) => {
       for (const answer of answers) await this.messages.markSent(answer.messageId, answer.channelMessageId);
     });
-    this.work.register<MessageToSend>({
+    this.work.register<MessageToSend, ChannelFailure>({
       job: 'message.send',
       ...SEND_WORK,
       leaseMs: SEND_LEASE_MS,
@@ -53,6 +55,7 @@ export class MessageSendProcessor implements OnModuleInit {
       nextAttemptInMs: onSchedule(() => this.config.messagingRetryScheduleMs),
       fail: async (message, failure) => {
         await this.messages.markFailed(message.id, failure.reason);
+        if (failure.accountBroken) await this.channels.accountBroken(message.inbox_id, failure.reason);
         this.observeDelivery(message, 'failed');
       },
     });

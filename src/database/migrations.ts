@@ -31,6 +31,7 @@ import { TemplateCatalogues1764110000000 } from './migrations/1764110000000-temp
 import { MessageInboxes1764120000000 } from './migrations/1764120000000-message-inboxes';
 import { BlockedInbox1764130000000 } from './migrations/1764130000000-blocked-inbox';
 import { InteractiveCannedResponses1764140000000 } from './migrations/1764140000000-interactive-canned-responses';
+import { InboxChannelErrors1764150000000 } from './migrations/1764150000000-inbox-channel-errors';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -67,4 +68,5 @@ export const MIGRATIONS = [
   MessageInboxes1764120000000,
   BlockedInbox1764130000000,
   InteractiveCannedResponses1764140000000,
+  InboxChannelErrors1764150000000,
 ];

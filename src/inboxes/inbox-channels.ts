@@ -59,4 +59,8 @@ export class InboxChannelDirectory extends InboxChannels {
     this.made.set(inboxId, { updatedAt, channel });
     return channel;
   }
+
+  async accountBroken(inboxId: string, reason: string): Promise<void> {
+    await this.inboxes.recordChannelError(this.database.db, inboxId, reason);
+  }
 }

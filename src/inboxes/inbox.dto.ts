@@ -192,6 +192,20 @@ export class InboxResponse {
   @ApiProperty({ description: 'The inbox the MESSAGING_* settings describe, which held every conversation before inboxes existed' })
   is_default!: boolean;
 
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '(#190) Error validating access token: Session has expired',
+    description:
+      "The channel's refusal of a send that said the number's token or business account is broken (codes 190, 131031); health fails " +
+      'while it is set. Cleared by a new access_token, phone_number_id or business_account_id (the MESSAGING_* settings for the default ' +
+      'inbox) or a connection test that passes; null when none',
+  })
+  channel_error!: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When the channel said so' })
+  channel_error_at!: string | null;
+
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
 
@@ -209,6 +223,8 @@ export class InboxResponse {
       has_access_token: row.access_token !== null,
       has_app_secret: row.app_secret !== null,
       is_default: row.is_default,
+      channel_error: row.channel_error,
+      channel_error_at: row.channel_error_at?.toISOString() ?? null,
       created_at: row.created_at.toISOString(),
       updated_at: row.updated_at.toISOString(),
     };

@@ -16,6 +16,9 @@ export interface InboxRow {
   /** Sealed with ENCRYPTION_KEY; the key its webhooks' signatures are checked with. */
   app_secret: string | null;
   is_default: boolean;
+  /** The channel's refusal that said the token or business account is broken (`(#190) …`), until an admin mends it; null when none. */
+  channel_error: string | null;
+  channel_error_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }

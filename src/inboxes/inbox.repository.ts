@@ -5,7 +5,7 @@ import { Db, execute, query, queryOne, type Sql, sql } from '../database/sql';
 import type { InboxRow } from './inbox.entity';
 
 const COLUMNS = sql.raw(
-  'id, name, phone_number_id, display_phone_number, business_account_id, status, access_token, app_secret, is_default, created_at, updated_at',
+  'id, name, phone_number_id, display_phone_number, business_account_id, status, access_token, app_secret, is_default, channel_error, channel_error_at, created_at, updated_at',
 );
 
 /** Oldest first: the default inbox, made by the migration, comes first. */
@@ -34,7 +34,7 @@ export class InboxRepository {
     return queryOne(db, sql`SELECT ${COLUMNS} FROM inboxes WHERE id = ${id}`);
   }
 
-  /** Writes the default inbox's channel fields as the settings describe them. */
+  /** Writes the default inbox's channel fields as the settings describe them: changed settings are the operator's mend of a broken token. */
   async describeDefault(
     db: Db,
     id: string,
@@ -43,7 +43,8 @@ export class InboxRepository {
     await execute(
       db,
       sql`UPDATE inboxes SET phone_number_id = ${fields.phone_number_id}, business_account_id = ${fields.business_account_id},
-                             access_token = ${fields.access_token}, app_secret = ${fields.app_secret}, updated_at = ${fields.updated_at}
+                             access_token = ${fields.access_token}, app_secret = ${fields.app_secret}, channel_error = NULL,
+                             channel_error_at = NULL, updated_at = ${fields.updated_at}
            WHERE id = ${id}`,
     );
   }
@@ -53,7 +54,8 @@ export class InboxRepository {
       db,
       sql`INSERT INTO inboxes (${COLUMNS})
           VALUES (${row.id}, ${row.name}, ${row.phone_number_id}, ${row.display_phone_number}, ${row.business_account_id}, ${row.status},
-                  ${row.access_token}, ${row.app_secret}, ${row.is_default}, ${row.created_at}, ${row.updated_at})`,
+                  ${row.access_token}, ${row.app_secret}, ${row.is_default}, ${row.channel_error}, ${row.channel_error_at}, ${row.created_at},
+                  ${row.updated_at})`,
     );
   }
 
@@ -68,7 +70,8 @@ export class InboxRepository {
       db,
       sql`UPDATE inboxes SET name = ${row.name}, phone_number_id = ${row.phone_number_id}, display_phone_number = ${row.display_phone_number},
                              business_account_id = ${row.business_account_id}, status = ${row.status}, access_token = ${row.access_token},
-                             app_secret = ${row.app_secret}, updated_at = ${row.updated_at}
+                             app_secret = ${row.app_secret}, channel_error = ${row.channel_error}, channel_error_at = ${row.channel_error_at},
+                             updated_at = ${row.updated_at}
            WHERE id = ${row.id} RETURNING ${COLUMNS}`,
     ))!;
   }
@@ -76,6 +79,19 @@ export class InboxRepository {
   /** The number as the channel shows it, learnt when the connection was tested; updated_at is left, as no setting changed. */
   async recordDisplayPhoneNumber(db: Db, id: string, displayPhoneNumber: string): Promise<void> {
     await execute(db, sql`UPDATE inboxes SET display_phone_number = ${displayPhoneNumber} WHERE id = ${id}`);
+  }
+
+  /**
+   * Records the channel's word that the inbox's token or account is broken, or clears it (null);
+   * updated_at is left, as no setting changed (the channel made of it stays).
+   */
+  async recordChannelError(db: Db, id: string, error: string | null): Promise<void> {
+    await execute(
+      db,
+      error === null
+        ? sql`UPDATE inboxes SET channel_error = NULL, channel_error_at = NULL WHERE id = ${id} AND channel_error IS NOT NULL`
+        : sql`UPDATE inboxes SET channel_error = ${error}, channel_error_at = now() WHERE id = ${id}`,
+    );
   }
 
   /** Answers whether it existed; fails on the foreign key while a conversation is in it. */

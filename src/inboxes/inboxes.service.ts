@@ -37,6 +37,11 @@ const CHANNEL_WEBHOOK_PATH = '/api/webhooks/messaging';
 /** The fields of the default inbox the MESSAGING_* settings own: an admin changes them there. */
 const SETTINGS_OWNED = ['phone_number_id', 'business_account_id', 'access_token', 'app_secret', 'status'] as const;
 
+/** Whether a change of these fields may mend a broken token or account: a new token, number or business account. */
+function mendsChannel(changed: readonly string[]): boolean {
+  return ['access_token', 'phone_number_id', 'business_account_id'].some((field) => changed.includes(field));
+}
+
 /** Told after an inbox is created or changed, e.g. to replay the webhooks kept for its number. */
 type InboxesChanged = () => Promise<void>;
 
@@ -136,6 +141,8 @@ export class InboxesService implements OnApplicationBootstrap {
       access_token: this.secrets.seal(dto.access_token),
       app_secret: this.sealOrNull(dto.app_secret ?? null),
       is_default: false,
+      channel_error: null,
+      channel_error_at: null,
       created_at: now,
       updated_at: now,
     };
@@ -179,6 +186,8 @@ export class InboxesService implements OnApplicationBootstrap {
           status: dto.status ?? inbox.status,
           access_token: dto.access_token === undefined ? inbox.access_token : this.secrets.seal(dto.access_token),
           app_secret: dto.app_secret === undefined ? inbox.app_secret : this.sealOrNull(dto.app_secret),
+          // A new token, number or account is the admin's mend of what the channel said was broken; the next send tells if it was.
+          ...(mendsChannel(changed) ? { channel_error: null, channel_error_at: null } : {}),
           updated_at: new Date(),
         });
         await this.audit.record(db, 'inbox.updated', { target: toPublicId('inb', id), details: { changed } });
@@ -215,6 +224,8 @@ export class InboxesService implements OnApplicationBootstrap {
     const health = await this.channels.create(accountOf(inbox, this.secrets)).health();
     if (health.displayPhoneNumber !== undefined && health.displayPhoneNumber !== inbox.display_phone_number)
       await this.inboxes.recordDisplayPhoneNumber(this.database.db, id, health.displayPhoneNumber);
+    // The channel answers for the number with its token again: what it said was broken is taken as mended.
+    if (health.ok) await this.inboxes.recordChannelError(this.database.db, id, null);
     return {
       ok: health.ok,
       channel: health.channel,
@@ -230,19 +241,22 @@ export class InboxesService implements OnApplicationBootstrap {
    * the channel's health is not the database's.
    */
   async failingChannels(): Promise<{ channel: ChannelHealth['channel']; failing: { inbox: string; error: string }[] }> {
-    const others = await this.inboxes.list(this.database.db).catch(() => []);
+    const rows = await this.inboxes.list(this.database.db).catch(() => []);
+    const defaultRow = rows.find((inbox) => inbox.is_default) ?? null;
     const checked = await Promise.all([
-      this.inboxChannels.of(DEFAULT_INBOX_ID).then(async (channel) => ({ inbox: null, health: await channel.health() })),
-      ...others
+      this.inboxChannels.of(DEFAULT_INBOX_ID).then(async (channel) => ({ inbox: null, row: defaultRow, health: await channel.health() })),
+      ...rows
         .filter((inbox) => !inbox.is_default && inbox.status === 'active')
-        .map(async (inbox) => ({ inbox, health: await (await this.inboxChannels.of(inbox.id)).health() })),
+        .map(async (inbox) => ({ inbox, row: inbox, health: await (await this.inboxChannels.of(inbox.id)).health() })),
     ]);
+    // An inbox fails when its probe does, or when a send was told its token or account is broken
+    // (a locked account may still answer the probe) until an admin mends it.
     const failing = checked
-      .filter(({ health }) => !health.ok)
+      .filter(({ health, row }) => !health.ok || row?.channel_error)
       // The default inbox is named as before there were others; any other by its name and number.
-      .map(({ inbox, health }) => ({
+      .map(({ inbox, row, health }) => ({
         inbox: inbox === null ? '' : `inbox "${inbox.name}" (${inbox.phone_number_id}): `,
-        error: health.error ?? 'unhealthy',
+        error: health.ok ? row!.channel_error! : (health.error ?? 'unhealthy'),
       }));
     return { channel: checked[0].health.channel, failing };
   }

@@ -13,6 +13,7 @@ import {
   MEDIA_TRANSFER_TIMEOUT_MS,
   OutboundMessage,
 } from '../channel/channel-client';
+import { channelErrorRule, judgeChannelError } from './channel-errors';
 
 const SEND_TIMEOUT_MS = 10_000;
 const HEALTH_TIMEOUT_MS = 3_000;
@@ -22,8 +23,6 @@ const LIST_TIMEOUT_MS = 10_000;
 const MEDIA_LOOKUP_TIMEOUT_MS = 10_000;
 /** Probes arrive every few seconds from every replica; the Graph API is asked at most this often. */
 const HEALTH_CACHE_MS = 5_000;
-/** Graph error codes that mean "too fast, try later" even when the HTTP status is not 429. */
-const THROTTLING_CODES = new Set([4, 80007, 130429, 131056]);
 /** The fields of a message template the catalogue keeps. */
 const TEMPLATE_FIELDS = 'name,language,status,category,components,id,parameter_format';
 const TEMPLATE_PAGE_SIZE = 100;
@@ -131,10 +130,10 @@ export class GraphApiChannel extends ChannelClient {
     if (response.ok && Array.isArray(done) && done.length > 0) return;
     const refusal = body.block_users?.failed_users?.[0]?.errors?.[0];
     const code = refusal?.code ?? body.error?.code;
-    const retryable = response.status === 429 || response.status >= 500 || (code !== undefined && THROTTLING_CODES.has(Number(code)));
-    throw new ChannelError(
+    throw refusalOf(
+      response,
+      code,
       refusal?.message ? describeGraphError(response.status, { error: refusal }) : describeGraphError(response.status, body),
-      retryable,
     );
   }
 
@@ -153,9 +152,7 @@ export class GraphApiChannel extends ChannelClient {
     }
     const body = (await response.json().catch(() => ({}))) as GraphError & Answer;
     if (response.ok && succeeded(body)) return body;
-    const code = body.error?.code;
-    const retryable = response.status === 429 || response.status >= 500 || (code !== undefined && THROTTLING_CODES.has(code));
-    throw new ChannelError(describeGraphError(response.status, body), retryable);
+    throw refusalOf(response, body.error?.code, describeGraphError(response.status, body));
   }
 
   /**
@@ -220,7 +217,7 @@ export class GraphApiChannel extends ChannelClient {
           response.status === 401 ||
           response.status === 403 ||
           code === 190 ||
-          (code !== undefined && THROTTLING_CODES.has(code)));
+          channelErrorRule(code)?.outcome === 'pause');
       throw new ChannelError(describeGraphError(response.status, answer), retryable, gone);
     }
     const url = typeof answer.url === 'string' && /^https?:\/\//.test(answer.url) ? answer.url : null;
@@ -269,9 +266,7 @@ export class GraphApiChannel extends ChannelClient {
     }
     const body = (await response.json().catch(() => ({}))) as GraphError & { id?: unknown };
     if (response.ok && typeof body.id === 'string' && body.id !== '') return body.id;
-    const code = body.error?.code;
-    const retryable = response.status === 429 || response.status >= 500 || (code !== undefined && THROTTLING_CODES.has(code));
-    throw new ChannelError(describeGraphError(response.status, body), retryable);
+    throw refusalOf(response, body.error?.code, describeGraphError(response.status, body));
   }
 
   health(): Promise<ChannelHealth> {
@@ -337,11 +332,19 @@ function templateOf(item: unknown, where: string): ChannelTemplate {
   return { id, name, language, status, category, components, parameter_format: text('parameter_format') ?? 'POSITIONAL' };
 }
 
+/** A refused call as the table of the channel's codes judges it (channel-errors.ts). */
+function refusalOf(response: Response, code: number | string | undefined, reason: string): ChannelError {
+  const judged = judgeChannelError(response.status, code === undefined ? undefined : Number(code), response.headers.get('retry-after'));
+  return new ChannelError(reason, judged.retryable, false, { retryAfterMs: judged.retryAfterMs, accountBroken: judged.accountBroken });
+}
+
+/** `(#<code>) <the channel's title>: <details>`; the channel often starts its message with the code already, said once here. */
 function describeGraphError(status: number, body: GraphError): string {
   const error = body.error;
   if (!error?.message) return `The channel answered HTTP ${status}`;
   const details = error.error_data?.details ? `: ${error.error_data.details}` : '';
-  return `${error.code !== undefined ? `(#${error.code}) ` : ''}${error.message}${details}`;
+  const code = error.code !== undefined ? `(#${error.code}) ` : '';
+  return `${code}${code && error.message.startsWith(code) ? error.message.slice(code.length) : error.message}${details}`;
 }
 
 /** The multipart body of a media upload, streamed: the fields, then the file's bytes as they are read. */

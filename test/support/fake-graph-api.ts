@@ -17,6 +17,8 @@ export interface GraphAnswer {
   /** Raw bytes instead of the JSON of `body` (the media download). */
   bytes?: Buffer;
   contentType?: string;
+  /** More response headers (a Retry-After). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -42,8 +44,8 @@ export class FakeGraphApi {
       body: null,
       answered: false,
     };
-    void this.handle(request, record).then(({ status, body, bytes, contentType }) => {
-      response.writeHead(status, { 'content-type': bytes ? (contentType ?? 'application/octet-stream') : 'application/json' });
+    void this.handle(request, record).then(({ status, body, bytes, contentType, headers }) => {
+      response.writeHead(status, { 'content-type': bytes ? (contentType ?? 'application/octet-stream') : 'application/json', ...headers });
       response.end(bytes ?? JSON.stringify(body), () => (record.answered = true));
     });
   });

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Schemas } from '../api/client';
 import { Dialog, ErrorNote, Field, LoadMore, PageHeader, useAction, usePages, valueOf } from '../ui';
+import { explainChannelError, fullTime } from '../format';
 import { useWorkspace } from '../workspace';
 
 type Inbox = Schemas['InboxResponse'];
@@ -84,7 +85,14 @@ export function AdminInboxes() {
               <td>{inbox.business_account_id ?? '—'}</td>
               <td>{inbox.has_access_token ? 'Stored' : 'None: the sandbox answers sends'}</td>
               <td>{inbox.has_app_secret ? 'Stored' : 'MESSAGING_APP_SECRET'}</td>
-              <td>{inbox.status === 'active' ? 'Active' : 'Disabled'}</td>
+              <td>
+                {inbox.status === 'active' ? 'Active' : 'Disabled'}
+                {inbox.channel_error && (
+                  <p class="failure" role="alert">
+                    Not sending since {fullTime(inbox.channel_error_at!)}: {inbox.channel_error}. {brokenAdvice(inbox.channel_error)}
+                  </p>
+                )}
+              </td>
               <td class="row-actions">
                 <button type="button" class="link-button" onClick={() => void test.run(inbox)}>
                   Test connection
@@ -316,4 +324,9 @@ function InboxMembers(props: { inbox: Inbox; onClose: () => void }) {
       </form>
     </Dialog>
   );
+}
+
+/** What an admin does about a broken token or account; the test connection button clears the note once the channel answers. */
+function brokenAdvice(error: string): string {
+  return `${explainChannelError(error) ?? ''} Then press Test connection.`.trim();
 }

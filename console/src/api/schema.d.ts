@@ -1992,6 +1992,16 @@ export interface components {
       has_app_secret: boolean;
       /** @description The inbox the MESSAGING_* settings describe, which held every conversation before inboxes existed */
       is_default: boolean;
+      /**
+       * @description The channel's refusal of a send that said the number's token or business account is broken (codes 190, 131031); health fails while it is set. Cleared by a new access_token, phone_number_id or business_account_id (the MESSAGING_* settings for the default inbox) or a connection test that passes; null when none
+       * @example (#190) Error validating access token: Session has expired
+       */
+      channel_error: string | null;
+      /**
+       * Format: date-time
+       * @description When the channel said so
+       */
+      channel_error_at: string | null;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, type Conversation, type Message } from '../api/client';
-import { customerHandle, duration, fullTime, shortTime, tick } from '../format';
+import { customerHandle, duration, explainChannelError, fullTime, shortTime, tick } from '../format';
 import { navigate } from '../router';
 import type { StreamEvent } from '../stream';
 import { ErrorNote } from '../ui';
@@ -281,7 +281,11 @@ function MessageBubble(props: {
             {status.mark}
           </span>
         )}
-        {message.status === 'failed' && message.error && <span class="failure">Not delivered: {message.error}</span>}
+        {message.status === 'failed' && message.error && (
+          <span class="failure" title={message.error}>
+            Not delivered: {explainChannelError(message.error) ?? message.error}
+          </span>
+        )}
       </footer>
       {message.reactions.length > 0 && (
         <p class="reactions" aria-label="Reactions">
