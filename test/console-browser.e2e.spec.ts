@@ -112,7 +112,10 @@ describeWithBrowser('the agent console in Chromium', () => {
     await row(page, 'Reply Customer').click();
     await page.getByRole('log', { name: 'Messages' }).getByText('Hello, anyone there?').waitFor();
 
+    const typingBefore = graph.typingIndicators().length;
     await page.getByLabel('Message (/ for canned responses)').fill('We are here: your order left today.');
+    // Writing shows the customer "typing…".
+    await eventually(async () => expect(graph.typingIndicators().length).toBe(typingBefore + 1));
     await page.keyboard.press('Enter');
     await eventually(async () => expect(graph.sendsTo(phone).map((r) => r.body?.type)).toContain('text'));
     expect(graph.sendsTo(phone).find((r) => r.body?.type === 'text')?.body?.text).toMatchObject({

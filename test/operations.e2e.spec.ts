@@ -177,6 +177,7 @@ describe('OpenAPI document', () => {
         'GET /api/v1/conversations/{id}/messages',
         'POST /api/v1/conversations/{id}/messages',
         'POST /api/v1/conversations/{id}/read',
+        'POST /api/v1/conversations/{id}/typing',
         'POST /api/v1/conversations/{id}/notes',
         'GET /api/v1/inboxes',
         'POST /api/v1/inboxes',

@@ -143,6 +143,8 @@ export abstract class ChannelClient {
   abstract send(message: OutboundMessage): Promise<string>;
   /** Tells the customer's phone that their message (and those before it) was read; throws ChannelError. */
   abstract markRead(channelMessageId: string): Promise<void>;
+  /** Shows "typing…" to the customer (for up to 25 s, or until the reply) and marks their message read; throws ChannelError. */
+  abstract showTyping(channelMessageId: string): Promise<void>;
   abstract health(): Promise<ChannelHealth>;
   /** Every message template of the catalogue, all pages read; throws ChannelError. */
   abstract listTemplates(): Promise<ChannelTemplate[]>;

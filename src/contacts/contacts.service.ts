@@ -85,10 +85,14 @@ export class ContactsService {
     return this.contacts.blockedInboxOf(db, id);
   }
 
-  /** A 422 when the customer is blocked: the channel would refuse anything sent to them. */
+  /** Whether the customer is blocked: the channel would refuse anything sent to them. */
+  async isBlocked(db: Db, id: string): Promise<boolean> {
+    return Boolean((await this.contacts.find(db, id))?.blocked_at);
+  }
+
+  /** A 422 when the customer is blocked. */
   async assertNotBlocked(db: Db, id: string): Promise<void> {
-    const contact = await this.contacts.find(db, id);
-    if (contact?.blocked_at) throw new UnprocessableEntityException('The customer is blocked: unblock them to write to them');
+    if (await this.isBlocked(db, id)) throw new UnprocessableEntityException('The customer is blocked: unblock them to write to them');
   }
 
   async create(dto: CreateContactDto): Promise<ContactResponse> {

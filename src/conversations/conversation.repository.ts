@@ -218,6 +218,24 @@ export class ConversationRepository {
     return (await query(db, sql`SELECT id FROM conversations WHERE id = ${id} FOR SHARE`)).length > 0;
   }
 
+  /**
+   * Takes the turn to show "typing…" to the customer: answers true and records it unless it was
+   * shown less than `repeatMs` ago (one statement, so two replicas asked at once show it once).
+   */
+  async claimTyping(db: Db, id: string, repeatMs: number): Promise<boolean> {
+    return (
+      (await execute(
+        db,
+        sql`UPDATE conversations SET typing_shown_at = now()
+             WHERE id = ${id} AND (typing_shown_at IS NULL OR typing_shown_at <= now() - make_interval(secs => ${repeatMs / 1000}))`,
+      )) > 0
+    );
+  }
+
+  find(db: Db, id: string): Promise<ConversationRow | null> {
+    return queryOne(db, sql`SELECT ${COLUMNS} FROM conversations WHERE id = ${id}`);
+  }
+
   /** The row, locked until the caller's transaction ends. */
   lock(db: Db, id: string): Promise<ConversationRow | null> {
     return queryOne(db, sql`SELECT ${COLUMNS} FROM conversations WHERE id = ${id} FOR UPDATE`);

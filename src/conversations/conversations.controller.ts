@@ -1,5 +1,5 @@
 import { BadRequestException, Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentUser } from '../users/current-user.decorator';
 import { ApiErrors } from '../common/api-errors';
@@ -19,6 +19,7 @@ import { ConversationsService } from './conversations.service';
 import { AddNoteDto, MessageResponse, SendMessageDto } from './message.dto';
 import { MessagesService } from './messages.service';
 import { ReadsService } from './reads.service';
+import { TypingService } from './typing.service';
 import { NotesService } from './notes.service';
 
 const ConversationId = new PublicIdPipe('conv', 'Conversation');
@@ -35,6 +36,7 @@ export class ConversationsController {
     private readonly messages: MessagesService,
     private readonly reads: ReadsService,
     private readonly notes: NotesService,
+    private readonly typing: TypingService,
   ) {}
 
   @Get()
@@ -126,6 +128,22 @@ export class ConversationsController {
   @ApiErrors(404)
   markRead(@Param('id', ConversationId) id: string, @CurrentUser() caller: UserRow): Promise<ConversationResponse> {
     return this.reads.markRead(id, caller);
+  }
+
+  @Post(':id/typing')
+  @ApiOperation({
+    summary: 'Show "typing…" to the customer while you write',
+    description:
+      "202 when the channel is asked to show it (the read status of the customer's newest message with a typing indicator: the phone shows " +
+      '"typing…" for up to 25 seconds, or until the reply, and the message as read). 204 when nothing was sent: within 20 seconds of the ' +
+      'last time for this conversation (whoever asked), outside the 24-hour window, to a blocked customer, through a disabled inbox, or ' +
+      'before the customer wrote anything the channel knows. Sent after the answer and not retried; the console calls it while an agent types.',
+  })
+  @ApiResponse({ status: 202, description: 'Shown to the customer' })
+  @ApiResponse({ status: 204, description: 'Nothing was sent' })
+  @ApiErrors(404)
+  async showTyping(@Param('id', ConversationId) id: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
+    void reply.status((await this.typing.show(id)) ? 202 : 204);
   }
 
   @Get(':id/messages')

@@ -16,6 +16,7 @@ import { ReactionRepository } from './reaction.repository';
 import { ReactionsService } from './reactions.service';
 import { ReadRepository } from './read.repository';
 import { ReadsService } from './reads.service';
+import { TypingService } from './typing.service';
 import { NotesService } from './notes.service';
 import { ConversationUpkeep } from './conversation-upkeep';
 import { MessageSendProcessor } from './message-send.processor';
@@ -36,6 +37,7 @@ import { SendJournal } from './send-journal';
     ReactionsService,
     ReadsService,
     NotesService,
+    TypingService,
     ConversationUpkeep,
     SendJournal,
     MessageSendProcessor,

@@ -243,10 +243,15 @@ export class ConversationsService implements OnModuleInit {
     });
   }
 
+  /** Whether anything leaves through the conversation's inbox: not while it is disabled. */
+  async inboxSends(db: Db, conversation: Pick<ConversationRow, 'inbox_id'>): Promise<boolean> {
+    // The default inbox cannot be disabled: its sends, the most of them, read nothing more.
+    return conversation.inbox_id === DEFAULT_INBOX_ID || this.inboxes.isActive(db, conversation.inbox_id);
+  }
+
   /** A 422 when the conversation's inbox is disabled: nothing leaves through it until an admin enables it. */
   async assertInboxSends(db: Db, conversation: ConversationRow): Promise<void> {
-    // The default inbox cannot be disabled: its sends, the most of them, read nothing more.
-    if (conversation.inbox_id === DEFAULT_INBOX_ID || (await this.inboxes.isActive(db, conversation.inbox_id))) return;
+    if (await this.inboxSends(db, conversation)) return;
     throw new UnprocessableEntityException('The inbox of this conversation is disabled: an admin enables it to send again');
   }
 

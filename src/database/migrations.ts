@@ -32,6 +32,7 @@ import { MessageInboxes1764120000000 } from './migrations/1764120000000-message-
 import { BlockedInbox1764130000000 } from './migrations/1764130000000-blocked-inbox';
 import { InteractiveCannedResponses1764140000000 } from './migrations/1764140000000-interactive-canned-responses';
 import { InboxChannelErrors1764150000000 } from './migrations/1764150000000-inbox-channel-errors';
+import { TypingShown1764160000000 } from './migrations/1764160000000-typing-shown';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -69,4 +70,5 @@ export const MIGRATIONS = [
   BlockedInbox1764130000000,
   InteractiveCannedResponses1764140000000,
   InboxChannelErrors1764150000000,
+  TypingShown1764160000000,
 ];

@@ -99,6 +99,14 @@ export class GraphApiChannel extends ChannelClient {
     );
   }
 
+  /** The read status with `"typing_indicator":{"type":"text"}`, answered `{"success":true}`. */
+  async showTyping(channelMessageId: string): Promise<void> {
+    await this.postMessages<{ success?: boolean }>(
+      { messaging_product: 'whatsapp', status: 'read', message_id: channelMessageId, typing_indicator: { type: 'text' } },
+      (answer) => answer.success === true,
+    );
+  }
+
   /**
    * `POST {phone number id}/block_users` `{"messaging_product":"whatsapp","block_users":[{"user":…}]}`,
    * answered with the user among `block_users.added_users`; a refusal is per user, in

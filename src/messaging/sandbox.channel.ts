@@ -49,6 +49,11 @@ export class SandboxChannel extends ChannelClient {
     return Promise.resolve();
   }
 
+  showTyping(channelMessageId: string): Promise<void> {
+    this.logger.log(`Sandbox showed "typing…" for ${channelMessageId}`);
+    return Promise.resolve();
+  }
+
   /** The service checked the customer's 24 hours before asking: the sandbox accepts what it is asked. */
   block(user: string): Promise<void> {
     this.logger.log(`Sandbox blocked ${user}`);

@@ -170,6 +170,19 @@ export class FakeGraphApi {
         r.method === 'POST' &&
         r.path.endsWith('/messages') &&
         r.body?.status === 'read' &&
+        r.body.typing_indicator === undefined &&
+        (channelMessageId === undefined || r.body.message_id === channelMessageId),
+    );
+  }
+
+  /** The "typing…" indicators received (a read status with `typing_indicator`), optionally for one channel message id. */
+  typingIndicators(channelMessageId?: string): GraphRequest[] {
+    return this.requests.filter(
+      (r) =>
+        r.method === 'POST' &&
+        r.path.endsWith('/messages') &&
+        r.body?.status === 'read' &&
+        r.body.typing_indicator !== undefined &&
         (channelMessageId === undefined || r.body.message_id === channelMessageId),
     );
   }

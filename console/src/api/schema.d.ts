@@ -875,6 +875,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/conversations/{id}/typing': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Show "typing…" to the customer while you write
+     * @description 202 when the channel is asked to show it (the read status of the customer's newest message with a typing indicator: the phone shows "typing…" for up to 25 seconds, or until the reply, and the message as read). 204 when nothing was sent: within 20 seconds of the last time for this conversation (whoever asked), outside the 24-hour window, to a blocked customer, through a disabled inbox, or before the customer wrote anything the channel knows. Sent after the answer and not retried; the console calls it while an agent types.
+     */
+    post: operations['ConversationsController_showTyping'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/conversations/{id}/messages': {
     parameters: {
       query?: never;
@@ -6454,6 +6474,69 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ConversationResponse'];
         };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ConversationsController_showTyping: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Shown to the customer */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Nothing was sent */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description Missing, malformed, expired or revoked credentials */
       401: {

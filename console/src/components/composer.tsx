@@ -14,6 +14,9 @@ function kindOf(file: File): MediaKind {
   return 'document';
 }
 
+/** How often the composer asks the service to show "typing…" while the agent writes: the channel shows it for 25 s. */
+const TYPING_EVERY_MS = 15_000;
+
 /**
  * Replies (text, attachments, reply-to), private notes with @mentions, canned responses by
  * `/shortcut`; outside the 24-hour window, the template picker. Enter sends, Shift+Enter breaks
@@ -38,6 +41,8 @@ export function Composer(props: {
   const [interactive, setInteractive] = useState<Canned['interactive']>(null);
   const [suggestion, setSuggestion] = useState(0);
   const box = useRef<HTMLTextAreaElement>(null);
+  /** When the customer was last asked to see "typing…" (the service repeats it at most every 20 s anyway). */
+  const typingShownAt = useRef(0);
   const fileInput = useRef<HTMLInputElement>(null);
 
   useEffect(() => {
@@ -229,6 +234,11 @@ export function Composer(props: {
               onInput={(event) => {
                 setText(event.currentTarget.value);
                 setSuggestion(0);
+                if (mode === 'reply' && windowOpen && Date.now() - typingShownAt.current > TYPING_EVERY_MS) {
+                  typingShownAt.current = Date.now();
+                  // A courtesy to the customer: a refusal or failure changes nothing for the agent.
+                  void api.post('/api/v1/conversations/{id}/typing', { params: { id: conversation.id } }).catch(() => undefined);
+                }
               }}
               onKeyDown={(event) => {
                 if (suggestions.length > 0 && (event.key === 'ArrowDown' || event.key === 'ArrowUp')) {
