@@ -35,6 +35,10 @@ const FOLDERS = {
     why: 'login and its lockout, invitations, resets, the profile: the account’s life, above users and auth',
   },
   labels: { uses: ['common', 'database', 'users'], why: 'the label catalogue' },
+  reports: {
+    uses: ['common', 'database', 'users'],
+    why: "figures over a period, read from the other modules' tables (users: whose inboxes a report keeps to)",
+  },
   inboxes: {
     uses: ['audit', 'channel', 'common', 'config', 'database', 'messaging', 'users'],
     why: 'the WhatsApp numbers, each an inbox of conversations with its channel (messaging: the client of its account)',

@@ -17,6 +17,7 @@ import { HealthModule } from './health/health.module';
 import { InboundModule } from './inbound/inbound.module';
 import { InboxesModule } from './inboxes/inboxes.module';
 import { LabelsModule } from './labels/labels.module';
+import { ReportsModule } from './reports/reports.module';
 import { MailModule } from './mail/mail.module';
 import { MediaModule } from './media/media.module';
 import { MessagingModule } from './messaging/messaging.module';
@@ -54,6 +55,7 @@ export class AppModule {
         TemplatesModule,
         InboxesModule,
         LabelsModule,
+        ReportsModule,
         MediaModule,
         ConversationsModule,
         ContactMergeModule,

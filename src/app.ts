@@ -198,6 +198,7 @@ function openApiDescription() {
       .addTag('Canned responses', "The team's saved replies")
       .addTag('Labels', 'Labels for conversations')
       .addTag('Notifications', "The caller's notifications")
+      .addTag('Reports', 'Figures over a period: what the channel charged')
       .addTag('Users', 'The team, and one’s own profile')
       .addTag('Two-factor login', 'TOTP enrolment, recovery codes, and an admin’s reset')
       .addTag('API tokens', 'Bearer tokens for integrations, acting as their owner')

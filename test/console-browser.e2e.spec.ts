@@ -356,6 +356,50 @@ describeWithBrowser('the agent console in Chromium', () => {
     }
   });
 
+  it("shows the month's priced messages per inbox on the reports page, and another month's", async () => {
+    const { phone } = await customerWrites(t, { name: 'Priced Customer', text: 'How much?' });
+    const token = await t.adminToken();
+    const [conversation] = (await t.request('GET', `/api/v1/conversations?q=${encodeURIComponent(phone)}`, { token })).body.data;
+    const sent = await t.request('POST', `/api/v1/conversations/${conversation.id}/messages`, {
+      token,
+      body: { type: 'text', text: 'Here is our price list' },
+    });
+    const wamid = await eventually(async () => {
+      const [message] = await t.sql<{ channel_message_id: string | null }>(
+        "SELECT channel_message_id FROM messages WHERE text = 'Here is our price list' ORDER BY created_at DESC LIMIT 1",
+      );
+      expect(message.channel_message_id).toEqual(expect.any(String));
+      return message.channel_message_id!;
+    });
+    expect(sent.status).toBe(201);
+    const priced = await t.request('POST', '/api/webhooks/messaging', {
+      body: messagesWebhook(
+        {
+          statuses: [
+            {
+              id: wamid,
+              status: 'delivered',
+              timestamp: String(Math.floor(Date.now() / 1000)),
+              recipient_id: phone.slice(1),
+              pricing: { billable: true, pricing_model: 'PMP', category: 'marketing', type: 'regular' },
+            },
+          ],
+        },
+        { phoneNumberId: '106540352242922' },
+      ),
+    });
+    expect(priced.status).toBe(200);
+    const page = await openAs(ADMIN.email, ADMIN.password);
+    await page.getByRole('link', { name: 'Reports' }).click();
+    const table = page.getByRole('table', { name: 'Priced messages' });
+    const row = table.getByRole('row', { name: /Default marketing Charged PMP/ });
+    await row.waitFor();
+    expect(Number(await row.locator('td.number').textContent())).toBeGreaterThan(0);
+    await page.getByLabel('Month').fill('2020-01');
+    await page.getByText('No priced messages this month.').waitFor();
+    await page.getByRole('status').filter({ hasText: '0 charged, 0 free' }).waitFor();
+  });
+
   it('lets an admin choose the members of an inbox, whom the API then lists', async () => {
     const admin = await t.adminToken();
     const member = await t.createUser({ role: 'agent', name: 'Member Maya', inbox_ids: [] });
@@ -838,6 +882,15 @@ describeWithBrowser('the agent console in Chromium', () => {
   const pages: { name: string; path: string; ready: (page: Page) => Promise<void> }[] = [
     { name: 'inbox', path: '/', ready: (page) => page.locator('.conversation-row').first().waitFor() },
     { name: 'contacts', path: '/contacts', ready: (page) => page.getByRole('heading', { name: 'Contacts' }).waitFor() },
+    {
+      name: 'reports',
+      path: '/reports',
+      ready: (page) =>
+        page
+          .getByRole('status')
+          .filter({ hasText: /charged/ })
+          .waitFor(),
+    },
     { name: 'profile', path: '/profile', ready: (page) => page.getByRole('heading', { name: 'Your profile' }).waitFor() },
     { name: 'users', path: '/admin/users', ready: (page) => page.getByRole('heading', { name: 'Users' }).waitFor() },
     { name: 'labels', path: '/admin/labels', ready: (page) => page.getByRole('heading', { name: 'Labels' }).waitFor() },

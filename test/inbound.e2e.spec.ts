@@ -138,6 +138,8 @@ describe('channel webhook', () => {
         reactions: [],
         referral: null,
         pricing_category: null,
+        pricing_type: null,
+        pricing_model: null,
         status: 'received',
         error: null,
         sent_by: null,

@@ -198,10 +198,15 @@ describe('what the channel carries', () => {
       return { id, recipient: e164.slice(1), messageId: sent.body.id as string, wamid, current };
     };
 
-    it('moves a voice message on to played, keeping the pricing category, and never back', async () => {
+    it('moves a voice message on to played, keeping the pricing (category, type, model), and never back', async () => {
       const { recipient, wamid, messageId, current } = await sendAndWaitSent();
       await deliver(statusWebhook(wamid, recipient, 'delivered', { category: 'utility' }));
-      expect(await current()).toMatchObject({ status: 'delivered', pricing_category: 'utility' });
+      expect(await current()).toMatchObject({
+        status: 'delivered',
+        pricing_category: 'utility',
+        pricing_type: 'regular',
+        pricing_model: 'PMP',
+      });
       await deliver(statusWebhook(wamid, recipient, 'played'));
       await deliver(statusWebhook(wamid, recipient, 'read', { category: 'utility' }));
       expect(await current()).toMatchObject({ status: 'played', pricing_category: 'utility' });
@@ -210,11 +215,17 @@ describe('what the channel carries', () => {
       expect(statuses[2].data.message.pricing_category).toBe('utility');
     });
 
-    it('keeps a pricing category that arrives on a late status that does not move the message', async () => {
+    it('keeps a pricing that arrives on a late status that does not move the message', async () => {
       const { recipient, wamid, current } = await sendAndWaitSent();
       await deliver(statusWebhook(wamid, recipient, 'read'));
-      await deliver(statusWebhook(wamid, recipient, 'delivered', { category: 'marketing' }));
-      expect(await current()).toMatchObject({ status: 'read', pricing_category: 'marketing' });
+      expect(await current()).toMatchObject({ status: 'read', pricing_category: null, pricing_type: null, pricing_model: null });
+      await deliver(statusWebhook(wamid, recipient, 'delivered', { category: 'marketing', pricingType: 'free_entry_point' }));
+      expect(await current()).toMatchObject({
+        status: 'read',
+        pricing_category: 'marketing',
+        pricing_type: 'free_entry_point',
+        pricing_model: 'PMP',
+      });
     });
 
     it("marks a message failed with the channel's error code and title", async () => {

@@ -52,6 +52,8 @@ describe('sending through the WhatsApp Cloud API', () => {
       reactions: [],
       referral: null,
       pricing_category: null,
+      pricing_type: null,
+      pricing_model: null,
       from: null,
       status: 'queued',
       error: null,

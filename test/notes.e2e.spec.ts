@@ -57,6 +57,8 @@ describe('private notes', () => {
       media: null,
       referral: null,
       pricing_category: null,
+      pricing_type: null,
+      pricing_model: null,
       from: null,
       status: 'sent',
       error: null,

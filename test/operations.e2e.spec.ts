@@ -194,6 +194,7 @@ describe('OpenAPI document', () => {
         'PATCH /api/v1/labels/{id}',
         'DELETE /api/v1/labels/{id}',
         'GET /api/v1/notifications',
+        'GET /api/v1/reports/pricing',
         'GET /api/v1/notifications/unread-count',
         'DELETE /api/v1/notifications',
         'POST /api/v1/notifications/read',

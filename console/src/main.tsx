@@ -19,6 +19,7 @@ import {
   SecondFactorRequiredPage,
 } from './pages/auth';
 import { ContactsPage } from './pages/contacts';
+import { ReportsPage } from './pages/reports';
 import { InboxPage } from './pages/inbox';
 import { ProfilePage } from './pages/profile';
 import { followLink, useLocation } from './router';
@@ -174,6 +175,7 @@ function Shell(props: { me: Me; setMe: (me: Me | null) => void; path: string }) 
           <nav id="main-nav" aria-label="Main" class={menuOpen ? 'nav open' : 'nav'}>
             {link('/', 'Inbox', path === '/' || path.startsWith('/conversations'))}
             {link('/contacts', 'Contacts', path === '/contacts')}
+            {link('/reports', 'Reports', path === '/reports')}
             {admin && link('/admin/inboxes', 'Inboxes', path === '/admin/inboxes')}
             {admin && link('/admin/users', 'Users', path === '/admin/users')}
             {admin && link('/admin/labels', 'Labels', path === '/admin/labels')}
@@ -215,6 +217,7 @@ function Page(props: { path: string; admin: boolean }) {
   const { path, admin } = props;
   if (path === '/' || path.startsWith('/conversations/')) return <InboxPage />;
   if (path === '/contacts') return <ContactsPage />;
+  if (path === '/reports') return <ReportsPage />;
   if (path === '/profile') return <ProfilePage />;
   if (path === '/admin/canned-responses') return <AdminCannedResponses />;
   if (admin && path === '/admin/inboxes') return <AdminInboxes />;

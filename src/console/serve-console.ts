@@ -26,6 +26,7 @@ const CONSOLE_PAGES = [
   '/forgot-password',
   '/reset-password',
   '/contacts',
+  '/reports',
   '/profile',
   '/conversations/*',
   '/admin/*',

@@ -331,6 +331,24 @@ export class MessageResponse {
   @ApiProperty({
     type: String,
     nullable: true,
+    example: 'regular',
+    description:
+      "Outbound: the pricing type of the channel's latest status that had one: `regular` (charged), `free_customer_service` (inside the " +
+      'customer service window), `free_entry_point` (after an ad or a Facebook page button)',
+  })
+  pricing_type!: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'PMP',
+    description: "Outbound: the channel's pricing model from its latest status that had one (`PMP`, per-message pricing)",
+  })
+  pricing_model!: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
     description:
       "The customer's phone on inbound messages; null on outbound ones and notes, and for a customer known only by their user id (the conversation's customer.wa_user_id)",
   })
@@ -382,6 +400,8 @@ export class MessageResponse {
       reactions: reactions.filter((reaction) => reaction.message_id === message.id).map(ReactionResponse.of),
       referral: message.referral,
       pricing_category: message.pricing_category,
+      pricing_type: message.pricing_type,
+      pricing_model: message.pricing_model,
       from: message.direction === 'inbound' ? customerPhone : null,
       status: message.status,
       error: message.error,

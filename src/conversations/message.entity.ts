@@ -34,6 +34,10 @@ export interface MessageRow {
   referral: Record<string, unknown> | null;
   /** Outbound: the channel's pricing category from its latest status (`marketing`, `utility`, `service`, …). */
   pricing_category: string | null;
+  /** Outbound: the pricing type of its latest status that had one (`regular`, `free_customer_service`, `free_entry_point`). */
+  pricing_type: string | null;
+  /** Outbound: the pricing model of its latest status that had one (`PMP`, per-message pricing; `CBP` before July 2025). */
+  pricing_model: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -60,4 +64,11 @@ export interface MessageToSend {
   reply_to_channel_message_id: string | null;
   /** When it was queued: the start of its delivery time. */
   created_at: Date;
+}
+
+/** What the channel said a message costs, on its statuses' `pricing`: each part null where it said nothing. */
+export interface MessagePricing {
+  category: string | null;
+  type: string | null;
+  model: string | null;
 }

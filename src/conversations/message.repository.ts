@@ -4,10 +4,10 @@ import { containsPattern } from '../common/search';
 import { Keyset } from '../database/keyset';
 import { Db, execute, query, queryOne, Sql, sql } from '../database/sql';
 import type { WorkKind } from '../recorded-work/work-kind';
-import type { FoundMessage, MessageRow, MessageStatus } from './message.entity';
+import type { FoundMessage, MessagePricing, MessageRow, MessageStatus } from './message.entity';
 
 const COLUMNS = sql.raw(
-  'id, conversation_id, direction, type, text, content, status, error, channel_message_id, sent_by, idempotency_key, request_hash, channel_timestamp, media_id, attempts, next_attempt_at, reply_to_id, referral, pricing_category, created_at, updated_at',
+  'id, conversation_id, direction, type, text, content, status, error, channel_message_id, sent_by, idempotency_key, request_hash, channel_timestamp, media_id, attempts, next_attempt_at, reply_to_id, referral, pricing_category, pricing_type, pricing_model, created_at, updated_at',
 );
 /**
  * Queued messages as recorded work (alias `w`): a message whose sending is not finished, and what
@@ -94,7 +94,7 @@ export class MessageRepository {
                   ${message.content === null ? null : JSON.stringify(message.content)}, ${message.status}, ${message.error}, ${message.channel_message_id},
                   ${message.sent_by}, ${message.idempotency_key}, ${message.request_hash}, ${message.channel_timestamp}, ${message.media_id}, ${message.attempts},
                   ${message.next_attempt_at}, ${message.reply_to_id}, ${message.referral === null ? null : JSON.stringify(message.referral)},
-                  ${message.pricing_category}, ${message.created_at}, ${message.updated_at})
+                  ${message.pricing_category}, ${message.pricing_type}, ${message.pricing_model}, ${message.created_at}, ${message.updated_at})
           ON CONFLICT (channel_message_id) WHERE channel_message_id IS NOT NULL DO NOTHING RETURNING id`,
     );
     return inserted.length > 0;
@@ -140,23 +140,24 @@ export class MessageRepository {
     db: Db,
     channelMessageId: string,
     from: MessageStatus[],
-    change: { status: MessageStatus; error: string | null; pricingCategory: string | null; at: Date },
+    change: { status: MessageStatus; error: string | null; pricing: MessagePricing | null; at: Date },
   ): Promise<MessageRow | null> {
     return queryOne(
       db,
-      sql`UPDATE messages SET status = ${change.status}, error = ${change.error}, pricing_category = COALESCE(${change.pricingCategory}, pricing_category),
-                 updated_at = ${change.at}
+      sql`UPDATE messages SET status = ${change.status}, error = ${change.error}, ${pricingSet(change.pricing)}, updated_at = ${change.at}
            WHERE channel_message_id = ${channelMessageId} AND direction = 'outbound' AND status = ANY(${from})
           RETURNING ${COLUMNS}`,
     );
   }
 
-  /** The pricing category of a status that does not move the message (it arrived late): kept all the same. */
-  async setPricingCategory(db: Db, channelMessageId: string, category: string): Promise<void> {
+  /** The pricing of a status that does not move the message (it arrived late): kept all the same. */
+  async setPricing(db: Db, channelMessageId: string, pricing: MessagePricing): Promise<void> {
     await execute(
       db,
-      sql`UPDATE messages SET pricing_category = ${category}
-           WHERE channel_message_id = ${channelMessageId} AND direction = 'outbound' AND pricing_category IS DISTINCT FROM ${category}`,
+      sql`UPDATE messages SET ${pricingSet(pricing)}
+           WHERE channel_message_id = ${channelMessageId} AND direction = 'outbound'
+             AND (pricing_category, pricing_type, pricing_model) IS DISTINCT FROM
+                 (COALESCE(${pricing.category}, pricing_category), COALESCE(${pricing.type}, pricing_type), COALESCE(${pricing.model}, pricing_model))`,
     );
   }
 
@@ -183,4 +184,11 @@ export class MessageRepository {
   async attachMedia(db: Db, id: string, mediaId: string): Promise<void> {
     await execute(db, sql`UPDATE messages SET media_id = ${mediaId} WHERE id = ${id}`);
   }
+}
+
+/** The pricing columns set from a status: each part the status said, the stored one where it said nothing. */
+function pricingSet(pricing: MessagePricing | null): Sql {
+  return sql`pricing_category = COALESCE(${pricing?.category ?? null}, pricing_category),
+             pricing_type = COALESCE(${pricing?.type ?? null}, pricing_type),
+             pricing_model = COALESCE(${pricing?.model ?? null}, pricing_model)`;
 }

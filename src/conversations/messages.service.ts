@@ -27,7 +27,7 @@ import { ConversationRepository } from './conversation.repository';
 import { ConversationsService } from './conversations.service';
 import { assertWithinCustomerWindow } from './customer-window';
 import { MEDIA_TYPES, MediaType, MessageResponse, SearchMessagesQuery, SendMessageDto } from './message.dto';
-import type { MessageRow, MessageStatus } from './message.entity';
+import type { MessagePricing, MessageRow, MessageStatus } from './message.entity';
 import { MessageRepository } from './message.repository';
 import { ReactionRepository } from './reaction.repository';
 import { ReactionsService } from './reactions.service';
@@ -69,8 +69,8 @@ export interface ChannelStatus {
   channelMessageId: string;
   status: 'sent' | 'delivered' | 'read' | 'played' | 'failed';
   error: string | null;
-  /** `pricing.category` of the status, when it has one. */
-  pricingCategory: string | null;
+  /** The status's `pricing` (category, type, model), when it has one. */
+  pricing: MessagePricing | null;
   at: Date;
 }
 
@@ -170,6 +170,8 @@ export class MessagesService implements OnModuleInit {
           reply_to_id: quoted?.id ?? null,
           referral: null,
           pricing_category: null,
+          pricing_type: null,
+          pricing_model: null,
           created_at: now,
           updated_at: now,
         };
@@ -249,6 +251,8 @@ export class MessagesService implements OnModuleInit {
       reply_to_id: quoted?.conversation_id === conversation.id ? quoted.id : null,
       referral: inbound.referral,
       pricing_category: null,
+      pricing_type: null,
+      pricing_model: null,
       created_at: now,
       updated_at: now,
     };
@@ -278,14 +282,14 @@ export class MessagesService implements OnModuleInit {
     const moved = await this.messages.moveStatus(db, status.channelMessageId, from, {
       status: status.status,
       error: status.error,
-      pricingCategory: status.pricingCategory,
+      pricing: status.pricing,
       at: status.at,
     });
     if (moved) await this.recordStatusEvent(db, moved);
     else if (!(await this.isKnown(db, status.channelMessageId))) {
       // Answered 200 all the same, as the channel expects; said here for whoever sent it by hand (npm run simulate -- --status).
       this.logger.log(`A "${status.status}" status for ${status.channelMessageId}, which names no message here: nothing changed`);
-    } else if (status.pricingCategory) await this.messages.setPricingCategory(db, status.channelMessageId, status.pricingCategory);
+    } else if (status.pricing) await this.messages.setPricing(db, status.channelMessageId, status.pricing);
   }
 
   private async finishSend(

@@ -65,6 +65,8 @@ export class NotesService {
         reply_to_id: null,
         referral: null,
         pricing_category: null,
+        pricing_type: null,
+        pricing_model: null,
         attempts: 0,
         next_attempt_at: null,
         created_at: now,

@@ -33,6 +33,7 @@ import { BlockedInbox1764130000000 } from './migrations/1764130000000-blocked-in
 import { InteractiveCannedResponses1764140000000 } from './migrations/1764140000000-interactive-canned-responses';
 import { InboxChannelErrors1764150000000 } from './migrations/1764150000000-inbox-channel-errors';
 import { TypingShown1764160000000 } from './migrations/1764160000000-typing-shown';
+import { MessagePricing1764170000000 } from './migrations/1764170000000-message-pricing';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -71,4 +72,5 @@ export const MIGRATIONS = [
   InteractiveCannedResponses1764140000000,
   InboxChannelErrors1764150000000,
   TypingShown1764160000000,
+  MessagePricing1764170000000,
 ];

@@ -325,7 +325,9 @@ function readStatus(status: unknown, receivedAt: Date, parsed: ParsedWebhook): v
     channelMessageId: id,
     status: value as ChannelStatus['status'],
     error: value === 'failed' ? errorOf(status.errors) : null,
-    pricingCategory: isObject(status.pricing) ? asString(status.pricing.category) : null,
+    pricing: isObject(status.pricing)
+      ? { category: asString(status.pricing.category), type: asString(status.pricing.type), model: asString(status.pricing.pricing_model) }
+      : null,
     at: timestampOf(status.timestamp) ?? receivedAt,
   });
 }

@@ -237,7 +237,7 @@ export function statusWebhook(
   channelMessageId: string,
   recipient: string,
   status: 'sent' | 'delivered' | 'read' | 'played' | 'failed',
-  options: { category?: string; errors?: Json[] } = {},
+  options: { category?: string; pricingType?: string; errors?: Json[] } = {},
 ): Json {
   return webhookOf({
     statuses: [
@@ -247,7 +247,14 @@ export function statusWebhook(
         timestamp: now(),
         recipient_id: recipient,
         ...(options.category
-          ? { pricing: { billable: options.category !== 'service', pricing_model: 'PMP', category: options.category, type: 'regular' } }
+          ? {
+              pricing: {
+                billable: options.category !== 'service',
+                pricing_model: 'PMP',
+                category: options.category,
+                type: options.pricingType ?? (options.category === 'service' ? 'free_customer_service' : 'regular'),
+              },
+            }
           : {}),
         ...(options.errors ? { errors: options.errors } : {}),
       },

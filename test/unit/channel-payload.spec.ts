@@ -170,12 +170,12 @@ describe('parseChannelWebhook', () => {
       at,
     );
     expect(parsed.statuses).toEqual([
-      { channelMessageId: 'wamid.9', status: 'delivered', error: null, pricingCategory: null, at: new Date(2000) },
+      { channelMessageId: 'wamid.9', status: 'delivered', error: null, pricing: null, at: new Date(2000) },
       {
         channelMessageId: 'wamid.8',
         status: 'failed',
         error: '(#131047) Re-engagement message: More than 24 hours',
-        pricingCategory: null,
+        pricing: null,
         at: new Date(3000),
       },
     ]);
@@ -338,18 +338,37 @@ describe('parseChannelWebhook', () => {
     expect(parsed.messages[0].message.text).toBe(text);
   });
 
-  it('reads played statuses and the pricing category, and keeps the errors of a change', () => {
+  it('reads played statuses and their pricing (category, type, model), and keeps the errors of a change', () => {
     const parsed = parseChannelWebhook(
       body({
         statuses: [
-          { id: 'wamid.p', status: 'played', timestamp: '5', pricing: { billable: true, pricing_model: 'PMP', category: 'utility' } },
+          {
+            id: 'wamid.p',
+            status: 'played',
+            timestamp: '5',
+            pricing: { billable: true, pricing_model: 'PMP', category: 'utility', type: 'regular' },
+          },
+          { id: 'wamid.q', status: 'read', timestamp: '6', pricing: { billable: false, pricing_model: 'PMP', category: 'service' } },
         ],
         errors: [{ code: 131000, title: 'Something went wrong', error_data: { details: 'Unknown' } }, { code: 1e12, message: 'big' }, 'x'],
       }),
       at,
     );
     expect(parsed.statuses).toEqual([
-      { channelMessageId: 'wamid.p', status: 'played', error: null, pricingCategory: 'utility', at: new Date(5000) },
+      {
+        channelMessageId: 'wamid.p',
+        status: 'played',
+        error: null,
+        pricing: { category: 'utility', type: 'regular', model: 'PMP' },
+        at: new Date(5000),
+      },
+      {
+        channelMessageId: 'wamid.q',
+        status: 'read',
+        error: null,
+        pricing: { category: 'service', type: null, model: 'PMP' },
+        at: new Date(6000),
+      },
     ]);
     expect(parsed.errors.map(({ code, title, details }) => ({ code, title, details }))).toEqual([
       { code: 131000, title: 'Something went wrong', details: 'Unknown' },

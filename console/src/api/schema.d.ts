@@ -724,6 +724,26 @@ export interface paths {
     patch: operations['LabelsController_update'];
     trace?: never;
   };
+  '/api/v1/reports/pricing': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * What outbound messages cost, as the channel priced them
+     * @description Outbound messages created in [from, to) counted per inbox, pricing category, type and model, as the channel reported them on their statuses (messages it never priced are not counted). An admin sees every inbox, an agent their own. A period over 366 days, or one that ends before it starts, is a 400.
+     */
+    get: operations['ReportsController_pricing'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/media': {
     parameters: {
       query?: never;
@@ -2151,6 +2171,33 @@ export interface components {
        */
       color?: string;
     };
+    PricingReportRow: {
+      /** @example inb_00000000000070008000000000000001 */
+      inbox_id: string;
+      /**
+       * @description As the channel names it: marketing, utility, authentication, service, …
+       * @example marketing
+       */
+      category: string;
+      /**
+       * @description `regular` (charged), `free_customer_service` or `free_entry_point`; null where the channel said none
+       * @example regular
+       */
+      type: string | null;
+      /**
+       * @description Null where the channel said none
+       * @example PMP
+       */
+      pricing_model: string | null;
+      /**
+       * @description Outbound messages sent in the period with this pricing
+       * @example 42
+       */
+      messages: number;
+    };
+    PricingReportResponse: {
+      data: components['schemas']['PricingReportRow'][];
+    };
     UploadedMediaResponse: {
       /** @example med_01a2047c8e2078c99d14947d2651598e */
       id: string;
@@ -2369,6 +2416,16 @@ export interface components {
        * @example utility
        */
       pricing_category: string | null;
+      /**
+       * @description Outbound: the pricing type of the channel's latest status that had one: `regular` (charged), `free_customer_service` (inside the customer service window), `free_entry_point` (after an ad or a Facebook page button)
+       * @example regular
+       */
+      pricing_type: string | null;
+      /**
+       * @description Outbound: the channel's pricing model from its latest status that had one (`PMP`, per-message pricing)
+       * @example PMP
+       */
+      pricing_model: string | null;
       /** @description The customer's phone on inbound messages; null on outbound ones and notes, and for a customer known only by their user id (the conversation's customer.wa_user_id) */
       from: string | null;
       /**
@@ -5910,6 +5967,68 @@ export interface operations {
       };
       /** @description Conflict with an existing resource */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ReportsController_pricing: {
+    parameters: {
+      query?: {
+        /** @description From this moment on (inclusive); the start of the current month (UTC) when left out */
+        from?: string;
+        /** @description Before this moment (exclusive); now when left out */
+        to?: string;
+        /** @description Only the messages of this inbox */
+        inbox_id?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PricingReportResponse'];
+        };
+      };
+      /** @description Malformed JSON, an unknown or mistyped field, or failed validation (the text names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
         headers: {
           [name: string]: unknown;
         };
