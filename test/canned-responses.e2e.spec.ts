@@ -151,6 +151,19 @@ describe('canned responses', () => {
       expect(both.status).toBe(400);
       expect(both.body.error).toMatch(/^text goes without interactive/);
       expect((await create({ shortcut: 'branches-2' })).body).toEqual({ error: 'text is required' });
+      const uploadHeader = {
+        ...branches,
+        type: 'button',
+        header: { type: 'image', image: { media_id: 'med_0000000000007000800000000000000a' } },
+      };
+      uploadHeader.action = { buttons: [{ type: 'reply', reply: { id: 'a', title: 'A' } }] } as never;
+      const upload = await create({ shortcut: 'branches-2', interactive: uploadHeader });
+      expect(upload.status).toBe(400);
+      expect(upload.body.error).toBe(
+        'interactive.header.image.media_id: the media header of a canned response must be a link (an https URL)',
+      );
+      const linkHeader = { ...uploadHeader, header: { type: 'image', image: { link: 'https://cdn.example.com/branches.png' } } };
+      expect((await create({ shortcut: 'branches-2', interactive: linkHeader })).status).toBe(201);
     });
 
     it('turns a text response interactive and back, the body staying its text', async () => {

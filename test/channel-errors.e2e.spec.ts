@@ -1,7 +1,8 @@
 import { parsePublicId } from '../src/common/ids';
 import { DEFAULT_INBOX_ID } from '../src/common/default-inbox';
 import { toPublicId } from '../src/common/ids';
-import { eventually } from './support/channel';
+import { hubSignature, messagesWebhook } from '../scripts/lib/channel-webhook';
+import { channelMessage, eventually } from './support/channel';
 import { FakeGraphApi, type GraphAnswer } from './support/fake-graph-api';
 import { customerWrites } from './support/inbox';
 import { startTestApp, TestApp } from './support/test-app';
@@ -117,6 +118,44 @@ describe("the channel's error codes, read right", () => {
       expect((await t.request('GET', '/api/health/messaging', { token: admin })).status).toBe(200);
     },
   );
+
+  it("keeps an admin's new token when a send made with the old one is refused after it was saved", async () => {
+    const number = '300000000000011';
+    const created = await t.request('POST', '/api/v1/inboxes', {
+      token: admin,
+      body: { name: 'Renewed', phone_number_id: number, access_token: 'old-token', app_secret: 'renewed-secret' },
+    });
+    const inboxId = created.body.id as string;
+    const phone = '4915155500011';
+    const payload = JSON.stringify(
+      messagesWebhook(
+        {
+          contacts: [{ wa_id: phone, profile: { name: 'Renewed Customer' } }],
+          messages: [channelMessage({ from: phone, payload: { body: 'Hi' } })],
+        },
+        { phoneNumberId: number },
+      ),
+    );
+    await t.request('POST', '/api/webhooks/messaging', {
+      payload,
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': hubSignature(payload, 'renewed-secret') },
+    });
+    const [conversation] = (await t.request('GET', `/api/v1/conversations?q=%2B${phone}`, { token: admin })).body.data;
+    const expired = refusal(190, 'Error validating access token: Session has expired');
+    const inFlight = graph.holdNextSend(phone);
+    graph.failNext(phone, expired, expired);
+    const first = await send(conversation.id, 'with the old token');
+    await inFlight.arrived;
+    await t.request('PATCH', `/api/v1/inboxes/${inboxId}`, { token: admin, body: { access_token: 'new-token' } });
+    inFlight.release();
+    await statusBecomes(conversation.id, first.body.id, 'failed');
+    expect((await t.request('GET', `/api/v1/inboxes/${inboxId}`, { token: admin })).body.channel_error).toBeNull();
+    // The same refusal of a send made with the token the inbox has now marks it.
+    const second = await send(conversation.id, 'with the new token');
+    await statusBecomes(conversation.id, second.body.id, 'failed');
+    expect((await t.request('GET', `/api/v1/inboxes/${inboxId}`, { token: admin })).body.channel_error).toMatch(/^\(#190\)/);
+    await t.request('PATCH', `/api/v1/inboxes/${inboxId}`, { token: admin, body: { status: 'disabled' } });
+  });
 
   it('clears the broken token of another inbox when an admin gives it a new one', async () => {
     const created = await t.request('POST', '/api/v1/inboxes', {

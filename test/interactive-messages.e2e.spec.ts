@@ -116,6 +116,37 @@ describe('interactive messages sent to customers', () => {
     });
   });
 
+  it('sends a flow without a version as version 3, which the channel requires, and a data_exchange flow without a screen', async () => {
+    const { id, phone } = await customerWrites(t);
+    const unversioned = withField(returnFlow(), 'action.parameters.flow_message_version', undefined);
+    const exchange = withField(
+      withField(returnFlow(), 'action.parameters.flow_action', 'data_exchange'),
+      'action.parameters.flow_action_payload',
+      undefined,
+    );
+    expect((await send(id, unversioned)).status).toBe(201);
+    expect((await send(id, exchange)).status).toBe(201);
+    await eventually(async () => expect(graph.sendsTo(phone)).toHaveLength(2));
+    const parameters = graph.sendsTo(phone).map((r) => ((r.body?.interactive as Json).action as { parameters: Json }).parameters);
+    expect(parameters[0]).toEqual({ ...(returnFlow().action as { parameters: Json }).parameters, flow_message_version: '3' });
+    expect(parameters[1]).toMatchObject({ flow_action: 'data_exchange', flow_message_version: '3' });
+    expect(parameters[1].flow_action_payload).toBeUndefined();
+    await eventually(async () => {
+      const thread = (await t.request('GET', `/api/v1/conversations/${id}/messages`, { token: admin })).body.data;
+      expect(thread.map((m) => m.status)).toEqual(['sent', 'sent', expect.any(String)]);
+    });
+  });
+
+  it('refuses a media header naming no media with 422, naming the header', async () => {
+    const { id } = await customerWrites(t);
+    const answer = await send(
+      id,
+      withField(buttons(), 'header', { type: 'image', image: { media_id: 'med_0000000000007000800000000000000a' } }),
+    );
+    expect(answer.status).toBe(422);
+    expect(answer.body).toEqual({ error: 'interactive.header.image.media_id "med_0000000000007000800000000000000a" is not a known media' });
+  });
+
   it("sends a header image from one of our uploads by the channel's media id", async () => {
     const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
     const uploaded = await t.request('POST', '/api/v1/media', { token: admin, ...multipart('file', 'parcel.png', 'image/png', png) });
@@ -257,6 +288,31 @@ describe('interactive messages sent to customers', () => {
         'a flow mode the channel does not know',
         () => withField(returnFlow(), 'action.parameters.mode', 'preview'),
         'interactive.action.parameters.mode must be one of draft, published',
+      ],
+      [
+        'a navigating flow without its first screen',
+        () => withField(returnFlow(), 'action.parameters.flow_action_payload', undefined),
+        'interactive.action.parameters.flow_action_payload must be an object',
+      ],
+      [
+        'a flow with empty data',
+        () => withField(returnFlow(), 'action.parameters.flow_action_payload.data', {}),
+        'interactive.action.parameters.flow_action_payload.data must not be empty (leave it out instead)',
+      ],
+      [
+        'an emoji in a flow button',
+        () => withField(returnFlow(), 'action.parameters.flow_cta', 'Return 📦'),
+        'interactive.action.parameters.flow_cta must not contain emoji',
+      ],
+      [
+        'a button id with spaces around it',
+        () => withField(buttons(), 'action.buttons[0].reply.id', ' track '),
+        'interactive.action.buttons[0].reply.id must not start or end with spaces',
+      ],
+      [
+        'a link to a host that is no public name',
+        () => withField(trackingLink(), 'action.parameters.url', 'https://tracking'),
+        'interactive.action.parameters.url must be an https URL',
       ],
       [
         'a field the channel does not take',

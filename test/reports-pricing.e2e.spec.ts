@@ -152,6 +152,9 @@ describe('the pricing report', () => {
     ['?from=2026-02-01&to=2026-01-01', 'from must be before to'],
     ['?from=2024-01-01&to=2025-01-03', 'from and to must be at most 366 days apart'],
     ['?from=yesterday', 'from must be an ISO 8601 date or date-time'],
+    ['?from=2026-W05', 'from must be an ISO 8601 date or date-time'],
+    ['?from=20260101T1000', 'from must be an ISO 8601 date or date-time'],
+    ['?to=2026-13-45', 'to must be an ISO 8601 date or date-time'],
     ['?inbox_id=inb_x', 'inbox_id must be an inbox id'],
   ])('refuses %s with 400 naming the problem', async (query, error) => {
     const answer = await report(query);

@@ -11,7 +11,7 @@ describe('"typing…" shown to the customer', () => {
 
   beforeAll(async () => {
     graph = await FakeGraphApi.start();
-    t = await startTestApp({ env: { ...graph.channelEnv, MESSAGING_READ_RECEIPTS: 'false' } });
+    t = await startTestApp({ env: graph.channelEnv });
     admin = await t.adminToken();
   });
   afterAll(async () => {
@@ -71,6 +71,24 @@ describe('"typing…" shown to the customer', () => {
     expect((await typing(id)).status).toBe(204);
     await t.sql('UPDATE contacts SET blocked_at = NULL WHERE phone = $1', [phone]);
     expect((await typing(id)).status).toBe(202);
+  });
+
+  it('answers 204 and sends nothing with read receipts turned off: the indicator is a read receipt', async () => {
+    const silent = await startTestApp({ env: { ...graph.channelEnv, MESSAGING_READ_RECEIPTS: 'false' } });
+    try {
+      const { id } = await customerWrites(silent);
+      const wamid = (
+        await silent.sql<{ channel_message_id: string }>(
+          "SELECT channel_message_id FROM messages WHERE conversation_id = $1 AND direction = 'inbound'",
+          [parsePublicId('conv', id)],
+        )
+      )[0].channel_message_id;
+      const answer = await silent.request('POST', `/api/v1/conversations/${id}/typing`, { token: await silent.adminToken() });
+      expect(answer.status).toBe(204);
+      expect(graph.typingIndicators(wamid)).toHaveLength(0);
+    } finally {
+      await silent.close();
+    }
   });
 
   it('answers 404 for an unknown conversation, and for an agent of another inbox', async () => {

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsISO8601 } from 'class-validator';
+import { IsIn } from 'class-validator';
+import { IsDateOrDateTime } from '../common/date-or-time';
 import { toPublicId } from '../common/ids';
 import { IsPublicId } from '../common/is-public-id';
 import { IsOmittable } from '../common/omittable';
@@ -19,12 +20,12 @@ export class AuditLogQuery extends PageQuery {
 
   @ApiPropertyOptional({ format: 'date-time', description: 'From this moment on (inclusive)' })
   @IsOmittable()
-  @IsISO8601({ strict: true }, { message: 'from must be an ISO 8601 date or date-time' })
+  @IsDateOrDateTime()
   from?: string;
 
   @ApiPropertyOptional({ format: 'date-time', description: 'Before this moment (exclusive)' })
   @IsOmittable()
-  @IsISO8601({ strict: true }, { message: 'to must be an ISO 8601 date or date-time' })
+  @IsDateOrDateTime()
   to?: string;
 }
 

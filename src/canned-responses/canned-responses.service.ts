@@ -1,4 +1,5 @@
 import { BadRequestException, ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { interactiveBodyText, interactiveHeaderUpload } from '../channel/interactive-message';
 import { newUuid } from '../common/ids';
 import { mapPage, type Page } from '../common/pagination';
 import { Database } from '../database/database';
@@ -12,9 +13,17 @@ import { CannedResponseRepository } from './canned-response.repository';
 const DUPLICATE_SHORTCUT = 'A canned response with this shortcut already exists';
 const INTERACTIVE_TEXT = 'text goes without interactive: the text of an interactive canned response is its body (interactive.body.text)';
 
-/** The body of an interactive message the DTO validated. */
+/**
+ * The text of an interactive canned response: its body. Its media header must be a link: an upload
+ * is deleted unless a message sends it in time, and a customer's media is not every agent's.
+ */
 function bodyOf(interactive: Record<string, unknown>): string {
-  return (interactive.body as { text: string }).text;
+  const upload = interactiveHeaderUpload(interactive);
+  if (upload)
+    throw new BadRequestException(
+      `interactive.header.${upload.mediaType}.media_id: the media header of a canned response must be a link (an https URL)`,
+    );
+  return interactiveBodyText(interactive);
 }
 
 /**

@@ -114,15 +114,12 @@ export interface ChannelFailure {
   retryable: boolean;
   /** The pause the channel asked for before the next attempt. */
   retryAfterMs: number | null;
-  /** The number's token or account is broken: its inbox must show it. */
-  accountBroken: boolean;
 }
 
 /** The channel's judgement of a failed call, as its ChannelError carries it; anything else is a network failure, worth another attempt. */
 export function channelFailure(error: unknown): ChannelFailure {
-  if (error instanceof ChannelError)
-    return { reason: error.message, retryable: error.retryable, retryAfterMs: error.retryAfterMs, accountBroken: error.accountBroken };
-  return { reason: 'The channel could not be reached', retryable: true, retryAfterMs: null, accountBroken: false };
+  if (error instanceof ChannelError) return { reason: error.message, retryable: error.retryable, retryAfterMs: error.retryAfterMs };
+  return { reason: 'The channel could not be reached', retryable: true, retryAfterMs: null };
 }
 
 /**
@@ -169,6 +166,10 @@ export abstract class ChannelClient {
 export abstract class InboxChannels {
   /** The inbox's channel; throws a final ChannelError when the inbox no longer exists or is disabled. */
   abstract of(inboxId: string): Promise<ChannelClient>;
-  /** Records on the inbox that the channel said its token or account is broken (`reason`, the channel's own), until an admin mends it. */
-  abstract accountBroken(inboxId: string, reason: string): Promise<void>;
+  /**
+   * Records on the inbox that the channel said its token or account is broken (`reason`, the
+   * channel's own), until an admin mends it; unless `channel`, the client that was told, is no
+   * longer the inbox's (an admin changed its token or number since: their mend stands).
+   */
+  abstract accountBroken(inboxId: string, reason: string, channel: ChannelClient): Promise<void>;
 }

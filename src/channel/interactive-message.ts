@@ -1,4 +1,4 @@
-import { ValidateBy } from 'class-validator';
+import { isURL, ValidateBy } from 'class-validator';
 
 /**
  * Interactive messages as the channel takes them (`{"type":"interactive","interactive":{…}}`), and
@@ -39,6 +39,8 @@ const HEADERS: Record<InteractiveType, readonly string[]> = {
   flow: ['text'],
 };
 const FLOW_MODES = ['draft', 'published'];
+/** What the channel counts as an emoji in a flow's button, which it refuses. */
+const EMOJI = /\p{Extended_Pictographic}|\p{Regional_Indicator}/u;
 const FLOW_ACTIONS = ['navigate', 'data_exchange'];
 
 type Fields = Record<string, unknown>;
@@ -70,6 +72,11 @@ export function IsInteractiveMessage(): PropertyDecorator {
       defaultMessage: (args) => interactiveProblem(args?.value) ?? 'interactive is invalid',
     },
   });
+}
+
+/** The body of an interactive payload that interactiveProblem took: the text a list, the search and the thread show. */
+export function interactiveBodyText(interactive: Fields): string {
+  return (interactive.body as { text: string }).text;
 }
 
 /** A header sent with one of our uploads (`{"type":"image","image":{"media_id":"med_…"}}`): the message's media. */
@@ -128,7 +135,7 @@ function checkButtons(action: Fields): void {
     oneOf(button.type, `${at}.type`, ['reply']);
     const reply = object(button.reply, `${at}.reply`);
     only(reply, `${at}.reply`, ['id', 'title']);
-    const id = text(reply.id, `${at}.reply.id`, INTERACTIVE_LIMITS.buttonId);
+    const id = identifier(reply.id, `${at}.reply.id`, INTERACTIVE_LIMITS.buttonId);
     const title = text(reply.title, `${at}.reply.title`, INTERACTIVE_LIMITS.buttonTitle);
     if (ids.has(id)) throw new Refusal(`${at}.reply.id repeats another button's id`);
     if (titles.has(title)) throw new Refusal(`${at}.reply.title repeats another button's title`);
@@ -152,7 +159,7 @@ function checkList(action: Fields): void {
       const rowAt = `${at}.rows[${r}]`;
       const row = object(rowItem, rowAt);
       only(row, rowAt, ['id', 'title', 'description']);
-      const id = text(row.id, `${rowAt}.id`, INTERACTIVE_LIMITS.rowId);
+      const id = identifier(row.id, `${rowAt}.id`, INTERACTIVE_LIMITS.rowId);
       text(row.title, `${rowAt}.title`, INTERACTIVE_LIMITS.rowTitle);
       if (row.description !== undefined) text(row.description, `${rowAt}.description`, INTERACTIVE_LIMITS.rowDescription);
       if (ids.has(id)) throw new Refusal(`${rowAt}.id repeats another row's id`);
@@ -193,16 +200,20 @@ function checkFlow(action: Fields): void {
   if (parameters.flow_id !== undefined) text(parameters.flow_id, `${at}.flow_id`, 100);
   else text(parameters.flow_name, `${at}.flow_name`, 200);
   text(parameters.flow_cta, `${at}.flow_cta`, INTERACTIVE_LIMITS.flowCta);
+  if (EMOJI.test(parameters.flow_cta as string)) throw new Refusal(`${at}.flow_cta must not contain emoji`);
   if (parameters.flow_token !== undefined) text(parameters.flow_token, `${at}.flow_token`, 1024);
   if (parameters.mode !== undefined) oneOf(parameters.mode, `${at}.mode`, FLOW_MODES);
   const flowAction = parameters.flow_action === undefined ? 'navigate' : oneOf(parameters.flow_action, `${at}.flow_action`, FLOW_ACTIONS);
-  if (parameters.flow_action_payload === undefined) return;
-  // The first screen and its data are named only when the flow opens on it (navigate); a data_exchange flow asks its endpoint.
-  if (flowAction !== 'navigate') throw new Refusal(`${at}.flow_action_payload goes only with flow_action navigate`);
+  // A navigate flow (the default) opens on the screen named here; a data_exchange flow asks its endpoint, and names none.
+  if (flowAction !== 'navigate') {
+    if (parameters.flow_action_payload !== undefined) throw new Refusal(`${at}.flow_action_payload goes only with flow_action navigate`);
+    return;
+  }
   const payload = object(parameters.flow_action_payload, `${at}.flow_action_payload`);
   only(payload, `${at}.flow_action_payload`, ['screen', 'data']);
   text(payload.screen, `${at}.flow_action_payload.screen`, 200);
-  if (payload.data !== undefined) object(payload.data, `${at}.flow_action_payload.data`);
+  if (payload.data !== undefined && Object.keys(object(payload.data, `${at}.flow_action_payload.data`)).length === 0)
+    throw new Refusal(`${at}.flow_action_payload.data must not be empty (leave it out instead)`);
 }
 
 function object(value: unknown, at: string): Fields {
@@ -229,19 +240,21 @@ function text(value: unknown, at: string, max: number): string {
   return value;
 }
 
+/** An id the channel hands back with the customer's choice: text without surrounding spaces, which the channel refuses. */
+function identifier(value: unknown, at: string, max: number): string {
+  const id = text(value, at, max);
+  if (id.trim() !== id) throw new Refusal(`${at} must not start or end with spaces`);
+  return id;
+}
+
 function list(value: unknown, at: string, max: number): unknown[] {
   if (!Array.isArray(value) || value.length === 0) throw new Refusal(`${at} must be a non-empty array`);
   if (value.length > max) throw new Refusal(`${at} must have at most ${max} items, not ${value.length}`);
   return value;
 }
 
+/** An https URL on a public host name, as the channel fetches or opens it (the same rule as a media link's). */
 function httpsUrl(value: unknown, at: string): void {
   text(value, at, INTERACTIVE_LIMITS.url);
-  let url: URL | null = null;
-  try {
-    url = new URL(value as string);
-  } catch {
-    url = null;
-  }
-  if (url?.protocol !== 'https:' || url.hostname === '') throw new Refusal(`${at} must be an https URL`);
+  if (!isURL(value as string, { protocols: ['https'], require_protocol: true })) throw new Refusal(`${at} must be an https URL`);
 }

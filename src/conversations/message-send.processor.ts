@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { ChannelError, type ChannelFailure, InboxChannels, channelFailure, MEDIA_TRANSFER_TIMEOUT_MS } from '../channel/channel-client';
+import { ChannelError, InboxChannels, channelFailure, MEDIA_TRANSFER_TIMEOUT_MS } from '../channel/channel-client';
 import type { ChannelClient } from '../channel/channel-client';
 import { toPublicId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
@@ -46,7 +46,7 @@ export class MessageSendProcessor implements OnModuleInit {
     await this.journal.recoverAbandoned(async (answers) => {
       for (const answer of answers) await this.messages.markSent(answer.messageId, answer.channelMessageId);
     });
-    this.work.register<MessageToSend, ChannelFailure>({
+    this.work.register<MessageToSend>({
       job: 'message.send',
       ...SEND_WORK,
       leaseMs: SEND_LEASE_MS,
@@ -55,7 +55,6 @@ export class MessageSendProcessor implements OnModuleInit {
       nextAttemptInMs: onSchedule(() => this.config.messagingRetryScheduleMs),
       fail: async (message, failure) => {
         await this.messages.markFailed(message.id, failure.reason);
-        if (failure.accountBroken) await this.channels.accountBroken(message.inbox_id, failure.reason);
         this.observeDelivery(message, 'failed');
       },
     });
@@ -65,7 +64,14 @@ export class MessageSendProcessor implements OnModuleInit {
     const earlier = this.journal.answerFor(message.id);
     if (earlier) return this.recordSent(earlier, message);
     const channel = await this.channels.of(message.inbox_id);
-    const channelMessageId = await channel.send(toOutboundMessage(message, await this.channelMediaIdOf(message, channel)));
+    let channelMessageId: string;
+    try {
+      channelMessageId = await channel.send(toOutboundMessage(message, await this.channelMediaIdOf(message, channel)));
+    } catch (error) {
+      // Said by the client that was used, so that a refusal of a token an admin has replaced since does not mark the new one broken.
+      if (error instanceof ChannelError && error.accountBroken) await this.channels.accountBroken(message.inbox_id, error.message, channel);
+      throw error;
+    }
     this.journal.answered({ messageId: message.id, channelMessageId });
     await this.recordSent({ messageId: message.id, channelMessageId }, message);
   }

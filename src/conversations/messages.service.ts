@@ -8,7 +8,7 @@ import {
   UnprocessableEntityException,
 } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { interactiveHeaderUpload } from '../channel/interactive-message';
+import { interactiveBodyText, interactiveHeaderUpload } from '../channel/interactive-message';
 import { newUuid, parsePublicId } from '../common/ids';
 import { searchWords } from '../common/search';
 import { mapPage, Page, PageQuery } from '../common/pagination';
@@ -148,7 +148,8 @@ export class MessagesService implements OnModuleInit {
         await this.conversations.assertInboxSends(db, conversation);
         if (type !== 'template') assertWithinCustomerWindow(conversation, now);
         const quoted = quotedId === null ? null : await this.quotable(db, conversationId, quotedId);
-        const media = mediaId === null ? null : await this.mediaToSend(db, mediaType!, mediaId, actor);
+        const mediaField = type === 'interactive' ? `interactive.header.${mediaType}.media_id` : `${mediaType}.media_id`;
+        const media = mediaId === null ? null : await this.mediaToSend(db, mediaType!, mediaId, actor, mediaField);
         if (type === 'document' && content && content.filename === undefined && media?.filename) content.filename = media.filename;
         const queued: MessageRow = {
           id: newUuid(now.getTime()),
@@ -354,16 +355,16 @@ export class MessagesService implements OnModuleInit {
     );
   }
 
-  /** The media a message is sent with: known (else 422), of the kind the type names, and ready. */
-  private async mediaToSend(db: Db, type: MediaType, publicId: string, actor: UserRow) {
+  /** The media a message is sent with (`field` names where the request gave it): known (else 422), of the kind the type names, and ready. */
+  private async mediaToSend(db: Db, type: MediaType, publicId: string, actor: UserRow, field: string) {
     const uuid = parsePublicId('med', publicId);
     const media = uuid === null ? null : await this.media.takeForSending(db, uuid);
     // A customer's media of an inbox the agent does not see is not one they know.
     if (!media || !this.media.readableBy(actor, media))
-      throw new UnprocessableEntityException(`${type}.media_id ${JSON.stringify(publicId)} is not a known media`);
+      throw new UnprocessableEntityException(`${field} ${JSON.stringify(publicId)} is not a known media`);
     if (media.kind !== type)
-      throw new UnprocessableEntityException(`${type}.media_id is ${article(media.kind)} ${media.kind}, not ${article(type)} ${type}`);
-    if (media.status !== 'ready') throw new UnprocessableEntityException(`${type}.media_id is ${media.status}, not ready to send`);
+      throw new UnprocessableEntityException(`${field} is ${article(media.kind)} ${media.kind}, not ${article(type)} ${type}`);
+    if (media.status !== 'ready') throw new UnprocessableEntityException(`${field} is ${media.status}, not ready to send`);
     return media;
   }
 
@@ -404,7 +405,7 @@ function payloadOf(dto: SendMessageDto): {
     const header = interactiveHeaderUpload(interactive);
     return {
       type: 'interactive',
-      text: (interactive.body as { text: string }).text,
+      text: interactiveBodyText(interactive),
       content: interactive,
       mediaId: header?.mediaId ?? null,
       mediaType: header?.mediaType ?? null,

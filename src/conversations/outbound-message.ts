@@ -26,18 +26,8 @@ export function toOutboundMessage(message: MessageToSend, channelMediaId: string
       ...context,
     };
   }
-  if (message.type === 'interactive') {
-    const header = content.header as Record<string, unknown> | undefined;
-    const kind = typeof header?.type === 'string' ? header.type : null;
-    if (channelMediaId === null || kind === null) return { to: addressOf(message), type: 'interactive', content, ...context };
-    const { media_id: _ours, ...rest } = header![kind] as Record<string, unknown>;
-    return {
-      to: addressOf(message),
-      type: 'interactive',
-      content: { ...content, header: { ...header, [kind]: { id: channelMediaId, ...rest } } },
-      ...context,
-    };
-  }
+  if (message.type === 'interactive')
+    return { to: addressOf(message), type: 'interactive', content: toChannelInteractive(content, channelMediaId), ...context };
   if (channelMediaId !== null) {
     const { media_id: _ours, ...rest } = content;
     return { to: addressOf(message), type: message.type, content: { id: channelMediaId, ...rest }, ...context };
@@ -56,6 +46,24 @@ export function toOutboundReaction(reaction: ReactionToSend): OutboundMessage {
 
 function addressOf(work: { customer_phone: string | null; customer_wa_user_id: string | null }): CustomerAddress {
   return { phone: work.customer_phone, userId: work.customer_wa_user_id };
+}
+
+/**
+ * An interactive payload as the channel takes it: a media header uploaded here goes by the
+ * channel's id of the upload, and a flow says the version of flow messages the service sends
+ * (`flow_message_version` "3", which the channel requires) when the API left it out.
+ */
+function toChannelInteractive(content: Record<string, unknown>, channelMediaId: string | null): Record<string, unknown> {
+  let interactive = content;
+  const header = content.header as Record<string, unknown> | undefined;
+  const kind = typeof header?.type === 'string' ? header.type : null;
+  if (channelMediaId !== null && kind !== null) {
+    const { media_id: _ours, ...rest } = header![kind] as Record<string, unknown>;
+    interactive = { ...interactive, header: { ...header, [kind]: { id: channelMediaId, ...rest } } };
+  }
+  if (interactive.type !== 'flow') return interactive;
+  const action = interactive.action as { name: string; parameters: Record<string, unknown> };
+  return { ...interactive, action: { ...action, parameters: { flow_message_version: '3', ...action.parameters } } };
 }
 
 /** A template's components with the header's upload (`media_id: med_…`) named by the channel's id of it, as the Graph API takes it. */

@@ -1,5 +1,6 @@
 import { Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { InboxChannels } from '../channel/channel-client';
+import { AppConfig } from '../config/app-config';
 import { ContactsService } from '../contacts/contacts.service';
 import { Database } from '../database/database';
 import { ConversationRepository } from './conversation.repository';
@@ -26,11 +27,12 @@ export class TypingService {
     private readonly messages: MessageRepository,
     private readonly contacts: ContactsService,
     private readonly channels: InboxChannels,
+    private readonly config: AppConfig,
   ) {}
 
   /**
    * Answers whether "typing…" goes to the customer (404 for an unknown conversation). It does not
-   * outside the 24-hour window (the agent can only send a template, which the customer does not
+   * with MESSAGING_READ_RECEIPTS=false (the channel shows it only with a read receipt), outside the 24-hour window (the agent can only send a template, which the customer does not
    * see being typed), to a blocked customer or through a disabled inbox, without a message of
    * theirs the channel knows, or within TYPING_REPEAT_MS of the last time.
    */
@@ -38,7 +40,7 @@ export class TypingService {
     const db = this.database.db;
     const conversation = await this.conversationRows.find(db, conversationId);
     if (!conversation) throw new NotFoundException('Conversation not found');
-    if (!isWithinCustomerWindow(conversation, new Date())) return false;
+    if (!this.config.messagingReadReceipts || !isWithinCustomerWindow(conversation, new Date())) return false;
     if ((await this.contacts.isBlocked(db, conversation.contact_id)) || !(await this.conversations.inboxSends(db, conversation)))
       return false;
     const newest = await this.messages.newest(db, conversationId, 'inbound');

@@ -1,4 +1,5 @@
 import { toE164 } from '../common/phone';
+import { nestsDeeperThan } from '../common/json-depth';
 import { toStorable } from '../common/storable-text';
 import { MAX_USERNAME_LENGTH, WA_USER_ID_PATTERN, type ChannelCustomer } from '../contacts/channel-customer';
 import type { ChannelStatus, InboundMessage } from '../conversations/messages.service';
@@ -239,18 +240,19 @@ function textAndContent(type: string, message: Json, context: Json | null): { te
 /**
  * A Flow's answer (`nfm_reply`) with its `response_json`, a JSON string of the form's fields, also
  * parsed into `response`, so that clients read the answers without parsing; one that does not
- * parse into an object stays only as the channel sent it.
+ * parse into an object, or nests deeper than any body may, stays only as the channel sent it.
+ * Parsing turns escapes back into characters, so the parsed answers are made storable again.
  */
 function withFlowResponse(interactive: Json): Json {
   const raw = isObject(interactive.nfm_reply) ? interactive.nfm_reply.response_json : undefined;
-  if (typeof raw !== 'string') return interactive;
+  if (typeof raw !== 'string' || nestsDeeperThan(raw)) return interactive;
   let response: unknown;
   try {
     response = JSON.parse(raw);
   } catch {
     return interactive;
   }
-  return isObject(response) ? { ...interactive, response } : interactive;
+  return isObject(response) ? { ...interactive, response: toStorable(response) } : interactive;
 }
 
 /** The text a list shows, per type whose payload sits under the key named by the type (media: the caption). */

@@ -60,7 +60,14 @@ export class InboxChannelDirectory extends InboxChannels {
     return channel;
   }
 
-  async accountBroken(inboxId: string, reason: string): Promise<void> {
-    await this.inboxes.recordChannelError(this.database.db, inboxId, reason);
+  async accountBroken(inboxId: string, reason: string, channel: ChannelClient): Promise<void> {
+    if (inboxId === DEFAULT_INBOX_ID) {
+      // Its channel is the settings', which change only with a restart.
+      await this.inboxes.recordChannelError(this.database.db, inboxId, reason);
+      return;
+    }
+    const made = this.made.get(inboxId);
+    if (made?.channel !== channel) return;
+    await this.inboxes.recordChannelError(this.database.db, inboxId, reason, new Date(made.updatedAt));
   }
 }

@@ -83,14 +83,16 @@ export class InboxRepository {
 
   /**
    * Records the channel's word that the inbox's token or account is broken, or clears it (null);
-   * updated_at is left, as no setting changed (the channel made of it stays).
+   * updated_at is left, as no setting changed (the channel made of it stays). With `settingsOf`,
+   * only while the inbox's settings are still those of that moment (its updated_at).
    */
-  async recordChannelError(db: Db, id: string, error: string | null): Promise<void> {
+  async recordChannelError(db: Db, id: string, error: string | null, settingsOf?: Date): Promise<void> {
+    const unchanged = settingsOf === undefined ? sql.raw('') : sql`AND updated_at = ${settingsOf}`;
     await execute(
       db,
       error === null
         ? sql`UPDATE inboxes SET channel_error = NULL, channel_error_at = NULL WHERE id = ${id} AND channel_error IS NOT NULL`
-        : sql`UPDATE inboxes SET channel_error = ${error}, channel_error_at = now() WHERE id = ${id}`,
+        : sql`UPDATE inboxes SET channel_error = ${error}, channel_error_at = now() WHERE id = ${id} ${unchanged}`,
     );
   }
 

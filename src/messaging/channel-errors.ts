@@ -26,7 +26,7 @@ export interface ChannelErrorRule {
   pauseMs?: number;
 }
 
-/** Codes looked up one by one; the template range 132000-132069 is below. */
+/** Codes looked up one by one; the template range 132xxx is below. */
 export const CHANNEL_ERROR_CODES: ReadonlyMap<number, ChannelErrorRule> = new Map<number, ChannelErrorRule>([
   [100, { outcome: 'refused', title: 'Invalid parameter' }],
   [368, { outcome: 'refused', title: 'Temporarily blocked for policy violations' }],
@@ -43,7 +43,8 @@ export const CHANNEL_ERROR_CODES: ReadonlyMap<number, ChannelErrorRule> = new Ma
   [131031, { outcome: 'account', title: 'Business Account locked' }],
 ]);
 
-const TEMPLATE_CODES = { first: 132000, last: 132069 };
+/** 132000-132069 are documented today; the contract reserves all of 132xxx for template problems. */
+const TEMPLATE_CODES = { first: 132000, last: 132999 };
 const TEMPLATE_RULE: ChannelErrorRule = { outcome: 'refused', title: 'Template problem' };
 
 /** The rule of a code, or null for one the table does not know (judged by the HTTP status). */

@@ -349,7 +349,11 @@ function refusalOf(response: Response, code: number | string | undefined, reason
 /** `(#<code>) <the channel's title>: <details>`; the channel often starts its message with the code already, said once here. */
 function describeGraphError(status: number, body: GraphError): string {
   const error = body.error;
-  if (!error?.message) return `The channel answered HTTP ${status}`;
+  if (!error?.message) {
+    // A refusal without words: the code's title from the table, if it has one.
+    const title = channelErrorRule(error?.code === undefined ? undefined : Number(error.code))?.title;
+    return title ? `(#${error!.code}) ${title}` : `The channel answered HTTP ${status}`;
+  }
   const details = error.error_data?.details ? `: ${error.error_data.details}` : '';
   const code = error.code !== undefined ? `(#${error.code}) ` : '';
   return `${code}${code && error.message.startsWith(code) ? error.message.slice(code.length) : error.message}${details}`;

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsISO8601 } from 'class-validator';
+import { IsDateOrDateTime } from '../common/date-or-time';
 import { toPublicId } from '../common/ids';
 import { IsPublicId } from '../common/is-public-id';
 import { IsOmittable } from '../common/omittable';
@@ -12,12 +12,12 @@ export class PricingReportQuery {
     description: 'From this moment on (inclusive); the start of the current month (UTC) when left out',
   })
   @IsOmittable()
-  @IsISO8601({ strict: true }, { message: 'from must be an ISO 8601 date or date-time' })
+  @IsDateOrDateTime()
   from?: string;
 
   @ApiPropertyOptional({ format: 'date-time', example: '2026-12-01', description: 'Before this moment (exclusive); now when left out' })
   @IsOmittable()
-  @IsISO8601({ strict: true }, { message: 'to must be an ISO 8601 date or date-time' })
+  @IsDateOrDateTime()
   to?: string;
 
   @ApiPropertyOptional({ description: 'Only the messages of this inbox', example: 'inb_00000000000070008000000000000001' })

@@ -35,6 +35,7 @@ export class FakeGraphApi {
   /** Answers queued per recipient (`to`, E.164 without +, or `recipient`, a user id): other tests' sends may still be arriving. */
   private readonly queuedAnswers = new Map<string, GraphAnswer[]>();
   private sent = 0;
+  private readonly heldSends = new Map<string, { arrived: () => void; released: Promise<void> }>();
 
   private readonly server: Server = createServer((request, response) => {
     const record: GraphRequest = {
@@ -71,6 +72,19 @@ export class FakeGraphApi {
   failNext(phone: string, ...answers: GraphAnswer[]): void {
     const to = phone.replace(/^\+/, '');
     this.queuedAnswers.set(to, [...(this.queuedAnswers.get(to) ?? []), ...answers]);
+  }
+
+  /**
+   * Holds the next send to this customer unanswered: `arrived` resolves once it is here, and it is
+   * answered (as it would have been) when `release` is called. For what happens while a send is in flight.
+   */
+  holdNextSend(phone: string): { arrived: Promise<void>; release: () => void } {
+    let arrived!: () => void;
+    let release!: () => void;
+    const arrival = new Promise<void>((resolve) => (arrived = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    this.heldSends.set(phone.replace(/^\+/, ''), { arrived, released });
+    return { arrived: arrival, release };
   }
 
   /** Sends to one customer (E.164 by `to`, or a user id by `recipient`): other tests' sends may still be arriving. */
@@ -142,6 +156,12 @@ export class FakeGraphApi {
         };
     }
     if (this.sendDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.sendDelayMs));
+    const held = this.heldSends.get(String(recipientOf(record.body)));
+    if (held) {
+      this.heldSends.delete(String(recipientOf(record.body)));
+      held.arrived();
+      await held.released;
+    }
     const queued = this.queuedAnswers.get(String(recipientOf(record.body)))?.shift();
     if (queued) return queued;
     this.sent += 1;
@@ -576,6 +596,9 @@ function interactiveRefusal(interactive: unknown): string | null {
     const parameters = action.parameters ?? {};
     if (action.name !== 'flow' || !within(parameters.flow_cta, 20)) return 'flow_cta up to 20';
     if ((parameters.flow_id === undefined) === (parameters.flow_name === undefined)) return 'flow_id or flow_name';
+    if (parameters.flow_message_version !== '3') return 'flow_message_version must be 3';
+    if ((parameters.flow_action ?? 'navigate') === 'navigate' && typeof parameters.flow_action_payload?.screen !== 'string')
+      return 'flow_action_payload.screen is required with navigate';
   }
   return null;
 }

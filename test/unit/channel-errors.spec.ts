@@ -27,10 +27,11 @@ describe('judgeChannelError', () => {
     expect(judgeChannelError(404, undefined, '5').retryAfterMs).toBeNull();
   });
 
-  it('knows the template range 132000-132069 and nothing just outside it', () => {
+  it('knows the template range 132xxx and nothing just outside it', () => {
     expect(channelErrorRule(132000)?.outcome).toBe('refused');
     expect(channelErrorRule(132069)?.outcome).toBe('refused');
-    expect(channelErrorRule(132070)).toBeNull();
+    expect(channelErrorRule(132999)?.outcome).toBe('refused');
+    expect(channelErrorRule(133000)).toBeNull();
     expect(channelErrorRule(131999)).toBeNull();
   });
 });

@@ -141,7 +141,10 @@ describe('parseChannelWebhook', () => {
       nfm_reply: { name: 'flow', body: 'Sent', response_json: '{"flow_token":"return-A-1001","items":["mug"],"reason":"broken"}' },
       response: { flow_token: 'return-A-1001', items: ['mug'], reason: 'broken' },
     });
-    for (const unparsed of ['{"reason": "brok', '["not", "an object"]', 42]) {
+    // Escapes the JSON text holds become characters when parsed: those PostgreSQL cannot store are replaced like anywhere else.
+    expect(flowAnswer('{"reason":"\\u0000 and \\ud800"}').content).toMatchObject({ response: { reason: '\uFFFD and \uFFFD' } });
+    const deep = `${'{"a":'.repeat(70)}1${'}'.repeat(70)}`;
+    for (const unparsed of ['{"reason": "brok', '["not", "an object"]', 42, deep]) {
       expect(flowAnswer(unparsed).content).toEqual({
         type: 'nfm_reply',
         nfm_reply: { name: 'flow', body: 'Sent', response_json: unparsed },

@@ -906,7 +906,7 @@ export interface paths {
     put?: never;
     /**
      * Show "typing…" to the customer while you write
-     * @description 202 when the channel is asked to show it (the read status of the customer's newest message with a typing indicator: the phone shows "typing…" for up to 25 seconds, or until the reply, and the message as read). 204 when nothing was sent: within 20 seconds of the last time for this conversation (whoever asked), outside the 24-hour window, to a blocked customer, through a disabled inbox, or before the customer wrote anything the channel knows. Sent after the answer and not retried; the console calls it while an agent types.
+     * @description 202 when the channel is asked to show it (the read status of the customer's newest message with a typing indicator: the phone shows "typing…" for up to 25 seconds, or until the reply, and the message as read). 204 when nothing was sent: within 20 seconds of the last time for this conversation (whoever asked), with MESSAGING_READ_RECEIPTS=false (the indicator is a read receipt), outside the 24-hour window, to a blocked customer, through a disabled inbox, or before the customer wrote anything the channel knows. Sent after the answer and not retried; the console calls it while an agent types.
      */
     post: operations['ConversationsController_showTyping'];
     delete?: never;

@@ -39,7 +39,8 @@ export function ReportsPage() {
   }, [month]);
   const nameOf = (inboxId: string) => inboxes.find((inbox) => inbox.id === inboxId)?.name ?? inboxId;
   const charged = (rows ?? []).filter((row) => row.type === 'regular').reduce((sum, row) => sum + row.messages, 0);
-  const free = (rows ?? []).filter((row) => row.type !== 'regular').reduce((sum, row) => sum + row.messages, 0);
+  // Older statuses carry no type: they count as neither.
+  const free = (rows ?? []).filter((row) => row.type?.startsWith('free_')).reduce((sum, row) => sum + row.messages, 0);
   return (
     <section class="page">
       <PageHeader title="Reports" />
