@@ -72,7 +72,7 @@ function withField(value: Json, path: string, replacement: unknown): Json {
   return copy;
 }
 
-describe('interactive messages sent to customers', () => {
+describe('interactive messages and presence', () => {
   let graph: FakeGraphApi;
   let t: TestApp;
   let admin: string;
@@ -127,10 +127,13 @@ describe('interactive messages sent to customers', () => {
     expect((await send(id, unversioned)).status).toBe(201);
     expect((await send(id, exchange)).status).toBe(201);
     await eventually(async () => expect(graph.sendsTo(phone)).toHaveLength(2));
+    // The two sends run at once: told apart by their flow_action, not by the order they arrived in.
     const parameters = graph.sendsTo(phone).map((r) => ((r.body?.interactive as Json).action as { parameters: Json }).parameters);
-    expect(parameters[0]).toEqual({ ...(returnFlow().action as { parameters: Json }).parameters, flow_message_version: '3' });
-    expect(parameters[1]).toMatchObject({ flow_action: 'data_exchange', flow_message_version: '3' });
-    expect(parameters[1].flow_action_payload).toBeUndefined();
+    const navigating = parameters.find((p) => p.flow_action === 'navigate');
+    const exchanging = parameters.find((p) => p.flow_action === 'data_exchange');
+    expect(navigating).toEqual({ ...(returnFlow().action as { parameters: Json }).parameters, flow_message_version: '3' });
+    expect(exchanging).toMatchObject({ flow_message_version: '3' });
+    expect(exchanging!.flow_action_payload).toBeUndefined();
     await eventually(async () => {
       const thread = (await t.request('GET', `/api/v1/conversations/${id}/messages`, { token: admin })).body.data;
       expect(thread.map((m) => m.status)).toEqual(['sent', 'sent', expect.any(String)]);
@@ -437,5 +440,75 @@ describe('interactive messages sent to customers', () => {
     });
     expect(stray.status).toBe(422);
     expect(stray.body).toEqual({ error: 'interactive does not go with type text' });
+  });
+
+  describe('"typing…" shown to the customer', () => {
+    const typing = (conversationId: string, token = admin) =>
+      t.request('POST', `/api/v1/conversations/${conversationId}/typing`, { token });
+    /** The channel id of the customer's newest message in the conversation. */
+    const newestInboundWamid = async (conversationId: string) =>
+      (
+        await t.sql<{ channel_message_id: string }>(
+          "SELECT channel_message_id FROM messages WHERE conversation_id = $1 AND direction = 'inbound' ORDER BY created_at DESC LIMIT 1",
+          [parsePublicId('conv', conversationId)],
+        )
+      )[0].channel_message_id;
+
+    it("answers 202 and asks the channel to show it on the customer's newest message", async () => {
+      const { id, phone } = await customerWrites(t, { text: 'Hello?' });
+      await customerWrites(t, { phone: phone.slice(1), text: 'Anyone?' });
+      const wamid = await newestInboundWamid(id);
+      const answer = await typing(id);
+      expect(answer.status).toBe(202);
+      expect(answer.text).toBe('');
+      await eventually(async () => expect(graph.typingIndicators(wamid)).toHaveLength(1));
+      expect(graph.typingIndicators(wamid)[0].body).toEqual({
+        messaging_product: 'whatsapp',
+        status: 'read',
+        message_id: wamid,
+        typing_indicator: { type: 'text' },
+      });
+    });
+
+    it('answers 204 and sends nothing within 20 seconds of the last time, and shows it again after', async () => {
+      const { id } = await customerWrites(t);
+      const wamid = await newestInboundWamid(id);
+      expect((await typing(id)).status).toBe(202);
+      expect((await typing(id)).status).toBe(204);
+      expect((await typing(id)).status).toBe(204);
+      await t.sql("UPDATE conversations SET typing_shown_at = now() - interval '21 seconds' WHERE id = $1", [parsePublicId('conv', id)]);
+      expect((await typing(id)).status).toBe(202);
+      await eventually(async () => expect(graph.typingIndicators(wamid)).toHaveLength(2));
+    });
+
+    it('answers 204 outside the 24-hour window, where only a template can be sent', async () => {
+      const { id } = await customerWrites(t, { timestamp: Math.floor(Date.now() / 1000) - 24 * 3600 - 60 });
+      const wamid = await newestInboundWamid(id);
+      expect((await typing(id)).status).toBe(204);
+      const { id: inside } = await customerWrites(t);
+      expect((await typing(inside)).status).toBe(202);
+      expect(graph.typingIndicators(wamid)).toHaveLength(0);
+    });
+
+    it('answers 204 for a blocked customer, whom the channel would not show it', async () => {
+      const { id, phone } = await customerWrites(t);
+      await t.sql('UPDATE contacts SET blocked_at = now() WHERE phone = $1', [phone]);
+      expect((await typing(id)).status).toBe(204);
+      await t.sql('UPDATE contacts SET blocked_at = NULL WHERE phone = $1', [phone]);
+      expect((await typing(id)).status).toBe(202);
+    });
+
+    it('answers 404 for an unknown conversation, and for an agent of another inbox', async () => {
+      expect((await typing('conv_0000000000007000800000000000000a')).status).toBe(404);
+      const { id } = await customerWrites(t);
+      const other = await t.request('POST', '/api/v1/inboxes', {
+        token: admin,
+        body: { name: 'Other number', phone_number_id: '500000000000003', access_token: 'other-token' },
+      });
+      const outsider = await t.createUser({ role: 'agent', inbox_ids: [other.body.id] });
+      expect((await typing(id, outsider.token)).status).toBe(404);
+      const member = await t.createUser({ role: 'agent' });
+      expect((await typing(id, member.token)).status).toBe(202);
+    });
   });
 });

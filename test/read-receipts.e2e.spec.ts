@@ -145,17 +145,19 @@ describe('reading a conversation', () => {
 });
 
 describe('read receipts turned off (MESSAGING_READ_RECEIPTS=false)', () => {
-  it('moves the reader’s marker and tells the channel nothing', async () => {
+  it('moves the reader’s marker and tells the channel nothing, not even "typing…", which is a read receipt', async () => {
     const graph = await FakeGraphApi.start();
     const t = await startTestApp({ env: { ...channelEnv(graph), MESSAGING_READ_RECEIPTS: 'false' } });
     try {
       const { id } = await customerWithMessage(t);
       const admin = await t.adminToken();
       expect((await t.request('POST', `/api/v1/conversations/${id}/read`, { token: admin })).status).toBe(200);
+      expect((await t.request('POST', `/api/v1/conversations/${id}/typing`, { token: admin })).status).toBe(204);
       // A message sent after the read: by the time it reaches the channel, a receipt would have too.
       const sent = await t.request('POST', `/api/v1/conversations/${id}/messages`, { token: admin, body: { type: 'text', text: 'x' } });
       await eventually(async () => expect(await channelIdOf(t, sent.body.id as string)).toEqual(expect.any(String)));
       expect(graph.readReceipts()).toEqual([]);
+      expect(graph.typingIndicators()).toEqual([]);
       expect(await t.sql('SELECT 1 FROM read_receipts')).toEqual([]);
       expect(await t.sql('SELECT 1 FROM conversation_reads')).toHaveLength(1);
     } finally {
