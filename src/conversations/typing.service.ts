@@ -32,9 +32,10 @@ export class TypingService {
 
   /**
    * Answers whether "typing…" goes to the customer (404 for an unknown conversation). It does not
-   * with MESSAGING_READ_RECEIPTS=false (the channel shows it only with a read receipt), outside the 24-hour window (the agent can only send a template, which the customer does not
-   * see being typed), to a blocked customer or through a disabled inbox, without a message of
-   * theirs the channel knows, or within TYPING_REPEAT_MS of the last time.
+   * with MESSAGING_READ_RECEIPTS=false (the channel shows it only with a read receipt), outside
+   * the 24-hour window (the agent can only send a template, which the customer does not see being
+   * typed), to a blocked customer or through a disabled inbox, without a message of theirs the
+   * channel knows, or within TYPING_REPEAT_MS of the last time.
    */
   async show(conversationId: string): Promise<boolean> {
     const db = this.database.db;
