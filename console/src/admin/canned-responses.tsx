@@ -99,7 +99,7 @@ function CannedForm(props: { canned: Canned | null; onClose: () => void; onSaved
         }}
       >
         <Field label="Shortcut" hint="Letters, digits, - and _">
-          <input type="text" required pattern="/?[A-Za-z0-9_-]{1,32}" value={shortcut} onInput={(e) => setShortcut(valueOf(e))} />
+          <input type="text" required pattern="/?[A-Za-z0-9_\-]{1,32}" value={shortcut} onInput={(e) => setShortcut(valueOf(e))} />
         </Field>
         <Field label="Kind">
           <select value={kind} onChange={(e) => setKind(e.currentTarget.value as 'text' | 'interactive')}>
