@@ -2,18 +2,30 @@ import { ValidateBy } from 'class-validator';
 
 /** A calendar date (`2026-11-01`) or a date and time (`2026-11-01T09:30:00Z`, an offset or none), as JavaScript reads them. */
 const DATE_OR_TIME = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+/** An ISO 8601 time that says its time zone (`Z` or an offset): a time without one means different instants to different clients. */
+const ZONED_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,9})?)?(Z|[+-]\d\d:\d\d)$/;
 
 /**
- * A query's moment: an ISO 8601 calendar date or date-time that is a real moment. Week dates,
- * ordinal dates and the compact form are ISO 8601 too, but `new Date` cannot read them, and a
- * moment that is no moment must be a 400, not a statement that fails.
+ * A moment written in one of the ISO 8601 forms `pattern` allows that is also a real moment:
+ * forms `new Date` cannot read (week dates, ordinal dates, the compact form) and impossible dates
+ * must be a 400, not a statement that fails.
  */
-export function IsDateOrDateTime(): PropertyDecorator {
+function momentValidator(name: string, pattern: RegExp, message: string): PropertyDecorator {
   return ValidateBy({
-    name: 'isDateOrDateTime',
+    name,
     validator: {
-      validate: (value: unknown) => typeof value === 'string' && DATE_OR_TIME.test(value) && !Number.isNaN(new Date(value).getTime()),
-      defaultMessage: (args) => `${args?.property ?? 'value'} must be an ISO 8601 date or date-time`,
+      validate: (value: unknown) => typeof value === 'string' && pattern.test(value) && !Number.isNaN(Date.parse(value)),
+      defaultMessage: () => message,
     },
   });
+}
+
+/** A query's moment: a calendar date or a date-time. */
+export function IsDateOrDateTime(): PropertyDecorator {
+  return momentValidator('isDateOrDateTime', DATE_OR_TIME, '$property must be an ISO 8601 date or date-time');
+}
+
+/** A moment that must mean one instant to every client: a date-time with its time zone. */
+export function IsZonedTime(): PropertyDecorator {
+  return momentValidator('isZonedTime', ZONED_TIME, '$property must be an ISO 8601 time with a time zone, e.g. 2026-11-22T16:41:46Z');
 }

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsString, Length, Matches, ValidateBy, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsString, Length, Matches, ValidateIf } from 'class-validator';
 import { IsPublicId } from '../common/is-public-id';
+import { IsZonedTime } from '../common/date-or-time';
 import { IsOmittable } from '../common/omittable';
 import { toPublicId } from '../common/ids';
 import { PageQuery } from '../common/pagination';
@@ -30,18 +31,6 @@ const labelNamesNormalised = ({ value }: { value: unknown }): unknown => {
 
 /** Applies the validators only when the field is present: `null` is then refused like any other wrong type. */
 const IsPresent = (): PropertyDecorator => ValidateIf((_object: object, value: unknown) => value !== undefined);
-
-/** An ISO 8601 time that says its time zone (`Z` or an offset): a time without one means different instants to different clients. */
-const ZONED_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,9})?)?(Z|[+-]\d\d:\d\d)$/;
-function IsZonedTime(): PropertyDecorator {
-  return ValidateBy({
-    name: 'isZonedTime',
-    validator: {
-      validate: (value: unknown) => typeof value === 'string' && ZONED_TIME.test(value) && !Number.isNaN(Date.parse(value)),
-      defaultMessage: () => '$property must be an ISO 8601 time with a time zone, e.g. 2026-11-22T16:41:46Z',
-    },
-  });
-}
 
 export class CustomerResponse {
   @ApiProperty({

@@ -28,10 +28,8 @@ export function toOutboundMessage(message: MessageToSend, channelMediaId: string
   }
   if (message.type === 'interactive')
     return { to: addressOf(message), type: 'interactive', content: toChannelInteractive(content, channelMediaId), ...context };
-  if (channelMediaId !== null) {
-    const { media_id: _ours, ...rest } = content;
-    return { to: addressOf(message), type: message.type, content: { id: channelMediaId, ...rest }, ...context };
-  }
+  if (channelMediaId !== null)
+    return { to: addressOf(message), type: message.type, content: byChannelId(content, channelMediaId), ...context };
   return { to: addressOf(message), type: message.type, content, ...context };
 }
 
@@ -58,8 +56,7 @@ function toChannelInteractive(content: Record<string, unknown>, channelMediaId: 
   const header = content.header as Record<string, unknown> | undefined;
   const kind = typeof header?.type === 'string' ? header.type : null;
   if (channelMediaId !== null && kind !== null) {
-    const { media_id: _ours, ...rest } = header![kind] as Record<string, unknown>;
-    interactive = { ...interactive, header: { ...header, [kind]: { id: channelMediaId, ...rest } } };
+    interactive = { ...interactive, header: { ...header, [kind]: byChannelId(header![kind] as Record<string, unknown>, channelMediaId) } };
   }
   if (interactive.type !== 'flow') return interactive;
   const action = interactive.action as { name: string; parameters: Record<string, unknown> };
@@ -77,9 +74,14 @@ function withHeaderMedia(components: unknown, channelMediaId: string): unknown {
         const format = String(parameter.type).toLowerCase();
         const media = parameter[format] as Record<string, unknown> | undefined;
         if (!media || media.media_id === undefined) return parameter;
-        const { media_id: _ours, ...rest } = media;
-        return { ...parameter, [format]: { id: channelMediaId, ...rest } };
+        return { ...parameter, [format]: byChannelId(media, channelMediaId) };
       }),
     };
   });
+}
+
+/** A media object (`{media_id: "med_…", caption, …}`) naming the channel's upload of our media instead: `{id, caption, …}`. */
+function byChannelId(media: Record<string, unknown>, channelMediaId: string): Record<string, unknown> {
+  const { media_id: _ours, ...rest } = media;
+  return { id: channelMediaId, ...rest };
 }

@@ -48,7 +48,8 @@ const asNumber = (value: unknown): number | null => {
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
 
 /** The fields of a change about a business account's templates, applied to the catalogue of its entry's account. */
-const TEMPLATE_FIELDS = new Set(['message_template_status_update', 'template_category_update']);
+const TEMPLATE_FIELDS: ReadonlySet<string> = new Set(['message_template_status_update', 'template_category_update'] as const);
+type TemplateField = 'message_template_status_update' | 'template_category_update';
 
 /**
  * What each change of a body is about, so its signature is checked with the right app secret: the
@@ -101,8 +102,8 @@ export function parseChannelWebhook(received: unknown, receivedAt = new Date()):
         parsed.ignored.push('a change without a value');
         continue;
       }
-      if (change.field === 'message_template_status_update' || change.field === 'template_category_update') {
-        readTemplateChange(change.field, change.value, isObject(entry) ? idOf(entry.id) : null, parsed);
+      if (TEMPLATE_FIELDS.has(change.field as string)) {
+        readTemplateChange(change.field as TemplateField, change.value, isObject(entry) ? idOf(entry.id) : null, parsed);
         continue;
       }
       if (change.field !== undefined && change.field !== 'messages') {
@@ -356,12 +357,7 @@ function readChangeError(error: unknown, parsed: ParsedWebhook): void {
  * message_template_language, reason}` for a status, `{…, new_category}` for a category (in both
  * the notice of a coming change and of a done one, `new_category` is the category it has now).
  */
-function readTemplateChange(
-  field: 'message_template_status_update' | 'template_category_update',
-  value: Json,
-  businessAccountId: string | null,
-  parsed: ParsedWebhook,
-): void {
+function readTemplateChange(field: TemplateField, value: Json, businessAccountId: string | null, parsed: ParsedWebhook): void {
   const template: TemplateReference = {
     channelTemplateId: idOf(value.message_template_id),
     name: asString(value.message_template_name),
