@@ -166,6 +166,21 @@ describe('canned responses', () => {
       expect((await create({ shortcut: 'branches-2', interactive: linkHeader })).status).toBe(201);
     });
 
+    it.each<[unknown, string]>([
+      [null, 'interactive must be an object'],
+      ['branches', 'interactive must be an object'],
+      [[], 'interactive must be an object'],
+      [7, 'interactive must be an object'],
+      [{}, 'interactive.type must be one of button, list, cta_url, flow'],
+    ])('refuses interactive %j with 400 naming it, on create and on change', async (interactive, error) => {
+      expect((await create({ shortcut: 'odd-1', interactive })).body).toEqual({ error });
+      const plain = (await create({ shortcut: `odd-${Math.random().toString(36).slice(2, 8)}`, text: 'Plain' })).body;
+      // null on a change means "back to text"; any other wrong value is refused there too.
+      const changed = await patch(plain.id, { interactive });
+      if (interactive === null) expect(changed.body).toMatchObject({ text: 'Plain', interactive: null });
+      else expect(changed.body).toEqual({ error });
+    });
+
     it('turns a text response interactive and back, the body staying its text', async () => {
       const created = (await create({ shortcut: 'hours-1', text: 'We are open 9-17' })).body;
       const hours = {

@@ -427,6 +427,18 @@ describe('interactive messages and presence', () => {
     expect((await send(inside, buttons())).status).toBe(201);
   });
 
+  it.each<[unknown, string]>([
+    [null, 'interactive should not be null or undefined'],
+    ['buttons', 'interactive must be an object'],
+    [[], 'interactive must be an object'],
+    [{}, 'interactive.type must be one of button, list, cta_url, flow'],
+  ])('refuses interactive %j with 400 naming it', async (interactive, error) => {
+    const { id } = await customerWrites(t);
+    const answer = await send(id, interactive);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({ error });
+  });
+
   it('is refused without its payload, and its payload with another type', async () => {
     const { id } = await customerWrites(t);
     expect((await t.request('POST', `/api/v1/conversations/${id}/messages`, { token: admin, body: { type: 'interactive' } })).body).toEqual(

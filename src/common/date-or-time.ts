@@ -6,9 +6,10 @@ const DATE_OR_TIME = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?
 const ZONED_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,9})?)?(Z|[+-]\d\d:\d\d)$/;
 
 /**
- * A moment written in one of the ISO 8601 forms `pattern` allows that is also a real moment:
- * forms `new Date` cannot read (week dates, ordinal dates, the compact form) and impossible dates
- * must be a 400, not a statement that fails.
+ * A moment written in one of the ISO 8601 forms `pattern` allows, which JavaScript reads as a
+ * moment: forms `new Date` cannot read (week dates, ordinal dates, the compact form) must be a
+ * 400, not a statement that fails. A day past its month's end (`2026-02-30`) is read as the days
+ * after it, as `new Date` reads it.
  */
 function momentValidator(name: string, pattern: RegExp, message: string): PropertyDecorator {
   return ValidateBy({
