@@ -35,6 +35,7 @@ const FOLDERS = {
     why: 'login and its lockout, invitations, resets, the profile: the account’s life, above users and auth',
   },
   labels: { uses: ['common', 'database', 'users'], why: 'the label catalogue' },
+  teams: { uses: ['audit', 'common', 'database', 'users'], why: 'teams of agents and the inboxes they work' },
   reports: {
     uses: ['common', 'database', 'users'],
     why: "figures over a period, read from the other modules' tables (users: whose inboxes a report keeps to)",
@@ -78,10 +79,15 @@ const FOLDERS = {
       'metrics',
       'notifications',
       'recorded-work',
+      'teams',
       'templates',
       'users',
     ],
     why: 'conversations, messages and their sends, reactions, reads (channel: the sends and receipts)',
+  },
+  assignment: {
+    uses: ['common', 'config', 'conversations', 'database', 'inboxes', 'users'],
+    why: 'the router: the queue handed out to available agents (conversations: the assignment and its event)',
   },
   'contact-merge': {
     uses: ['audit', 'auth', 'common', 'contacts', 'conversations', 'database', 'users'],

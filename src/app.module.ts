@@ -17,6 +17,8 @@ import { HealthModule } from './health/health.module';
 import { InboundModule } from './inbound/inbound.module';
 import { InboxesModule } from './inboxes/inboxes.module';
 import { LabelsModule } from './labels/labels.module';
+import { TeamsModule } from './teams/teams.module';
+import { AssignmentModule } from './assignment/assignment.module';
 import { ReportsModule } from './reports/reports.module';
 import { MailModule } from './mail/mail.module';
 import { MediaModule } from './media/media.module';
@@ -55,9 +57,11 @@ export class AppModule {
         TemplatesModule,
         InboxesModule,
         LabelsModule,
+        TeamsModule,
         ReportsModule,
         MediaModule,
         ConversationsModule,
+        AssignmentModule,
         ContactMergeModule,
         CustomerBlockingModule,
         CannedResponsesModule,

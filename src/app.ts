@@ -197,6 +197,8 @@ function openApiDescription() {
       .addTag('Templates', "The channel's message templates")
       .addTag('Canned responses', "The team's saved replies")
       .addTag('Labels', 'Labels for conversations')
+      .addTag('Teams', 'Teams of agents, and the inboxes they work')
+      .addTag('Assignment', 'Who takes which conversation: the queue and every agent’s load')
       .addTag('Notifications', "The caller's notifications")
       .addTag('Reports', 'Figures over a period: what the channel charged')
       .addTag('Users', 'The team, and one’s own profile')

@@ -4,7 +4,7 @@ import { IsIn, IsString, Length, MaxLength } from 'class-validator';
 import { IsOmittable } from '../common/omittable';
 import { IsAccountEmail } from '../common/account-email';
 import { MeResponse, UserResponse } from '../users/user.dto';
-import { EMAIL_NOTIFICATION_CHOICES, type EmailNotifications } from '../users/user.entity';
+import { AVAILABILITIES, type Availability, EMAIL_NOTIFICATION_CHOICES, type EmailNotifications } from '../users/user.entity';
 import { trimmed } from '../common/transforms';
 
 /** A created or re-invited user. */
@@ -81,6 +81,16 @@ export class UpdateProfileDto {
   @IsOmittable()
   @IsIn(EMAIL_NOTIFICATION_CHOICES, { message: `email_notifications must be one of ${EMAIL_NOTIFICATION_CHOICES.join(', ')}` })
   email_notifications?: EmailNotifications;
+
+  @ApiPropertyOptional({
+    enum: AVAILABILITIES,
+    description:
+      '`online`: takes conversations from the inboxes that assign by themselves, while an event stream is open or was within AVAILABILITY_TIMEOUT; ' +
+      '`busy`: keeps their conversations and takes no new ones; `offline`: after AVAILABILITY_TIMEOUT their open conversations in such inboxes go back to the queue',
+  })
+  @IsOmittable()
+  @IsIn(AVAILABILITIES, { message: `availability must be one of ${AVAILABILITIES.join(', ')}` })
+  availability?: Availability;
 }
 
 /** The caller after a change; after a password change also their new token, the old ones being revoked. */

@@ -168,10 +168,10 @@ export class AccountsService implements OnModuleInit, BeforeApplicationShutdown 
     return MeResponse.of(user, this.users.secondFactorRequired(user));
   }
 
-  /** One's own name, notification e-mails and password; a new password needs the current one and revokes every earlier token. */
+  /** One's own name, notification e-mails, availability and password; a new password needs the current one and revokes every earlier token. */
   async updateProfile(caller: UserRow, dto: UpdateProfileDto): Promise<ProfileResponse> {
-    if (dto.name === undefined && dto.password === undefined && dto.email_notifications === undefined) {
-      throw new BadRequestException('Body must set at least one of name, password, email_notifications');
+    if (dto.name === undefined && dto.password === undefined && dto.email_notifications === undefined && dto.availability === undefined) {
+      throw new BadRequestException('Body must set at least one of name, password, email_notifications, availability');
     }
     if ((dto.password === undefined) !== (dto.current_password === undefined)) {
       throw new BadRequestException(
@@ -190,7 +190,12 @@ export class AccountsService implements OnModuleInit, BeforeApplicationShutdown 
       const current = await this.users.find(db, caller.id, true);
       if (!current) throw new NotFoundException('User not found');
       if (passwordHash !== undefined) await this.audit.record(db, 'password.changed', { target: toPublicId('user', current.id) });
-      return this.users.updateProfile(db, current, { name: dto.name, email_notifications: dto.email_notifications, passwordHash });
+      return this.users.updateProfile(db, current, {
+        name: dto.name,
+        email_notifications: dto.email_notifications,
+        passwordHash,
+        availability: dto.availability,
+      });
     });
     await this.users.forget(user.id);
     const me = this.me(user);

@@ -31,6 +31,9 @@ export const AUDIT_ACTIONS = [
   'inbox.updated',
   'inbox.deleted',
   'inbox.members_changed',
+  'team.created',
+  'team.updated',
+  'team.deleted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -2,7 +2,24 @@ import { randomBytes } from 'node:crypto';
 
 /** Prefixes of public ids, one per resource kind (see the API contract). */
 export type IdPrefix =
-  'conv' | 'msg' | 'user' | 'evt' | 'ct' | 'wh' | 'ntf' | 'dlv' | 'ibf' | 'ibe' | 'tpl' | 'med' | 'lbl' | 'cr' | 'aud' | 'tok' | 'inb';
+  | 'conv'
+  | 'msg'
+  | 'user'
+  | 'evt'
+  | 'ct'
+  | 'wh'
+  | 'ntf'
+  | 'dlv'
+  | 'ibf'
+  | 'ibe'
+  | 'tpl'
+  | 'med'
+  | 'lbl'
+  | 'cr'
+  | 'aud'
+  | 'tok'
+  | 'inb'
+  | 'team';
 
 /**
  * A new UUIDv7: 48 bits of milliseconds then 74 random bits. Time-ordered, so primary-key

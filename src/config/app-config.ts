@@ -135,6 +135,8 @@ export class AppConfig {
   readonly emailRetryScheduleMs!: number[];
   /** How long a notification stays unread before it is e-mailed (immediate) or is listed in the next digest. */
   readonly emailNotificationDelayMs!: number;
+  /** How long an agent set `online` counts as present after their last event stream ended, and how long one `offline` keeps their conversations in inboxes that assign by themselves. */
+  readonly availabilityTimeoutMs!: number;
   /** At most one digest e-mail per user per this long. */
   readonly emailDigestIntervalMs!: number;
   /** A port of its own for GET /metrics (on HOST), or null: then metrics are on the main port when metricsToken is set. */
@@ -332,6 +334,7 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
     emailFrom: emailFrom ?? 'team-inbox@localhost',
     emailRetryScheduleMs: read.durations('EMAIL_RETRY_SCHEDULE', '10s,1m,5m,15m,30m,1h,2h'),
     emailNotificationDelayMs: read.duration('EMAIL_NOTIFICATION_DELAY', '5m'),
+    availabilityTimeoutMs: read.duration('AVAILABILITY_TIMEOUT', '5m'),
     emailDigestIntervalMs: read.duration('EMAIL_DIGEST_INTERVAL', '1h'),
     metricsPort,
     metricsToken,

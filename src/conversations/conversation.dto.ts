@@ -91,6 +91,17 @@ export class ConversationResponse {
   @ApiProperty({ type: String, nullable: true, example: 'user_01a2047c8e2078c99d14947d2651598e' })
   assigned_to!: string | null;
 
+  @ApiProperty({ type: String, nullable: true, example: 'team_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d', description: 'The team it is handed to' })
+  team_id!: string | null;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'While open and unassigned: since when it waits for an agent (the queue is served oldest first); null otherwise',
+  })
+  waiting_since!: string | null;
+
   @ApiProperty({ type: [String], example: ['billing', 'vip'], description: 'The names of its labels, alphabetically (case-insensitive)' })
   labels!: string[];
 
@@ -142,6 +153,8 @@ export class ConversationResponse {
         username: row.customer_username,
       },
       assigned_to: row.assigned_to ? toPublicId('user', row.assigned_to) : null,
+      team_id: row.team_id ? toPublicId('team', row.team_id) : null,
+      waiting_since: row.waiting_since ? row.waiting_since.toISOString() : null,
       labels: sortLabelNames(row.labels),
       snoozed_until: row.snoozed_until ? row.snoozed_until.toISOString() : null,
       last_message_at: row.last_message_at.toISOString(),
@@ -182,6 +195,21 @@ export class ListConversationsQuery extends PageQuery {
   @IsOmittable()
   @IsPublicId('inb', 'an inbox id')
   inbox_id?: string;
+
+  @ApiPropertyOptional({ description: '`mine` (any team of the caller) or a team id', example: 'mine' })
+  @IsOmittable()
+  @Matches(/^(mine|team_[0-9a-f]{32})$/, { message: 'team_id must be mine or a team id' })
+  team_id?: string;
+
+  @ApiPropertyOptional({
+    type: Boolean,
+    description:
+      '`true`: only the conversations waiting for an agent (open and unassigned), **oldest waiting first** (`waiting_since`); other filters apply too',
+  })
+  @IsOmittable()
+  @Transform(booleanWord)
+  @IsBoolean({ message: 'waiting must be true or false' })
+  waiting?: boolean;
 
   @ApiPropertyOptional({ description: 'Part of the customer name, phone or username, case-insensitive' })
   @IsOmittable()
@@ -226,6 +254,11 @@ export class ConversationCountsResponse {
 
   @ApiProperty({ description: 'Open conversations assigned to nobody' })
   unassigned!: number;
+
+  @ApiProperty({
+    description: 'Conversations waiting for an agent: open and unassigned, as `unassigned` (listed oldest first with `waiting=true`)',
+  })
+  waiting!: number;
 
   @ApiProperty()
   snoozed!: number;
@@ -275,6 +308,15 @@ export class UpdateConversationDto {
   @ValidateIf((dto: UpdateConversationDto) => dto.assigned_to !== undefined && dto.assigned_to !== null)
   @IsString()
   assigned_to?: string | null;
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'A team that works the conversation’s inbox (422 otherwise), or null: no team. Recorded as conversation.updated',
+  })
+  @ValidateIf((dto: UpdateConversationDto) => dto.team_id !== undefined && dto.team_id !== null)
+  @IsPublicId('team', 'a team id')
+  team_id?: string | null;
 
   @ApiPropertyOptional({
     type: [String],

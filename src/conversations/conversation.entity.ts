@@ -23,6 +23,10 @@ export interface ConversationRow {
    */
   last_received_at: Date | null;
   last_received_id: string | null;
+  /** The team it is handed to; null: none. */
+  team_id: string | null;
+  /** Set by a trigger exactly while it is open and unassigned: since when it waits for an agent (the queue's order). */
+  waiting_since: Date | null;
   created_at: Date;
   updated_at: Date;
 }

@@ -82,8 +82,19 @@ class SnoozeChange {
   to!: string | null;
 }
 
+class TeamChange {
+  @ApiProperty({ type: String, nullable: true, example: 'team_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d' })
+  from!: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  to!: string | null;
+}
+
 /** What a `conversation.updated` changed: only the fields that did. */
 export class ConversationChanges {
+  @ApiProperty({ type: TeamChange, required: false, description: 'The team it is handed to (null: none)' })
+  team_id?: TeamChange;
+
   @ApiProperty({ type: LabelsChange, required: false })
   labels?: LabelsChange;
 
@@ -94,7 +105,7 @@ export class ConversationChanges {
   snoozed_until?: SnoozeChange;
 }
 
-/** `conversation.updated`: labels changed, or a snooze set or moved. */
+/** `conversation.updated`: labels or team changed, or a snooze set or moved. */
 export class ConversationUpdatedEvent {
   @ApiProperty({ type: ConversationResponse })
   conversation!: ConversationResponse;
@@ -118,12 +129,12 @@ export class ConversationAssignedEvent {
   @ApiProperty({ type: String, nullable: true })
   previous_assigned_to!: string | null;
 
-  @ApiProperty({ type: String, nullable: true })
+  @ApiProperty({ type: String, nullable: true, description: 'Who assigned it; null: the router (the inbox assigns by itself)' })
   assigned_by!: string | null;
 
   static of(
     conversation: ConversationResponse,
-    change: { assignedTo: string | null; previousAssignedTo: string | null; assignedBy: string },
+    change: { assignedTo: string | null; previousAssignedTo: string | null; assignedBy: string | null },
   ): ConversationAssignedEvent {
     return {
       conversation,

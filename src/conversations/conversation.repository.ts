@@ -31,7 +31,7 @@ function shown(conversations: Sql, readerId: string | null): Sql {
                                                 ORDER BY u.created_at DESC, u.id DESC LIMIT ${UNREAD_COUNT_LIMIT}) unread)
              END AS unread_count`;
   const marker = readerId === null ? sql`` : sql`LEFT JOIN conversation_reads r ON r.conversation_id = c.id AND r.user_id = ${readerId}`;
-  return sql`SELECT c.id, c.inbox_id, c.status, c.assigned_to, c.last_message_at, c.last_inbound_at, c.snoozed_until, c.created_at, c.updated_at,
+  return sql`SELECT c.id, c.inbox_id, c.status, c.assigned_to, c.team_id, c.waiting_since, c.last_message_at, c.last_inbound_at, c.snoozed_until, c.created_at, c.updated_at,
     ct.name AS customer_name, ct.phone AS customer_phone, ct.wa_user_id AS customer_wa_user_id, ct.username AS customer_username,
     ${LABEL_NAMES} AS labels,
     lm.id AS last_message_id, lm.direction AS last_message_direction, lm.type AS last_message_type, lm.text AS last_message_text,
@@ -52,10 +52,15 @@ function hasUnread(readerId: string): Sql {
 }
 
 const COLUMNS = sql.raw(
-  'id, contact_id, inbox_id, status, assigned_to, last_message_at, last_inbound_at, snoozed_until, last_received_at, last_received_id, created_at, updated_at',
+  'id, contact_id, inbox_id, status, assigned_to, last_message_at, last_inbound_at, snoozed_until, last_received_at, last_received_id, team_id, waiting_since, created_at, updated_at',
 );
 const RECENT_FIRST = new Keyset<ConversationWithCustomer>({ time: 'c.last_message_at', id: 'c.id' }, 'DESC', (row) => [
   row.last_message_at,
+  row.id,
+]);
+/** The queue: the longest waiting first, on conversations_waiting_idx. */
+const LONGEST_WAITING_FIRST = new Keyset<ConversationWithCustomer>({ time: 'c.waiting_since', id: 'c.id' }, 'ASC', (row) => [
+  row.waiting_since!,
   row.id,
 ]);
 
@@ -73,6 +78,10 @@ export interface ConversationFilter {
   label?: string;
   /** Only those with messages the reader has not read. */
   unread?: boolean;
+  /** A team's uuid, or `mine`: any team of the reader. */
+  team?: string;
+  /** Only those waiting for an agent, the longest waiting first. */
+  waiting?: boolean;
 }
 
 /** Which conversations the counts count: those of the inboxes the user may see, of one inbox among them. */
@@ -90,6 +99,7 @@ export interface ConversationCounts {
   snoozed: number;
   closed: number;
   unread: number;
+  waiting: number;
 }
 
 /** What an agent changes on a conversation: its status (with the snooze time exactly while snoozed) and its assignee. */
@@ -140,11 +150,27 @@ export class ConversationRepository {
         sql`c.id IN (SELECT fl.conversation_id FROM conversation_labels fl JOIN labels l ON l.id = fl.label_id WHERE lower(l.name) = lower(${filter.label}))`,
       );
     if (filter.unread) where.push(hasUnread(readerId));
+    if (filter.team === 'mine') where.push(sql`c.team_id IN (SELECT tm.team_id FROM team_members tm WHERE tm.user_id = ${readerId})`);
+    else if (filter.team !== undefined) where.push(sql`c.team_id = ${filter.team}`);
+    const visible = filter.visibleInboxes ?? null;
+    if (filter.waiting) {
+      // The queue is short (what the router could not hand out): one walk of its partial index, oldest first.
+      where.push(sql`c.waiting_since IS NOT NULL`, ...withinInboxes(sql`c.inbox_id`, visible));
+      const after = LONGEST_WAITING_FIRST.after(page.cursor);
+      if (after) where.push(after);
+      const pageRows = sql`(SELECT * FROM conversations c ${sql.where(where)} ${LONGEST_WAITING_FIRST.orderAndLimit(page)})`;
+      return sql`${shown(pageRows, readerId)} ${LONGEST_WAITING_FIRST.orderAndLimit(page)}`;
+    }
     const after = RECENT_FIRST.after(page.cursor);
     if (after) where.push(after);
-    const visible = filter.visibleInboxes ?? null;
     const walkedPerInbox =
-      visible !== null && filter.inboxId === undefined && filter.assignedTo === undefined && !filter.q && !filter.label && !filter.unread;
+      visible !== null &&
+      filter.inboxId === undefined &&
+      filter.assignedTo === undefined &&
+      filter.team === undefined &&
+      !filter.q &&
+      !filter.label &&
+      !filter.unread;
     const walk = (inbox: Sql[]) => sql`SELECT * FROM conversations c ${sql.where([...inbox, ...where])}`;
     const pageRows = walkedPerInbox
       ? sql`(${RECENT_FIRST.mergedPage(
@@ -158,7 +184,8 @@ export class ConversationRepository {
 
   /** The list as `readerId` sees it (their unread counts, and their unread ones with `unread`). */
   async list(db: Db, filter: ConversationFilter, page: PageQuery, readerId: string): Promise<Page<ConversationWithCustomer>> {
-    return this.pageOf(await query<ConversationWithCustomer>(db, this.listStatement(filter, page, readerId)), page);
+    const rows = await query<ConversationWithCustomer>(db, this.listStatement(filter, page, readerId));
+    return filter.waiting ? LONGEST_WAITING_FIRST.page(rows, page) : this.pageOf(rows, page);
   }
 
   /**
@@ -174,6 +201,7 @@ export class ConversationRepository {
     const where = [sql`(user_id IS NULL OR user_id = ${userId})`, ...withinInboxes(sql`inbox_id`, scope.visibleInboxes ?? null)];
     if (scope.inboxId !== undefined) where.push(sql`inbox_id = ${scope.inboxId}`);
     return sql`SELECT ${total('open')}::int AS open, ${total('mine', true)}::int AS mine, ${total('unassigned')}::int AS unassigned,
+        ${total('unassigned')}::int AS waiting,
         ${total('snoozed')}::int AS snoozed, ${total('closed')}::int AS closed,
         (${total('received_open')} - ${total('caught_up', true)})::int AS unread
       FROM conversation_counters ${sql.where(where)}`;
@@ -268,7 +296,8 @@ export class ConversationRepository {
       sql`INSERT INTO conversations (${COLUMNS})
           VALUES (${conversation.id}, ${conversation.contact_id}, ${conversation.inbox_id}, ${conversation.status}, ${conversation.assigned_to},
                   ${conversation.last_message_at}, ${conversation.last_inbound_at}, ${conversation.snoozed_until}, ${conversation.last_received_at},
-                  ${conversation.last_received_id}, ${conversation.created_at}, ${conversation.updated_at})
+                  ${conversation.last_received_id}, ${conversation.team_id}, ${conversation.waiting_since}, ${conversation.created_at},
+                  ${conversation.updated_at})
           ON CONFLICT (contact_id, inbox_id) DO NOTHING RETURNING id`,
     );
     return inserted.length > 0;
@@ -280,6 +309,27 @@ export class ConversationRepository {
       sql`UPDATE conversations SET status = ${state.status}, assigned_to = ${state.assigned_to}, snoozed_until = ${state.snoozed_until}, updated_at = ${at}
            WHERE id = ${id}`,
     );
+  }
+
+  /** The router's assignment of a conversation it holds. */
+  async setAssignee(db: Db, id: string, assigneeId: string, at: Date): Promise<void> {
+    await execute(db, sql`UPDATE conversations SET assigned_to = ${assigneeId}, updated_at = ${at} WHERE id = ${id}`);
+  }
+
+  /** Unassigns those of `ids` still open and assigned to `assigneeId`, skipping rows others hold; answers the ids unassigned. */
+  async unassignOpen(db: Db, ids: readonly string[], assigneeId: string, at: Date): Promise<string[]> {
+    const rows = await query<{ id: string }>(
+      db,
+      sql`UPDATE conversations SET assigned_to = NULL, updated_at = ${at}
+           WHERE id IN (SELECT h.id FROM conversations h WHERE h.id = ANY(${[...ids]}::uuid[]) FOR UPDATE SKIP LOCKED)
+             AND status = 'open' AND assigned_to = ${assigneeId}
+       RETURNING id`,
+    );
+    return rows.map((row) => row.id);
+  }
+
+  async setTeam(db: Db, id: string, teamId: string | null, at: Date): Promise<void> {
+    await execute(db, sql`UPDATE conversations SET team_id = ${teamId}, updated_at = ${at} WHERE id = ${id}`);
   }
 
   /** The conversation's labels become exactly these (label ids). */

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ContactsModule } from '../contacts/contacts.module';
 import { InboxesModule } from '../inboxes/inboxes.module';
 import { LabelsModule } from '../labels/labels.module';
+import { TeamsModule } from '../teams/teams.module';
 import { MediaModule } from '../media/media.module';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { TemplatesModule } from '../templates/templates.module';
@@ -25,7 +26,7 @@ import { ReadReceiptProcessor } from './read-receipt.processor';
 import { SendJournal } from './send-journal';
 
 @Module({
-  imports: [ContactsModule, InboxesModule, MediaModule, NotificationsModule, UsersModule, TemplatesModule, LabelsModule],
+  imports: [ContactsModule, InboxesModule, MediaModule, NotificationsModule, UsersModule, TemplatesModule, LabelsModule, TeamsModule],
   controllers: [ConversationsController, MessagesController],
   providers: [
     ConversationRepository,

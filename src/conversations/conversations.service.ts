@@ -1,5 +1,6 @@
 import { BadRequestException, Injectable, NotFoundException, OnModuleInit, UnprocessableEntityException } from '@nestjs/common';
-import { newUuid, parsePublicId } from '../common/ids';
+import { newUuid, parsePublicId, toPublicId } from '../common/ids';
+import { TeamsService } from '../teams/teams.service';
 import { mapPage, Page } from '../common/pagination';
 import { DEFAULT_INBOX_ID } from '../common/default-inbox';
 import { InboxesService } from '../inboxes/inboxes.service';
@@ -21,6 +22,7 @@ import { ConversationAssignedEvent, ConversationChanges, ConversationEvent, Conv
 import { UserFrames } from '../events/user-frames';
 
 const isoOrNull = (at: Date | null) => (at ? at.toISOString() : null);
+const publicTeamId = (id: string | null) => (id ? toPublicId('team', id) : null);
 
 /** How many due snoozes one transaction ends. */
 const WAKE_BATCH = 200;
@@ -41,7 +43,8 @@ export function conversationFilterOf(query: ListConversationsQuery, callerId: st
           ? callerId
           : parsePublicId('user', query.assigned_to)!;
   const inboxId = query.inbox_id === undefined ? undefined : parsePublicId('inb', query.inbox_id)!;
-  return { status: query.status, assignedTo, inboxId, q: query.q, label: query.label, unread: query.unread };
+  const team = query.team_id === undefined || query.team_id === 'mine' ? query.team_id : parsePublicId('team', query.team_id)!;
+  return { status: query.status, assignedTo, inboxId, q: query.q, label: query.label, unread: query.unread, team, waiting: query.waiting };
 }
 
 /**
@@ -84,6 +87,7 @@ export class ConversationsService implements OnModuleInit {
     private readonly labels: LabelsService,
     private readonly inboxes: InboxesService,
     private readonly userFrames: UserFrames,
+    private readonly teams: TeamsService,
   ) {}
 
   /** The stream sends each user the counts of their tabs at connect and whenever an event may have changed them. */
@@ -140,8 +144,14 @@ export class ConversationsService implements OnModuleInit {
    * for the labels and the snooze together).
    */
   async update(id: string, dto: UpdateConversationDto, actor: UserRow): Promise<ConversationResponse> {
-    if (dto.status === undefined && dto.assigned_to === undefined && dto.labels === undefined && dto.snoozed_until === undefined)
-      throw new BadRequestException('Body must contain status, assigned_to or labels');
+    if (
+      dto.status === undefined &&
+      dto.assigned_to === undefined &&
+      dto.labels === undefined &&
+      dto.snoozed_until === undefined &&
+      dto.team_id === undefined
+    )
+      throw new BadRequestException('Body must contain status, assigned_to, team_id or labels');
     const now = new Date();
     const snoozeTime = snoozeTimeOf(dto, now);
     const assigneeId = dto.assigned_to === undefined || dto.assigned_to === null ? dto.assigned_to : parsePublicId('user', dto.assigned_to);
@@ -157,6 +167,13 @@ export class ConversationsService implements OnModuleInit {
           throw new UnprocessableEntityException("assigned_to is not a member of the conversation's inbox");
       }
       const changes: ConversationChanges = {};
+      if (dto.team_id !== undefined) {
+        const teamId = await this.teamFor(db, dto.team_id, conversation);
+        if (teamId !== conversation.team_id) {
+          await this.conversations.setTeam(db, id, teamId, now);
+          changes.team_id = { from: publicTeamId(conversation.team_id), to: publicTeamId(teamId) };
+        }
+      }
       if (dto.labels !== undefined) {
         const labels = await this.resolveLabels(db, dto.labels);
         const from = sortLabelNames((await this.findWithCustomer(db, id)).labels);
@@ -189,27 +206,70 @@ export class ConversationsService implements OnModuleInit {
         await this.events.record(db, status === 'closed' ? 'conversation.closed' : 'conversation.reopened', ConversationEvent.of(updated));
       if (Object.keys(changes).length > 0)
         await this.events.record(db, 'conversation.updated', ConversationUpdatedEvent.of(updated, changes));
-      if (assigneeChanged) {
-        await this.events.record(
-          db,
-          'conversation.assigned',
-          ConversationAssignedEvent.of(updated, {
-            assignedTo: assigneeId ?? null,
-            previousAssignedTo: conversation.assigned_to,
-            assignedBy: actor.id,
-          }),
-        );
-        if (assigneeId && assigneeId !== actor.id) {
-          await this.notifications.notify(db, {
-            userId: assigneeId,
-            type: 'conversation.assigned',
-            conversationId: id,
-            text: `${actor.name} assigned you the conversation with ${updated.customer.name}`,
-          });
-        }
-      }
+      if (assigneeChanged)
+        await this.recordAssignment(db, updated, {
+          assignedTo: assigneeId ?? null,
+          previousAssignedTo: conversation.assigned_to,
+          by: actor,
+        });
       return ConversationResponse.of(await this.findWithCustomer(db, id, actor.id));
     });
+  }
+
+  /**
+   * The router gives a waiting conversation to an agent, in the router's transaction (which holds
+   * the conversation): recorded and notified as any assignment, `assigned_by` null.
+   */
+  async assignByRouter(db: Db, id: string, agentId: string): Promise<void> {
+    await this.conversations.setAssignee(db, id, agentId, new Date());
+    const updated = ConversationResponse.of(await this.findWithCustomer(db, id));
+    await this.recordAssignment(db, updated, { assignedTo: agentId, previousAssignedTo: null, by: null });
+  }
+
+  /**
+   * Conversations of `agentId` that go back to the queue (their agent left the inbox or stayed
+   * offline), in the caller's transaction: each still open and theirs is unassigned, recorded with
+   * `assigned_by` null. Answers how many.
+   */
+  async returnToQueue(db: Db, ids: readonly string[], agentId: string): Promise<number> {
+    const returned = await this.conversations.unassignOpen(db, ids, agentId, new Date());
+    for (const id of returned) {
+      const updated = ConversationResponse.of(await this.findWithCustomer(db, id));
+      await this.recordAssignment(db, updated, { assignedTo: null, previousAssignedTo: agentId, by: null });
+    }
+    return returned.length;
+  }
+
+  /** An assignment's event, and the assignee's notification unless they assigned themself (`by` null: the router). */
+  private async recordAssignment(
+    db: Db,
+    conversation: ConversationResponse,
+    change: { assignedTo: string | null; previousAssignedTo: string | null; by: UserRow | null },
+  ): Promise<void> {
+    await this.events.record(
+      db,
+      'conversation.assigned',
+      ConversationAssignedEvent.of(conversation, { ...change, assignedBy: change.by?.id ?? null }),
+    );
+    if (change.assignedTo === null || change.assignedTo === change.by?.id) return;
+    await this.notifications.notify(db, {
+      userId: change.assignedTo,
+      type: 'conversation.assigned',
+      conversationId: parsePublicId('conv', conversation.id)!,
+      text: change.by
+        ? `${change.by.name} assigned you the conversation with ${conversation.customer.name}`
+        : `You were given the conversation with ${conversation.customer.name}`,
+    });
+  }
+
+  /** The team uuid a PATCH names (null: none), held until the commit; a 422 unless it works the conversation's inbox. */
+  private async teamFor(db: Db, publicId: string | null, conversation: ConversationRow): Promise<string | null> {
+    if (publicId === null) return null;
+    const team = await this.teams.holdForUse(db, parsePublicId('team', publicId)!);
+    if (!team) throw new UnprocessableEntityException('team_id does not name a team');
+    if (!team.inbox_ids.includes(conversation.inbox_id))
+      throw new UnprocessableEntityException("team_id names a team that does not work the conversation's inbox");
+    return team.id;
   }
 
   /**
@@ -285,6 +345,8 @@ export class ConversationsService implements OnModuleInit {
       snoozed_until: null,
       last_received_at: null,
       last_received_id: null,
+      team_id: null,
+      waiting_since: null,
       created_at: at,
       updated_at: at,
     };

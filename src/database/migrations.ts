@@ -34,6 +34,7 @@ import { InteractiveCannedResponses1764140000000 } from './migrations/1764140000
 import { InboxChannelErrors1764150000000 } from './migrations/1764150000000-inbox-channel-errors';
 import { TypingShown1764160000000 } from './migrations/1764160000000-typing-shown';
 import { MessagePricing1764170000000 } from './migrations/1764170000000-message-pricing';
+import { TeamsAndAssignment1764180000000 } from './migrations/1764180000000-teams-and-assignment';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -73,4 +74,5 @@ export const MIGRATIONS = [
   InboxChannelErrors1764150000000,
   TypingShown1764160000000,
   MessagePricing1764170000000,
+  TeamsAndAssignment1764180000000,
 ];

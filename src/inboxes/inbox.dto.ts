@@ -1,9 +1,23 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsIn, IsString, Length, Matches, ValidateIf } from 'class-validator';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 import { IsPublicId } from '../common/is-public-id';
 import { IsOmittable } from '../common/omittable';
 import { toPublicId } from '../common/ids';
-import { INBOX_STATUSES, type InboxRow, type InboxStatus } from './inbox.entity';
+import { ASSIGNMENT_MODES, type AssignmentMode, INBOX_STATUSES, type InboxRow, type InboxStatus } from './inbox.entity';
 
 /** The channel's ids of numbers and business accounts are digits. */
 const GRAPH_ID = /^[0-9]{1,32}$/;
@@ -54,6 +68,42 @@ export class CreateInboxDto {
   app_secret?: string;
 }
 
+/** How the inbox's conversations reach an agent; PATCH replaces the whole policy (left out: null). */
+export class AssignmentPolicyDto {
+  @ApiProperty({
+    enum: ASSIGNMENT_MODES,
+    description:
+      '`manual`: people assign. `round_robin`: a conversation that needs an agent goes to the online member below capacity assigned least recently; ' +
+      '`balanced`: to the one with the fewest open conversations. With nobody available it waits in the queue, oldest first',
+  })
+  @IsIn(ASSIGNMENT_MODES, { message: `assignment.mode must be one of ${ASSIGNMENT_MODES.join(', ')}` })
+  mode!: AssignmentMode;
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    minimum: 1,
+    maximum: 10000,
+    example: 6,
+    description: 'The most open conversations, in every inbox, an agent may have for the router to give them another; null: no limit',
+  })
+  @IsOmittableOrNull()
+  @IsInt({ message: 'assignment.capacity must be a whole number' })
+  @Min(1, { message: 'assignment.capacity must be at least 1' })
+  @Max(10000, { message: 'assignment.capacity must be at most 10000' })
+  capacity?: number | null;
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'team_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d',
+    description: 'Only this team’s members (of the inbox) are given its conversations; the team must work the inbox. null: every member',
+  })
+  @IsOmittableOrNull()
+  @IsPublicId('team', 'assignment.team_id')
+  team_id?: string | null;
+}
+
 export class UpdateInboxDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 100 })
   @IsOmittable()
@@ -100,6 +150,13 @@ export class UpdateInboxDto {
   @IsOmittable()
   @IsIn(INBOX_STATUSES)
   status?: InboxStatus;
+
+  @ApiPropertyOptional({ type: AssignmentPolicyDto, description: 'Who takes its conversations: replaced whole' })
+  @IsOmittable()
+  @IsObject({ message: 'assignment must be an object' })
+  @ValidateNested()
+  @Type(() => AssignmentPolicyDto)
+  assignment?: AssignmentPolicyDto;
 }
 
 /** An inbox's users, as PUT takes them and GET answers them. */
@@ -159,6 +216,17 @@ export class InboxConnectionResponse {
   display_phone_number!: string | null;
 }
 
+export class AssignmentPolicyResponse {
+  @ApiProperty({ enum: ASSIGNMENT_MODES })
+  mode!: AssignmentMode;
+
+  @ApiProperty({ type: Number, nullable: true, example: 6 })
+  capacity!: number | null;
+
+  @ApiProperty({ type: String, nullable: true, example: 'team_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d' })
+  team_id!: string | null;
+}
+
 export class InboxResponse {
   @ApiProperty({ example: 'inb_00000000000070008000000000000001' })
   id!: string;
@@ -206,6 +274,9 @@ export class InboxResponse {
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When the channel said so' })
   channel_error_at!: string | null;
 
+  @ApiProperty({ type: AssignmentPolicyResponse, description: 'Who takes its conversations' })
+  assignment!: AssignmentPolicyResponse;
+
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
 
@@ -225,6 +296,11 @@ export class InboxResponse {
       is_default: row.is_default,
       channel_error: row.channel_error,
       channel_error_at: row.channel_error_at?.toISOString() ?? null,
+      assignment: {
+        mode: row.assignment_mode,
+        capacity: row.assignment_capacity,
+        team_id: row.assignment_team_id && toPublicId('team', row.assignment_team_id),
+      },
       created_at: row.created_at.toISOString(),
       updated_at: row.updated_at.toISOString(),
     };

@@ -2,6 +2,13 @@ export const INBOX_STATUSES = ['active', 'disabled'] as const;
 /** `disabled`: kept with its conversations, but neither receiving nor sending. */
 export type InboxStatus = (typeof INBOX_STATUSES)[number];
 
+export const ASSIGNMENT_MODES = ['manual', 'round_robin', 'balanced'] as const;
+/**
+ * How the inbox's conversations reach an agent: `manual`, by people; `round_robin`, to the online
+ * member assigned least recently; `balanced`, to the online member with the fewest open.
+ */
+export type AssignmentMode = (typeof ASSIGNMENT_MODES)[number];
+
 /** A row of `inboxes`: one WhatsApp phone number of the business. */
 export interface InboxRow {
   id: string;
@@ -19,6 +26,11 @@ export interface InboxRow {
   /** The channel's refusal that said the token or business account is broken (`(#190) …`), until an admin mends it; null when none. */
   channel_error: string | null;
   channel_error_at: Date | null;
+  assignment_mode: AssignmentMode;
+  /** The most open conversations (in every inbox) an agent may have for the router to give them one of this inbox; null: no limit. */
+  assignment_capacity: number | null;
+  /** The router gives conversations to this team's members only (those of the inbox); null: to any member. */
+  assignment_team_id: string | null;
   created_at: Date;
   updated_at: Date;
 }

@@ -5,7 +5,8 @@ import { Db, execute, query, queryOne, type Sql, sql } from '../database/sql';
 import type { InboxRow } from './inbox.entity';
 
 const COLUMNS = sql.raw(
-  'id, name, phone_number_id, display_phone_number, business_account_id, status, access_token, app_secret, is_default, channel_error, channel_error_at, created_at, updated_at',
+  `id, name, phone_number_id, display_phone_number, business_account_id, status, access_token, app_secret, is_default, channel_error, channel_error_at,
+   assignment_mode, assignment_capacity, assignment_team_id, created_at, updated_at`,
 );
 
 /** Oldest first: the default inbox, made by the migration, comes first. */
@@ -54,9 +55,14 @@ export class InboxRepository {
       db,
       sql`INSERT INTO inboxes (${COLUMNS})
           VALUES (${row.id}, ${row.name}, ${row.phone_number_id}, ${row.display_phone_number}, ${row.business_account_id}, ${row.status},
-                  ${row.access_token}, ${row.app_secret}, ${row.is_default}, ${row.channel_error}, ${row.channel_error_at}, ${row.created_at},
-                  ${row.updated_at})`,
+                  ${row.access_token}, ${row.app_secret}, ${row.is_default}, ${row.channel_error}, ${row.channel_error_at}, ${row.assignment_mode},
+                  ${row.assignment_capacity}, ${row.assignment_team_id}, ${row.created_at}, ${row.updated_at})`,
     );
+  }
+
+  /** Whether the team works the inbox (`team_inboxes`, the teams module's): a team the router may assign through. */
+  async teamWorks(db: Db, teamId: string, inboxId: string): Promise<boolean> {
+    return (await queryOne(db, sql`SELECT 1 FROM team_inboxes WHERE team_id = ${teamId} AND inbox_id = ${inboxId} FOR KEY SHARE`)) !== null;
   }
 
   /** The inbox locked until the caller's transaction ends. */
@@ -71,7 +77,8 @@ export class InboxRepository {
       sql`UPDATE inboxes SET name = ${row.name}, phone_number_id = ${row.phone_number_id}, display_phone_number = ${row.display_phone_number},
                              business_account_id = ${row.business_account_id}, status = ${row.status}, access_token = ${row.access_token},
                              app_secret = ${row.app_secret}, channel_error = ${row.channel_error}, channel_error_at = ${row.channel_error_at},
-                             updated_at = ${row.updated_at}
+                             assignment_mode = ${row.assignment_mode}, assignment_capacity = ${row.assignment_capacity},
+                             assignment_team_id = ${row.assignment_team_id}, updated_at = ${row.updated_at}
            WHERE id = ${row.id} RETURNING ${COLUMNS}`,
     ))!;
   }

@@ -22,6 +22,7 @@ import {
   ChannelWebhookResponse,
   CreateInboxDto,
   InboxConnectionResponse,
+  AssignmentPolicyDto,
   InboxMembersDto,
   InboxResponse,
   UpdateInboxDto,
@@ -143,6 +144,9 @@ export class InboxesService implements OnApplicationBootstrap {
       is_default: false,
       channel_error: null,
       channel_error_at: null,
+      assignment_mode: 'manual',
+      assignment_capacity: null,
+      assignment_team_id: null,
       created_at: now,
       updated_at: now,
     };
@@ -175,8 +179,10 @@ export class InboxesService implements OnApplicationBootstrap {
             `The default inbox's ${owned.join(', ')} ${owned.length === 1 ? 'is' : 'are'} set by the MESSAGING_* settings: change them there and restart`,
           );
         }
+        const assignment = dto.assignment && (await this.assignmentOf(db, id, dto.assignment));
         const row = await this.inboxes.update(db, {
           ...inbox,
+          ...assignment,
           name: dto.name ?? inbox.name,
           phone_number_id: dto.phone_number_id ?? inbox.phone_number_id,
           // Another number is another display number: the next connection test learns it.
@@ -259,6 +265,18 @@ export class InboxesService implements OnApplicationBootstrap {
         error: health.ok ? row!.channel_error! : (health.error ?? 'unhealthy'),
       }));
     return { channel: checked[0].health.channel, failing };
+  }
+
+  /** The row's fields of an assignment policy; a 422 when its team does not work the inbox. */
+  private async assignmentOf(
+    db: Db,
+    inboxId: string,
+    policy: AssignmentPolicyDto,
+  ): Promise<Pick<InboxRow, 'assignment_mode' | 'assignment_capacity' | 'assignment_team_id'>> {
+    const teamId = policy.team_id === undefined || policy.team_id === null ? null : parsePublicId('team', policy.team_id)!;
+    if (teamId !== null && !(await this.inboxes.teamWorks(db, teamId, inboxId)))
+      throw new UnprocessableEntityException('assignment.team_id does not name a team that works this inbox');
+    return { assignment_mode: policy.mode, assignment_capacity: policy.capacity ?? null, assignment_team_id: teamId };
   }
 
   /** The inbox, or a 404; with `caller`, a 404 too for an agent who does not work it. */

@@ -6,6 +6,8 @@ import { IsOmittable } from '../common/omittable';
 import { IsAccountEmail } from '../common/account-email';
 import { toPublicId } from '../common/ids';
 import {
+  type Availability,
+  AVAILABILITIES,
   EMAIL_NOTIFICATION_CHOICES,
   USER_ROLES,
   USER_STATUSES,
@@ -142,6 +144,14 @@ export class UserResponse {
   })
   locked_until?: string | null;
 
+  @ApiProperty({
+    enum: AVAILABILITIES,
+    description:
+      'Set by the user (PATCH /api/v1/me): `online` takes conversations from the inboxes that assign by themselves, `busy` keeps theirs and takes none, ' +
+      '`offline` is away. An `online` user whose last event stream ended more than AVAILABILITY_TIMEOUT ago becomes `offline`',
+  })
+  availability!: Availability;
+
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
 
@@ -155,6 +165,7 @@ export class UserResponse {
       beta_access: user.beta_access,
       status: user.status,
       ...(security ? { two_factor_enabled: user.two_factor_enabled, locked_until: user.locked_until?.toISOString() ?? null } : {}),
+      availability: user.availability,
       created_at: user.created_at.toISOString(),
     };
   }

@@ -9,6 +9,10 @@ export const USER_STATUSES: UserStatus[] = ['active', 'invited'];
 export type EmailNotifications = 'off' | 'immediate' | 'digest';
 export const EMAIL_NOTIFICATION_CHOICES: EmailNotifications[] = ['off', 'immediate', 'digest'];
 
+/** Whether an agent takes conversations: `online` does, `busy` keeps theirs and takes none, `offline` is away (see AVAILABILITY_TIMEOUT). */
+export type Availability = 'online' | 'busy' | 'offline';
+export const AVAILABILITIES: Availability[] = ['online', 'busy', 'offline'];
+
 /** A row of `users`. */
 export interface UserRow {
   id: string;
@@ -31,6 +35,10 @@ export interface UserRow {
   locked_until: Date | null;
   /** The inboxes they belong to (`inbox_members`): an agent sees only these inboxes' conversations. */
   inbox_ids: string[];
+  availability: Availability;
+  availability_changed_at: Date;
+  /** The last moment they were known to be at the console: set online, or one of their event streams ended. */
+  last_present_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }

@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import type { Page, PageQuery } from '../common/pagination';
 import { Keyset } from '../database/keyset';
 import { Db, execute, query, queryOne, sql } from '../database/sql';
-import type { UserRow } from './user.entity';
+import type { Availability, UserRow } from './user.entity';
 
 /** The user's own columns, their inboxes, and what the two-factor and lockout tables say of them (read here, written by their modules). */
 const COLUMNS = sql.raw(
   `id, email, name, role, password_hash, beta_access, token_version, status, email_notifications, password_change_required,
-   created_at, updated_at,
+   availability, availability_changed_at, last_present_at, created_at, updated_at,
    ARRAY(SELECT m.inbox_id FROM inbox_members m WHERE m.user_id = users.id ORDER BY m.inbox_id) AS inbox_ids,
    EXISTS (SELECT 1 FROM two_factor WHERE two_factor.user_id = users.id AND two_factor.enabled_at IS NOT NULL) AS two_factor_enabled,
    (SELECT locked_until FROM login_failures WHERE login_failures.user_id = users.id AND locked_until > now()) AS locked_until`,
@@ -68,6 +68,38 @@ export class UserRepository {
   /** Replaces the hash if it is still `current` (a password change in between wins). */
   async updatePasswordHash(db: Db, id: string, current: string, replacement: string): Promise<void> {
     await execute(db, sql`UPDATE users SET password_hash = ${replacement} WHERE id = ${id} AND password_hash = ${current}`);
+  }
+
+  /** The agent's availability, changed at `at` unless it was this already; choosing `online` is being present. */
+  async setAvailability(db: Db, id: string, availability: Availability, at: Date): Promise<void> {
+    await execute(
+      db,
+      sql`UPDATE users SET availability = ${availability},
+                 availability_changed_at = CASE WHEN availability = ${availability} THEN availability_changed_at ELSE ${at}::timestamptz END,
+                 last_present_at = CASE WHEN ${availability} = 'online' THEN ${at}::timestamptz ELSE last_present_at END
+           WHERE id = ${id}`,
+    );
+  }
+
+  /** The router gave them a conversation at `at` (their turn in round_robin). */
+  async markAssigned(db: Db, id: string, at: Date): Promise<void> {
+    await execute(db, sql`UPDATE users SET last_assigned_at = ${at} WHERE id = ${id}`);
+  }
+
+  /**
+   * The users `online` with no event stream open, whose last presence is `timeoutMs` old, become
+   * `offline` as of that last presence; answers their ids.
+   */
+  async timeOutAbsent(db: Db, timeoutMs: number): Promise<string[]> {
+    const rows = await query<{ id: string }>(
+      db,
+      sql`UPDATE users SET availability = 'offline', availability_changed_at = COALESCE(last_present_at, availability_changed_at)
+           WHERE availability = 'online'
+             AND COALESCE(last_present_at, availability_changed_at) <= now() - make_interval(secs => ${timeoutMs / 1000})
+             AND NOT EXISTS (SELECT 1 FROM event_streams s WHERE s.user_id = users.id)
+       RETURNING id`,
+    );
+    return rows.map((row) => row.id);
   }
 
   async incrementTokenVersion(db: Db, id: string): Promise<void> {

@@ -19,7 +19,7 @@ import { isForeignKeyViolation, isUniqueViolation } from '../database/errors';
 import type { Db } from '../database/sql';
 import { decoyPasswordHash, hashPassword, needsRehash, verifyPassword } from './password';
 import { UpdateUserDto, UserResponse } from './user.dto';
-import type { EmailNotifications, UserRole, UserRow } from './user.entity';
+import type { Availability, EmailNotifications, UserRole, UserRow } from './user.entity';
 import { UserRepository } from './user.repository';
 import { AdminPasswordFile, FirstRunAdmin } from './first-run-admin';
 
@@ -58,6 +58,7 @@ export interface ProfileChanges {
   email_notifications?: EmailNotifications;
   /** A new password, already hashed: every token issued before stops working. */
   passwordHash?: string;
+  availability?: Availability;
 }
 
 @Injectable()
@@ -204,6 +205,9 @@ export class UsersService implements OnApplicationBootstrap {
       two_factor_enabled: false,
       locked_until: null,
       inbox_ids: [...new Set(user.inboxIds ?? [DEFAULT_INBOX_ID])].sort(),
+      availability: 'offline',
+      availability_changed_at: now,
+      last_present_at: null,
       created_at: now,
       updated_at: now,
     };
@@ -244,6 +248,13 @@ export class UsersService implements OnApplicationBootstrap {
   /** One's own name, notification e-mails and password; a new password revokes every token issued before. */
   async updateProfile(db: Db, user: UserRow, changes: ProfileChanges): Promise<UserRow> {
     if (changes.passwordHash !== undefined) this.adminPasswordFile.forget(user.email);
+    if (changes.availability !== undefined) {
+      // Choosing online again is being present again, even when it was already chosen.
+      const at = new Date();
+      await this.users.setAvailability(db, user.id, changes.availability, at);
+      if (changes.availability !== user.availability) user = { ...user, availability: changes.availability, availability_changed_at: at };
+      if (changes.availability === 'online') user = { ...user, last_present_at: at };
+    }
     return this.save(db, {
       ...user,
       name: changes.name ?? user.name,
@@ -310,6 +321,22 @@ export class UsersService implements OnApplicationBootstrap {
       await this.audit.record(db, 'user.deleted', { target: toPublicId('user', id), details: { email: user.email, role: user.role } });
     });
     await this.forget(id);
+  }
+
+  /** The router gave them a conversation at `at`, in the router's transaction. */
+  markAssigned(db: Db, id: string, at: Date): Promise<void> {
+    return this.users.markAssigned(db, id, at);
+  }
+
+  /**
+   * The agents `online` without an event stream for `timeoutMs` (they closed the console, or their
+   * connection died) become `offline` from when they were last present; every instance forgets
+   * them. Answers their ids.
+   */
+  async timeOutAbsent(timeoutMs: number): Promise<string[]> {
+    const ids = await this.users.timeOutAbsent(this.database.db, timeoutMs);
+    for (const id of ids) await this.forget(id);
+    return ids;
   }
 
   /** Calls `listener` with the id of every user changed, on every instance, after the change's commit. */

@@ -46,6 +46,8 @@ export async function createConversation(t: TestApp, fields: Partial<Conversatio
     snoozed_until: null,
     last_received_at: null,
     last_received_id: null,
+    team_id: null,
+    waiting_since: null,
     created_at: now,
     updated_at: now,
     ...fields,

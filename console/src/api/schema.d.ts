@@ -724,6 +724,51 @@ export interface paths {
     patch: operations['LabelsController_update'];
     trace?: never;
   };
+  '/api/v1/teams': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the teams, oldest first
+     * @description Every user may read them; admins manage them.
+     */
+    get: operations['TeamsController_list'];
+    put?: never;
+    /**
+     * Create a team (admin)
+     * @description The name is unique case-insensitively (409 otherwise); a member or inbox id that names nothing is a 422.
+     */
+    post: operations['TeamsController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/teams/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete a team (admin)
+     * @description Its conversations keep their agents and lose the team; an inbox that assigned through it assigns among all its members.
+     */
+    delete: operations['TeamsController_remove'];
+    options?: never;
+    head?: never;
+    /** Rename a team or replace its members or inboxes (admin) */
+    patch: operations['TeamsController_update'];
+    trace?: never;
+  };
   '/api/v1/reports/pricing': {
     parameters: {
       query?: never;
@@ -971,6 +1016,26 @@ export interface paths {
      * @description Messages whose text contains every word of q, in any order, case- and accent-insensitively ("cafe" finds "Café"); each carries its conversation_id. Words match inside words ("refund" finds "refunded").
      */
     get: operations['MessagesController_search'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/assignment/agents': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Every active user's availability and load
+     * @description What the team lead watches and the console shows beside each agent: availability, open conversations in every inbox, and the capacity the router keeps them under. Every user may read it (the team sees who is there).
+     */
+    get: operations['AssignmentController_agents'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1444,7 +1509,10 @@ export interface components {
         | 'inbox.created'
         | 'inbox.updated'
         | 'inbox.deleted'
-        | 'inbox.members_changed';
+        | 'inbox.members_changed'
+        | 'team.created'
+        | 'team.updated'
+        | 'team.deleted';
       /**
        * @description What it was done to: a user_…, wh_…, tok_…, ct_… id
        * @example user_01a2047c8e2078c99d14947d2651598e
@@ -1553,6 +1621,11 @@ export interface components {
        * @description After 10 failed logins in 15 minutes, login is refused until then; an admin can unlock (POST /api/v1/users/{id}/unlock). Shown to admins and to the user themself
        */
       locked_until?: string | null;
+      /**
+       * @description Set by the user (PATCH /api/v1/me): `online` takes conversations from the inboxes that assign by themselves, `busy` keeps theirs and takes none, `offline` is away. An `online` user whose last event stream ended more than AVAILABILITY_TIMEOUT ago becomes `offline`
+       * @enum {string}
+       */
+      availability: 'online' | 'busy' | 'offline';
       /** Format: date-time */
       created_at: string;
     };
@@ -1647,6 +1720,11 @@ export interface components {
        * @description After 10 failed logins in 15 minutes, login is refused until then; an admin can unlock (POST /api/v1/users/{id}/unlock). Shown to admins and to the user themself
        */
       locked_until?: string | null;
+      /**
+       * @description Set by the user (PATCH /api/v1/me): `online` takes conversations from the inboxes that assign by themselves, `busy` keeps theirs and takes none, `offline` is away. An `online` user whose last event stream ended more than AVAILABILITY_TIMEOUT ago becomes `offline`
+       * @enum {string}
+       */
+      availability: 'online' | 'busy' | 'offline';
       /** Format: date-time */
       created_at: string;
       /**
@@ -1691,6 +1769,11 @@ export interface components {
        * @description After 10 failed logins in 15 minutes, login is refused until then; an admin can unlock (POST /api/v1/users/{id}/unlock). Shown to admins and to the user themself
        */
       locked_until?: string | null;
+      /**
+       * @description Set by the user (PATCH /api/v1/me): `online` takes conversations from the inboxes that assign by themselves, `busy` keeps theirs and takes none, `offline` is away. An `online` user whose last event stream ended more than AVAILABILITY_TIMEOUT ago becomes `offline`
+       * @enum {string}
+       */
+      availability: 'online' | 'busy' | 'offline';
       /** Format: date-time */
       created_at: string;
       /**
@@ -1712,6 +1795,11 @@ export interface components {
       current_password?: string;
       /** @enum {string} */
       email_notifications?: 'off' | 'immediate' | 'digest';
+      /**
+       * @description `online`: takes conversations from the inboxes that assign by themselves, while an event stream is open or was within AVAILABILITY_TIMEOUT; `busy`: keeps their conversations and takes no new ones; `offline`: after AVAILABILITY_TIMEOUT their open conversations in such inboxes go back to the queue
+       * @enum {string}
+       */
+      availability?: 'online' | 'busy' | 'offline';
     };
     ProfileResponse: {
       /** @example user_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d */
@@ -1733,6 +1821,11 @@ export interface components {
        * @description After 10 failed logins in 15 minutes, login is refused until then; an admin can unlock (POST /api/v1/users/{id}/unlock). Shown to admins and to the user themself
        */
       locked_until?: string | null;
+      /**
+       * @description Set by the user (PATCH /api/v1/me): `online` takes conversations from the inboxes that assign by themselves, `busy` keeps theirs and takes none, `offline` is away. An `online` user whose last event stream ended more than AVAILABILITY_TIMEOUT ago becomes `offline`
+       * @enum {string}
+       */
+      availability: 'online' | 'busy' | 'offline';
       /** Format: date-time */
       created_at: string;
       /**
@@ -2007,6 +2100,14 @@ export interface components {
        */
       synced: number;
     };
+    AssignmentPolicyResponse: {
+      /** @enum {string} */
+      mode: 'manual' | 'round_robin' | 'balanced';
+      /** @example 6 */
+      capacity: number | null;
+      /** @example team_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d */
+      team_id: string | null;
+    };
     InboxResponse: {
       /** @example inb_00000000000070008000000000000001 */
       id: string;
@@ -2042,6 +2143,8 @@ export interface components {
        * @description When the channel said so
        */
       channel_error_at: string | null;
+      /** @description Who takes its conversations */
+      assignment: components['schemas']['AssignmentPolicyResponse'];
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -2100,6 +2203,23 @@ export interface components {
        */
       user_ids: string[];
     };
+    AssignmentPolicyDto: {
+      /**
+       * @description `manual`: people assign. `round_robin`: a conversation that needs an agent goes to the online member below capacity assigned least recently; `balanced`: to the one with the fewest open conversations. With nobody available it waits in the queue, oldest first
+       * @enum {string}
+       */
+      mode: 'manual' | 'round_robin' | 'balanced';
+      /**
+       * @description The most open conversations, in every inbox, an agent may have for the router to give them another; null: no limit
+       * @example 6
+       */
+      capacity?: number | null;
+      /**
+       * @description Only this team’s members (of the inbox) are given its conversations; the team must work the inbox. null: every member
+       * @example team_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d
+       */
+      team_id?: string | null;
+    };
     UpdateInboxDto: {
       name?: string;
       /** @description Not of the default inbox: MESSAGING_PHONE_NUMBER_ID describes it */
@@ -2115,6 +2235,8 @@ export interface components {
        * @enum {string}
        */
       status?: 'active' | 'disabled';
+      /** @description Who takes its conversations: replaced whole */
+      assignment?: components['schemas']['AssignmentPolicyDto'];
     };
     InboxConnectionResponse: {
       /** @description The channel answered, with this token, for this number */
@@ -2170,6 +2292,75 @@ export interface components {
        * @example #1f93ff
        */
       color?: string;
+    };
+    TeamResponse: {
+      /** @example team_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d */
+      id: string;
+      /** @example Billing */
+      name: string;
+      /** @example Refunds, invoices and payment questions */
+      description: string;
+      /**
+       * @example [
+       *       "user_01a2047c8e2078c99d14947d2651598e"
+       *     ]
+       */
+      member_ids: string[];
+      /**
+       * @example [
+       *       "inb_00000000000070008000000000000001"
+       *     ]
+       */
+      inbox_ids: string[];
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    TeamPage: {
+      data: components['schemas']['TeamResponse'][];
+      /** @description Pass as cursor to get the next page; null on the last page */
+      next_cursor: string | null;
+    };
+    CreateTeamDto: {
+      /**
+       * @description 1 to 100 characters, trimmed; unique case-insensitively
+       * @example Billing
+       */
+      name: string;
+      /**
+       * @default
+       * @example Refunds, invoices and payment questions
+       */
+      description: string;
+      /**
+       * @description Its members
+       * @default []
+       * @example [
+       *       "user_01a2047c8e2078c99d14947d2651598e"
+       *     ]
+       */
+      member_ids: string[];
+      /**
+       * @description The inboxes it works: a conversation of one of these may be handed to the team
+       * @default []
+       * @example [
+       *       "inb_00000000000070008000000000000001"
+       *     ]
+       */
+      inbox_ids: string[];
+    };
+    UpdateTeamDto: {
+      /**
+       * @description 1 to 100 characters, trimmed; unique case-insensitively
+       * @example Billing
+       */
+      name?: string;
+      description?: string;
+      /** @description Every member: the set is replaced */
+      member_ids?: string[];
+      /** @description Every inbox it works: the set is replaced */
+      inbox_ids?: string[];
     };
     PricingReportRow: {
       /** @example inb_00000000000070008000000000000001 */
@@ -2271,6 +2462,16 @@ export interface components {
       /** @example user_01a2047c8e2078c99d14947d2651598e */
       assigned_to: string | null;
       /**
+       * @description The team it is handed to
+       * @example team_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d
+       */
+      team_id: string | null;
+      /**
+       * Format: date-time
+       * @description While open and unassigned: since when it waits for an agent (the queue is served oldest first); null otherwise
+       */
+      waiting_since: string | null;
+      /**
        * @description The names of its labels, alphabetically (case-insensitive)
        * @example [
        *       "billing",
@@ -2323,6 +2524,8 @@ export interface components {
       mine: number;
       /** @description Open conversations assigned to nobody */
       unassigned: number;
+      /** @description Conversations waiting for an agent: open and unassigned, as `unassigned` (listed oldest first with `waiting=true`) */
+      waiting: number;
       snoozed: number;
       closed: number;
       /** @description Open conversations with messages the caller has not read */
@@ -2341,6 +2544,8 @@ export interface components {
       snoozed_until?: string;
       /** @description A user id, or null to unassign */
       assigned_to?: string | null;
+      /** @description A team that works the conversation’s inbox (422 otherwise), or null: no team. Recorded as conversation.updated */
+      team_id?: string | null;
       /**
        * @description Label names (case-insensitive): replaces the set; `[]` removes them all; a name that is no label is a 422
        * @example [
@@ -2561,6 +2766,35 @@ export interface components {
       data: components['schemas']['MessageResponse'][];
       /** @description Pass as cursor to get the next page; null on the last page */
       next_cursor: string | null;
+    };
+    AgentLoadResponse: {
+      /** @example user_01a2047c8e2078c99d14947d2651598e */
+      user_id: string;
+      /** @example Ana Silva */
+      name: string;
+      /** @enum {string} */
+      role: 'admin' | 'agent';
+      /** @enum {string} */
+      availability: 'online' | 'busy' | 'offline';
+      /**
+       * @description Their open conversations, in every inbox
+       * @example 4
+       */
+      open_conversations: number;
+      /**
+       * @description The smallest capacity among the inboxes that assign by themselves where they are a member: the router gives them no more beyond it. null: no limit
+       * @example 6
+       */
+      capacity: number | null;
+      /**
+       * @example [
+       *       "team_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d"
+       *     ]
+       */
+      team_ids: string[];
+    };
+    AgentLoadsResponse: {
+      data: components['schemas']['AgentLoadResponse'][];
     };
     MergeContactDto: {
       /**
@@ -2901,6 +3135,11 @@ export interface components {
     ConversationEvent: {
       conversation: components['schemas']['ConversationResponse'];
     };
+    TeamChange: {
+      /** @example team_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d */
+      from: string | null;
+      to: string | null;
+    };
     LabelsChange: {
       from: string[];
       to: string[];
@@ -2918,6 +3157,8 @@ export interface components {
       to: string | null;
     };
     ConversationChanges: {
+      /** @description The team it is handed to (null: none) */
+      team_id?: components['schemas']['TeamChange'];
       labels?: components['schemas']['LabelsChange'];
       /** @description A snooze (to `snoozed`) and its end by a merge */
       status?: components['schemas']['StatusChange'];
@@ -2932,6 +3173,7 @@ export interface components {
       /** @example user_01a2047c8e2078c99d14947d2651598e */
       assigned_to: string | null;
       previous_assigned_to: string | null;
+      /** @description Who assigned it; null: the router (the inbox assigns by itself) */
       assigned_by: string | null;
     };
     ContactEvent: {
@@ -2993,7 +3235,10 @@ export interface operations {
           | 'inbox.created'
           | 'inbox.updated'
           | 'inbox.deleted'
-          | 'inbox.members_changed';
+          | 'inbox.members_changed'
+          | 'team.created'
+          | 'team.updated'
+          | 'team.deleted';
         /** @description From this moment on (inclusive) */
         from?: string;
         /** @description Before this moment (exclusive) */
@@ -5985,6 +6230,285 @@ export interface operations {
       };
     };
   };
+  TeamsController_list: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description The next_cursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TeamPage'];
+        };
+      };
+      /** @description Malformed JSON, an unknown or mistyped field, or failed validation (the text names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  TeamsController_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateTeamDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TeamResponse'];
+        };
+      };
+      /** @description Malformed JSON, an unknown or mistyped field, or failed validation (the text names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflict with an existing resource */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Valid, but refused by a rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  TeamsController_remove: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  TeamsController_update: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateTeamDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TeamResponse'];
+        };
+      };
+      /** @description Malformed JSON, an unknown or mistyped field, or failed validation (the text names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflict with an existing resource */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Valid, but refused by a rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
   ReportsController_pricing: {
     parameters: {
       query?: {
@@ -6246,6 +6770,10 @@ export interface operations {
         assigned_to?: string;
         /** @description Only the conversations of this inbox (GET /api/v1/inboxes) */
         inbox_id?: string;
+        /** @description `mine` (any team of the caller) or a team id */
+        team_id?: string;
+        /** @description `true`: only the conversations waiting for an agent (open and unassigned), **oldest waiting first** (`waiting_since`); other filters apply too */
+        waiting?: boolean;
         /** @description Part of the customer name, phone or username, case-insensitive */
         q?: string;
         /** @description Only the conversations with this label (its name, case-insensitive) */
@@ -6967,6 +7495,52 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  AssignmentController_agents: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AgentLoadsResponse'];
         };
       };
       /** @description Missing, malformed, expired or revoked credentials */
