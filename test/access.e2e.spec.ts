@@ -124,6 +124,7 @@ function unknownId(path: string, parameter: string): string {
     'canned-responses': 'cr',
     media: 'med',
     'api-tokens': 'tok',
+    teams: 'team',
   };
   const prefix = prefixes[segment] ?? (parameter.endsWith('delivery_id') ? 'dlv' : 'x');
   return `${prefix}_0000000000000000000000`;

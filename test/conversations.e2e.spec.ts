@@ -30,6 +30,8 @@ describe('conversations', () => {
       status: 'open',
       customer: { name: 'Nora', phone, wa_user_id: null, username: null },
       assigned_to: null,
+      team_id: null,
+      waiting_since: expect.stringMatching(/Z$/),
       labels: [],
       snoozed_until: null,
       last_message_at: expect.stringMatching(/Z$/),
@@ -171,7 +173,7 @@ describe('conversations', () => {
     });
 
     it.each([
-      ['an empty body', {}, 'Body must contain status, assigned_to or labels'],
+      ['an empty body', {}, 'Body must contain status, assigned_to, team_id or labels'],
       ['an unknown status', { status: 'pending' }, /^status /],
       ['a mistyped assigned_to', { assigned_to: 42 }, /^assigned_to /],
       ['an unknown field', { priority: 'high' }, 'priority is not a known field'],

@@ -36,6 +36,7 @@ describe('inboxes', () => {
           is_default: true,
           channel_error: null,
           channel_error_at: null,
+          assignment: { mode: 'manual', capacity: null, team_id: null },
           created_at: expect.any(String),
           updated_at: expect.any(String),
         },
@@ -287,6 +288,7 @@ describe('inboxes', () => {
         is_default: false,
         channel_error: null,
         channel_error_at: null,
+        assignment: { mode: 'manual', capacity: null, team_id: null },
         created_at: expect.any(String),
         updated_at: expect.any(String),
       });

@@ -25,6 +25,7 @@ describe("one's own profile (PATCH /api/v1/me)", () => {
       two_factor_required: false,
       email_notifications: 'immediate',
       password_change_required: false,
+      availability: 'offline',
       created_at: expect.any(String),
     });
     const listed = await t.request('GET', `/api/v1/users/${user.id}`, { token: user.token });
@@ -66,7 +67,7 @@ describe("one's own profile (PATCH /api/v1/me)", () => {
   });
 
   it.each([
-    ['an empty body', {}, 'Body must set at least one of name, password, email_notifications'],
+    ['an empty body', {}, 'Body must set at least one of name, password, email_notifications, availability'],
     ['a password without current_password', { password: 'a-new-password-22' }, 'current_password is required to change the password'],
     ['current_password alone', { current_password: 'x', name: 'A' }, 'current_password is only needed with password'],
     ['an unknown email_notifications', { email_notifications: 'weekly' }, 'email_notifications must be one of off, immediate, digest'],

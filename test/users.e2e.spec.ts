@@ -45,6 +45,7 @@ describe('users', () => {
       status: 'active',
       two_factor_enabled: false,
       locked_until: null,
+      availability: 'offline',
       created_at: expect.any(String),
     });
     expect(answer.text).not.toContain('long-enough-pw');
