@@ -420,6 +420,58 @@ describeWithBrowser('the agent console in Chromium', () => {
     expect(listed.body.user_ids).toContain(member.id);
   });
 
+  it('routes a waiting conversation to an agent the moment they come online in the header, after an admin chose round robin', async () => {
+    const admin = await t.adminToken();
+    const created = await t.request('POST', '/api/v1/inboxes', {
+      token: admin,
+      body: { name: 'Browser Routing', phone_number_id: '200000000000088', access_token: 'routing-token' },
+    });
+    expect(created.status).toBe(201);
+    const agent = await t.createUser({ name: 'Rita Router', inbox_ids: [created.body.id] });
+
+    const adminPage = await openAs(ADMIN.email, ADMIN.password);
+    await adminPage.getByRole('link', { name: 'Inboxes' }).click();
+    await adminPage.getByRole('button', { name: 'Assignment of Browser Routing' }).click();
+    const dialog = adminPage.getByRole('dialog', { name: 'Assignment of Browser Routing' });
+    await dialog.getByLabel('Who takes new conversations').selectOption('round_robin');
+    await dialog.getByLabel('Capacity').fill('2');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await adminPage
+      .getByRole('row', { name: /Browser Routing/ })
+      .getByText('Round robin, at most 2 each')
+      .waitFor();
+
+    const from = '15550009988';
+    const written = await t.request('POST', '/api/webhooks/messaging', {
+      body: messagesWebhook(
+        {
+          contacts: [{ wa_id: from, profile: { name: 'Wanda Waiting' } }],
+          messages: [{ from, id: newWamid(), timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: 'Anyone there?' } }],
+        },
+        { phoneNumberId: '200000000000088' },
+      ),
+    });
+    expect(written.status).toBe(200);
+
+    const page = await openAs(agent.email, agent.password);
+    await page.getByRole('tab', { name: /Waiting/ }).click();
+    const waiting = row(page, 'Wanda Waiting');
+    await waiting.getByText(/^waiting \d+ min$/).waitFor();
+    expect(await page.getByLabel('Your availability').inputValue()).toBe('offline');
+
+    await page.getByLabel('Your availability').selectOption('online');
+    await waiting.waitFor({ state: 'detached' });
+    await page.getByRole('tab', { name: /^Mine/ }).click();
+    await row(page, 'Wanda Waiting').waitFor();
+    await page.locator('.availability-load').getByText('1 of 2').waitFor();
+    const conversations = await t.request('GET', `/api/v1/conversations?inbox_id=${created.body.id}`, { token: admin });
+    expect(conversations.body.data[0].assigned_to).toBe(agent.id);
+
+    await page.getByRole('link', { name: 'Teams' }).click();
+    await page.getByRole('row', { name: /Rita Router \(me\)/ }).getByText('Online').waitFor();
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+  });
+
   it('lets an admin add a number, test its connection and disable it', async () => {
     const page = await openAs(ADMIN.email, ADMIN.password);
     await page.getByRole('link', { name: 'Inboxes' }).click();
@@ -906,6 +958,7 @@ describeWithBrowser('the agent console in Chromium', () => {
           .waitFor(),
     },
     { name: 'profile', path: '/profile', ready: (page) => page.getByRole('heading', { name: 'Your profile' }).waitFor() },
+    { name: 'teams', path: '/teams', ready: (page) => page.getByRole('heading', { name: 'Agents' }).waitFor() },
     { name: 'users', path: '/admin/users', ready: (page) => page.getByRole('heading', { name: 'Users' }).waitFor() },
     { name: 'labels', path: '/admin/labels', ready: (page) => page.getByRole('heading', { name: 'Labels' }).waitFor() },
     {

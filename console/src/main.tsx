@@ -8,6 +8,7 @@ import { AdminDeadLetters } from './admin/dead-letters';
 import { AdminLabels } from './admin/labels';
 import { AdminUsers } from './admin/users';
 import { AdminWebhooks } from './admin/webhooks';
+import { AvailabilityControl } from './components/availability';
 import { NotificationBell } from './components/notification-bell';
 import { ShortcutHelp } from './components/shortcut-help';
 import {
@@ -20,6 +21,7 @@ import {
 } from './pages/auth';
 import { ContactsPage } from './pages/contacts';
 import { ReportsPage } from './pages/reports';
+import { TeamsPage } from './pages/teams';
 import { InboxPage } from './pages/inbox';
 import { ProfilePage } from './pages/profile';
 import { followLink, useLocation } from './router';
@@ -106,6 +108,8 @@ function Shell(props: { me: Me; setMe: (me: Me | null) => void; path: string }) 
   const [labelsVersion, setLabelsVersion] = useState(0);
   const [inboxes, setInboxes] = useState<Schemas['InboxResponse'][]>([]);
   const [inboxesVersion, setInboxesVersion] = useState(0);
+  const [teams, setTeams] = useState<Schemas['TeamResponse'][]>([]);
+  const [teamsVersion, setTeamsVersion] = useState(0);
 
   useEffect(() => {
     const stop = stream.onState(setStreamState);
@@ -124,6 +128,9 @@ function Shell(props: { me: Me; setMe: (me: Me | null) => void; path: string }) 
   useEffect(() => {
     void api.get('/api/v1/inboxes', { query: { limit: 100 } }).then((page) => setInboxes(page.data));
   }, [inboxesVersion]);
+  useEffect(() => {
+    void api.get('/api/v1/teams', { query: { limit: 100 } }).then((page) => setTeams(page.data));
+  }, [teamsVersion]);
   useEffect(
     () =>
       onApiError((error) => {
@@ -140,11 +147,13 @@ function Shell(props: { me: Me; setMe: (me: Me | null) => void; path: string }) 
     users,
     labels,
     inboxes,
+    teams,
     stream,
     setMe: props.setMe,
     reloadLabels: () => setLabelsVersion((v) => v + 1),
     reloadUsers: () => setUsersVersion((v) => v + 1),
     reloadInboxes: () => setInboxesVersion((v) => v + 1),
+    reloadTeams: () => setTeamsVersion((v) => v + 1),
   };
   const admin = me.role === 'admin';
   const link = (href: string, text: string, active: boolean) => (
@@ -176,6 +185,7 @@ function Shell(props: { me: Me; setMe: (me: Me | null) => void; path: string }) 
             {link('/', 'Inbox', path === '/' || path.startsWith('/conversations'))}
             {link('/contacts', 'Contacts', path === '/contacts')}
             {link('/reports', 'Reports', path === '/reports')}
+            {link('/teams', 'Teams', path === '/teams')}
             {admin && link('/admin/inboxes', 'Inboxes', path === '/admin/inboxes')}
             {admin && link('/admin/users', 'Users', path === '/admin/users')}
             {admin && link('/admin/labels', 'Labels', path === '/admin/labels')}
@@ -191,6 +201,7 @@ function Shell(props: { me: Me; setMe: (me: Me | null) => void; path: string }) 
           <span class={`stream-state stream-${streamState}`} role="status" title="Live updates">
             {streamState === 'live' ? 'Live' : streamState === 'connecting' ? 'Connecting…' : 'Reconnecting…'}
           </span>
+          <AvailabilityControl />
           <NotificationBell />
           <a href="/profile" class="nav-link user-link" aria-current={path === '/profile' ? 'page' : undefined}>
             {me.name}
@@ -218,6 +229,7 @@ function Page(props: { path: string; admin: boolean }) {
   if (path === '/' || path.startsWith('/conversations/')) return <InboxPage />;
   if (path === '/contacts') return <ContactsPage />;
   if (path === '/reports') return <ReportsPage />;
+  if (path === '/teams') return <TeamsPage />;
   if (path === '/profile') return <ProfilePage />;
   if (path === '/admin/canned-responses') return <AdminCannedResponses />;
   if (admin && path === '/admin/inboxes') return <AdminInboxes />;

@@ -27,6 +27,7 @@ const CONSOLE_PAGES = [
   '/reset-password',
   '/contacts',
   '/reports',
+  '/teams',
   '/profile',
   '/conversations/*',
   '/admin/*',

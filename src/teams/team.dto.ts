@@ -16,13 +16,13 @@ export class CreateTeamDto {
   @Length(1, 100)
   name!: string;
 
-  @ApiPropertyOptional({ example: 'Refunds, invoices and payment questions', maxLength: 500, default: '' })
+  @ApiPropertyOptional({ example: 'Refunds, invoices and payment questions', maxLength: 500, description: 'Empty when left out' })
   @IsOmittable()
   @IsString()
   @MaxLength(500)
   description?: string;
 
-  @ApiPropertyOptional({ type: [String], example: ['user_01a2047c8e2078c99d14947d2651598e'], description: 'Its members', default: [] })
+  @ApiPropertyOptional({ type: [String], example: ['user_01a2047c8e2078c99d14947d2651598e'], description: 'Its members; none when left out' })
   @IsOmittable()
   @IsArray()
   @ArrayMaxSize(1000)
@@ -32,8 +32,7 @@ export class CreateTeamDto {
   @ApiPropertyOptional({
     type: [String],
     example: ['inb_00000000000070008000000000000001'],
-    description: 'The inboxes it works: a conversation of one of these may be handed to the team',
-    default: [],
+    description: 'The inboxes it works: a conversation of one of these may be handed to the team; none when left out',
   })
   @IsOmittable()
   @IsArray()

@@ -16,7 +16,7 @@ const WEBHOOK_PATH = '/api/webhooks/messaging';
  * number, editing, testing its connection, disabling and deleting one.
  */
 export function AdminInboxes() {
-  const { reloadInboxes } = useWorkspace();
+  const { reloadInboxes, teams } = useWorkspace();
   const loaded = usePages((cursor) => api.get('/api/v1/inboxes', { query: { cursor, limit: 100 } }), []);
   // Every change reaches the inbox switcher too.
   const pages = {
@@ -28,6 +28,7 @@ export function AdminInboxes() {
   };
   const [editing, setEditing] = useState<Inbox | 'new' | null>(null);
   const [members, setMembers] = useState<Inbox | null>(null);
+  const [assigning, setAssigning] = useState<Inbox | null>(null);
   const [tested, setTested] = useState<{ inbox: Inbox; connection: Connection } | null>(null);
   const test = useAction(async (inbox: Inbox) => {
     const connection = await api.post('/api/v1/inboxes/{id}/test', { params: { id: inbox.id } });
@@ -71,6 +72,7 @@ export function AdminInboxes() {
             <th scope="col">Access token</th>
             <th scope="col">App secret</th>
             <th scope="col">Status</th>
+            <th scope="col">Assignment</th>
             <th scope="col">Actions</th>
           </tr>
         </thead>
@@ -93,6 +95,7 @@ export function AdminInboxes() {
                   </p>
                 )}
               </td>
+              <td>{assignmentText(inbox.assignment, teams)}</td>
               <td class="row-actions">
                 <button type="button" class="link-button" onClick={() => void test.run(inbox)}>
                   Test connection
@@ -102,6 +105,9 @@ export function AdminInboxes() {
                 </button>
                 <button type="button" class="link-button" onClick={() => setMembers(inbox)}>
                   Members
+                </button>
+                <button type="button" class="link-button" onClick={() => setAssigning(inbox)} aria-label={`Assignment of ${inbox.name}`}>
+                  Assignment
                 </button>
                 {!inbox.is_default && (
                   <>
@@ -120,6 +126,16 @@ export function AdminInboxes() {
       </table>
       <LoadMore hasMore={pages.hasMore} loading={pages.loading} onMore={() => void pages.more()} />
       {members && <InboxMembers inbox={members} onClose={() => setMembers(null)} />}
+      {assigning && (
+        <AssignmentForm
+          inbox={assigning}
+          onClose={() => setAssigning(null)}
+          onSaved={() => {
+            setAssigning(null);
+            pages.reload();
+          }}
+        />
+      )}
       {editing && (
         <InboxForm
           inbox={editing === 'new' ? null : editing}
@@ -329,4 +345,75 @@ function InboxMembers(props: { inbox: Inbox; onClose: () => void }) {
 /** What an admin does about a broken token or account; the test connection button clears the note once the channel answers. */
 function brokenAdvice(error: string): string {
   return `${explainChannelError(error) ?? ''} Then press Test connection.`.trim();
+}
+
+type Assignment = Inbox['assignment'];
+const MODES: Record<Assignment['mode'], string> = {
+  manual: 'Manual',
+  round_robin: 'Round robin',
+  balanced: 'Balanced',
+};
+
+function assignmentText(assignment: Assignment, teams: { id: string; name: string }[]): string {
+  if (assignment.mode === 'manual') return MODES.manual;
+  const team = assignment.team_id ? ` to ${teams.find((t) => t.id === assignment.team_id)?.name ?? 'a team'}` : '';
+  return `${MODES[assignment.mode]}${team}${assignment.capacity === null ? '' : `, at most ${assignment.capacity} each`}`;
+}
+
+/** Who takes the inbox's conversations: by hand, or the router (round robin or balanced), with a capacity and a team. */
+function AssignmentForm(props: { inbox: Inbox; onClose: () => void; onSaved: () => void }) {
+  const { teams } = useWorkspace();
+  const [mode, setMode] = useState(props.inbox.assignment.mode);
+  const [capacity, setCapacity] = useState(props.inbox.assignment.capacity?.toString() ?? '');
+  const [teamId, setTeamId] = useState(props.inbox.assignment.team_id ?? '');
+  const inboxTeams = teams.filter((team) => team.inbox_ids.includes(props.inbox.id));
+  const save = useAction(async () => {
+    await api.patch('/api/v1/inboxes/{id}', {
+      params: { id: props.inbox.id },
+      body: { assignment: { mode, capacity: capacity ? Number(capacity) : null, team_id: teamId || null } },
+    });
+    props.onSaved();
+  });
+  return (
+    <Dialog title={`Assignment of ${props.inbox.name}`} onClose={props.onClose}>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          void save.run();
+        }}
+      >
+        <Field
+          label="Who takes new conversations"
+          hint="Round robin: the online member given one least recently. Balanced: the online member with the fewest open."
+        >
+          <select value={mode} onChange={(e) => setMode(valueOf(e) as Assignment['mode'])}>
+            {(Object.keys(MODES) as Assignment['mode'][]).map((value) => (
+              <option value={value}>{MODES[value]}</option>
+            ))}
+          </select>
+        </Field>
+        {mode !== 'manual' && (
+          <>
+            <Field label="Capacity" hint="The most open conversations (in every inbox) an agent has before they get no more; empty: no limit">
+              <input type="number" min={1} max={10000} step={1} value={capacity} onInput={(e) => setCapacity(valueOf(e))} />
+            </Field>
+            <Field label="Only to a team" hint="A team that works this inbox (Teams page)">
+              <select value={teamId} onChange={(e) => setTeamId(valueOf(e))}>
+                <option value="">Every member</option>
+                {inboxTeams.map((team) => (
+                  <option value={team.id}>{team.name}</option>
+                ))}
+              </select>
+            </Field>
+          </>
+        )}
+        <ErrorNote error={save.error} />
+        <div class="dialog-actions">
+          <button type="submit" class="button" disabled={save.pending}>
+            Save
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
 }

@@ -2329,26 +2329,24 @@ export interface components {
        */
       name: string;
       /**
-       * @default
+       * @description Empty when left out
        * @example Refunds, invoices and payment questions
        */
-      description: string;
+      description?: string;
       /**
-       * @description Its members
-       * @default []
+       * @description Its members; none when left out
        * @example [
        *       "user_01a2047c8e2078c99d14947d2651598e"
        *     ]
        */
-      member_ids: string[];
+      member_ids?: string[];
       /**
-       * @description The inboxes it works: a conversation of one of these may be handed to the team
-       * @default []
+       * @description The inboxes it works: a conversation of one of these may be handed to the team; none when left out
        * @example [
        *       "inb_00000000000070008000000000000001"
        *     ]
        */
-      inbox_ids: string[];
+      inbox_ids?: string[];
     };
     UpdateTeamDto: {
       /**

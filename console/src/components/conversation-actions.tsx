@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Conversation } from '../api/client';
 import { valueOf } from '../ui';
+import { AVAILABILITY_LABELS } from './availability';
 import { useWorkspace } from '../workspace';
 
 const SNOOZES: { label: string; until: () => Date }[] = [
@@ -25,13 +26,15 @@ export function ConversationActions(props: {
   onError: (e: unknown) => void;
 }) {
   const { conversation } = props;
-  const { users, labels, me } = useWorkspace();
+  const { users, labels, me, teams, reloadUsers } = useWorkspace();
+  const inboxTeams = teams.filter((team) => team.inbox_ids.includes(conversation.inbox_id) || team.id === conversation.team_id);
   const [labelsOpen, setLabelsOpen] = useState(false);
 
   const update = async (body: {
     status?: 'open' | 'snoozed' | 'closed';
     snoozed_until?: string;
     assigned_to?: string | null;
+    team_id?: string | null;
     labels?: string[];
   }) => {
     try {
@@ -57,15 +60,33 @@ export function ConversationActions(props: {
     <div class="actions" role="toolbar" aria-label="Conversation actions">
       <label class="inline-field">
         <span class="field-label">Assignee</span>
-        <select value={conversation.assigned_to ?? ''} onChange={(event) => void update({ assigned_to: valueOf(event) || null })}>
+        {/* Availability changes all day: read again when the picker is about to open. */}
+        <select
+          value={conversation.assigned_to ?? ''}
+          onFocus={reloadUsers}
+          onChange={(event) => void update({ assigned_to: valueOf(event) || null })}
+        >
           <option value="">Unassigned</option>
           {users
             .filter((user) => user.status === 'active')
             .map((user) => (
-              <option value={user.id}>{user.id === me.id ? `${user.name} (me)` : user.name}</option>
+              <option value={user.id}>
+                {user.id === me.id ? `${user.name} (me)` : user.name} · {AVAILABILITY_LABELS[user.availability].toLowerCase()}
+              </option>
             ))}
         </select>
       </label>
+      {inboxTeams.length > 0 && (
+        <label class="inline-field">
+          <span class="field-label">Team</span>
+          <select value={conversation.team_id ?? ''} onChange={(event) => void update({ team_id: valueOf(event) || null })}>
+            <option value="">No team</option>
+            {inboxTeams.map((team) => (
+              <option value={team.id}>{team.name}</option>
+            ))}
+          </select>
+        </label>
+      )}
       {conversation.assigned_to !== me.id && (
         <button type="button" class="button secondary" onClick={() => void update({ assigned_to: me.id })}>
           Assign to me

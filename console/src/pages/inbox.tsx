@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { api, type Conversation, type Schemas } from '../api/client';
 import { Thread } from '../components/thread';
 import { VirtualList } from '../components/virtual-list';
-import { shortTime } from '../format';
+import { duration, shortTime } from '../format';
 import { navigate, useLocation } from '../router';
 import type { StreamEvent } from '../stream';
 import { TemplatePicker } from '../components/template-picker';
@@ -10,9 +10,11 @@ import { Dialog, ErrorNote, Field, useAction, valueOf } from '../ui';
 import { useWorkspace } from '../workspace';
 
 type Counts = Schemas['ConversationCountsResponse'];
-type Tab = 'mine' | 'unassigned' | 'open' | 'snoozed' | 'closed';
+type Tab = 'mine' | 'teams' | 'waiting' | 'unassigned' | 'open' | 'snoozed' | 'closed';
 const TABS: { tab: Tab; label: string }[] = [
   { tab: 'mine', label: 'Mine' },
+  { tab: 'teams', label: 'My teams' },
+  { tab: 'waiting', label: 'Waiting' },
   { tab: 'unassigned', label: 'Unassigned' },
   { tab: 'open', label: 'All open' },
   { tab: 'snoozed', label: 'Snoozed' },
@@ -36,6 +38,8 @@ function queryOf(filter: Filter) {
   return {
     status,
     assigned_to,
+    waiting: filter.tab === 'waiting' || undefined,
+    team_id: filter.tab === 'teams' ? ('mine' as const) : undefined,
     unread: filter.unread || undefined,
     label: filter.label || undefined,
     q: filter.q || undefined,
@@ -43,10 +47,12 @@ function queryOf(filter: Filter) {
   } as const;
 }
 
-/** Whether a conversation, as an event carries it, belongs in the list the filter shows. */
-function matches(conversation: Conversation, filter: Filter, myId: string): boolean {
+/** Whether a conversation, as an event carries it, belongs in the list the filter shows (`myTeams`: the ids of the user's teams). */
+function matches(conversation: Conversation, filter: Filter, myId: string, myTeams: ReadonlySet<string>): boolean {
   const query = queryOf(filter);
   if (conversation.status !== query.status) return false;
+  if (query.waiting && conversation.waiting_since === null) return false;
+  if (query.team_id && (conversation.team_id === null || !myTeams.has(conversation.team_id))) return false;
   if (query.assigned_to === 'me' && conversation.assigned_to !== myId) return false;
   if (query.assigned_to === 'none' && conversation.assigned_to !== null) return false;
   if (filter.inboxId && conversation.inbox_id !== filter.inboxId) return false;
@@ -64,8 +70,18 @@ function byActivity(a: Conversation, b: Conversation): number {
   return b.last_message_at.localeCompare(a.last_message_at) || b.id.localeCompare(a.id);
 }
 
+/** The queue's order: the longest waiting first. */
+function byWaiting(a: Conversation, b: Conversation): number {
+  return (a.waiting_since ?? '').localeCompare(b.waiting_since ?? '') || a.id.localeCompare(b.id);
+}
+
+const orderOf = (filter: Filter) => (filter.tab === 'waiting' ? byWaiting : byActivity);
+
 export function InboxPage() {
-  const { me, stream, labels, inboxes } = useWorkspace();
+  const { me, stream, labels, inboxes, teams } = useWorkspace();
+  const myTeams = useMemo(() => new Set(teams.filter((team) => team.member_ids.includes(me.id)).map((team) => team.id)), [teams, me.id]);
+  const myTeamsRef = useRef(myTeams);
+  myTeamsRef.current = myTeams;
   const { path } = useLocation();
   const selectedId = path.startsWith('/conversations/') ? decodeURIComponent(path.slice('/conversations/'.length)) || null : null;
   const [filter, setFilter] = useState<Filter>({ tab: 'open', unread: false, label: '', q: '', inboxId: '' });
@@ -147,8 +163,9 @@ export function InboxPage() {
             unread_count: conversation.unread_count ?? unread,
           };
           const rest = previous.filter((c) => c.id !== conversation.id);
-          if (!matches(merged, filterRef.current, me.id) || (filterRef.current.unread && !merged.unread_count && !open)) return rest;
-          return [...rest, merged].sort(byActivity);
+          if (!matches(merged, filterRef.current, me.id, myTeamsRef.current) || (filterRef.current.unread && !merged.unread_count && !open))
+            return rest;
+          return [...rest, merged].sort(orderOf(filterRef.current));
         });
       }),
     [stream, me.id],
@@ -192,7 +209,9 @@ export function InboxPage() {
     (conversation: Conversation) => {
       setItems((previous) => {
         const rest = previous.filter((c) => c.id !== conversation.id);
-        return matches(conversation, filterRef.current, me.id) ? [...rest, conversation].sort(byActivity) : rest;
+        return matches(conversation, filterRef.current, me.id, myTeamsRef.current)
+          ? [...rest, conversation].sort(orderOf(filterRef.current))
+          : rest;
       });
     },
     [me.id],
@@ -207,7 +226,7 @@ export function InboxPage() {
     }
   };
 
-  const tabCount = (tab: Tab) => (counts ? counts[tab] : null);
+  const tabCount = (tab: Tab) => (counts && tab !== 'teams' ? counts[tab] : null);
   const inboxNames = new Map(inboxes.map((inbox) => [inbox.id, inbox.name]));
   const list = (
     <section class={selectedId ? 'inbox-list has-selection' : 'inbox-list'} aria-label="Conversations">
@@ -303,6 +322,7 @@ export function InboxPage() {
         renderRow={(c) => (
           <ConversationRow
             conversation={c}
+            waiting={filter.tab === 'waiting'}
             selected={c.id === selectedId}
             inboxName={inboxes.length > 1 ? (inboxNames.get(c.inbox_id) ?? null) : null}
           />
@@ -425,7 +445,7 @@ function NewConversation(props: { inboxId: string; onClose: () => void }) {
   );
 }
 
-function ConversationRow(props: { conversation: Conversation; selected: boolean; inboxName: string | null }) {
+function ConversationRow(props: { conversation: Conversation; selected: boolean; inboxName: string | null; waiting: boolean }) {
   const { conversation: c } = props;
   const unread = c.unread_count ?? 0;
   const last = c.last_message;
@@ -442,9 +462,15 @@ function ConversationRow(props: { conversation: Conversation; selected: boolean;
       <span class="row-top">
         <span class="row-name">{c.customer.name}</span>
         {props.inboxName && <span class="row-inbox">{props.inboxName}</span>}
-        <time class="row-time" dateTime={c.last_message_at}>
-          {shortTime(c.last_message_at)}
-        </time>
+        {props.waiting && c.waiting_since ? (
+          <time class="row-waiting" dateTime={c.waiting_since}>
+            waiting {duration(Date.now() - Date.parse(c.waiting_since))}
+          </time>
+        ) : (
+          <time class="row-time" dateTime={c.last_message_at}>
+            {shortTime(c.last_message_at)}
+          </time>
+        )}
       </span>
       <span class="row-bottom">
         <span class="row-preview">{preview}</span>
