@@ -446,7 +446,9 @@ describeWithBrowser('the agent console in Chromium', () => {
       body: messagesWebhook(
         {
           contacts: [{ wa_id: from, profile: { name: 'Wanda Waiting' } }],
-          messages: [{ from, id: newWamid(), timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: 'Anyone there?' } }],
+          messages: [
+            { from, id: newWamid(), timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: 'Anyone there?' } },
+          ],
         },
         { phoneNumberId: '200000000000088' },
       ),
@@ -468,7 +470,10 @@ describeWithBrowser('the agent console in Chromium', () => {
     expect(conversations.body.data[0].assigned_to).toBe(agent.id);
 
     await page.getByRole('link', { name: 'Teams' }).click();
-    await page.getByRole('row', { name: /Rita Router \(me\)/ }).getByText('Online').waitFor();
+    await page
+      .getByRole('row', { name: /Rita Router \(me\)/ })
+      .getByText('Online')
+      .waitFor();
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
   });
 

@@ -62,8 +62,9 @@ export class AssignmentRepository {
   /**
    * The agents who take conversations now, among the members of `inboxIds`: active, `online`, and
    * present (an event stream open, or one ended or online chosen less than `timeoutMs` ago), with
-   * their open conversations counted now. Held against deletion until the caller's transaction
-   * ends (KEY SHARE: their own changes of availability are not held up).
+   * their open conversations counted now. Locked until the caller's transaction ends (NO KEY
+   * UPDATE, the lock the router's own write of their turn takes: taken now, it needs no upgrade
+   * later, and nobody deletes them before the assignment commits).
    */
   available(db: Db, inboxIds: readonly string[], timeoutMs: number): Promise<AvailableAgent[]> {
     return query(
@@ -79,7 +80,7 @@ export class AssignmentRepository {
                   OR EXISTS (SELECT 1 FROM event_streams s WHERE s.user_id = u.id))
              AND EXISTS (SELECT 1 FROM inbox_members m WHERE m.user_id = u.id AND m.inbox_id = ANY(${[...inboxIds]}::uuid[]))
            ORDER BY u.id
-             FOR KEY SHARE OF u`,
+             FOR NO KEY UPDATE OF u`,
     );
   }
 

@@ -22,7 +22,11 @@ export class CreateTeamDto {
   @MaxLength(500)
   description?: string;
 
-  @ApiPropertyOptional({ type: [String], example: ['user_01a2047c8e2078c99d14947d2651598e'], description: 'Its members; none when left out' })
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['user_01a2047c8e2078c99d14947d2651598e'],
+    description: 'Its members; none when left out',
+  })
   @IsOmittable()
   @IsArray()
   @ArrayMaxSize(1000)

@@ -394,7 +394,10 @@ function AssignmentForm(props: { inbox: Inbox; onClose: () => void; onSaved: () 
         </Field>
         {mode !== 'manual' && (
           <>
-            <Field label="Capacity" hint="The most open conversations (in every inbox) an agent has before they get no more; empty: no limit">
+            <Field
+              label="Capacity"
+              hint="The most open conversations (in every inbox) an agent has before they get no more; empty: no limit"
+            >
               <input type="number" min={1} max={10000} step={1} value={capacity} onInput={(e) => setCapacity(valueOf(e))} />
             </Field>
             <Field label="Only to a team" hint="A team that works this inbox (Teams page)">

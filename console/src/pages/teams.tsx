@@ -46,7 +46,8 @@ export function TeamsPage() {
             <tr>
               <th scope="row">{load.user_id === me.id ? `${load.name} (me)` : load.name}</th>
               <td>
-                <span class={`availability-dot availability-${load.availability}`} aria-hidden="true" /> {AVAILABILITY_LABELS[load.availability]}
+                <span class={`availability-dot availability-${load.availability}`} aria-hidden="true" />{' '}
+                {AVAILABILITY_LABELS[load.availability]}
               </td>
               <td>{loadText(load)}</td>
               <td>{load.team_ids.map((id) => teamNames.get(id) ?? id).join(', ') || '—'}</td>
