@@ -26,6 +26,7 @@ describe('authentication', () => {
         status: 'active',
         two_factor_enabled: false,
         locked_until: null,
+        availability: 'offline',
         created_at: expect.any(String),
       },
     });

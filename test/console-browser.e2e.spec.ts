@@ -625,7 +625,7 @@ describeWithBrowser('the agent console in Chromium', () => {
       expect(box.x + box.width).toBeLessThanOrEqual(Math.min(stripBox.x + stripBox.width, viewport.width) + 0.5);
       expect(await tab.isVisible()).toBe(true);
     }
-    expect(names).toEqual(['Mine', 'Unassigned', 'All open', 'Snoozed', 'Closed']);
+    expect(names).toEqual(['Mine', 'My teams', 'Waiting', 'Unassigned', 'All open', 'Snoozed', 'Closed']);
   });
 
   it("sends a list from a canned response and shows the customer's choice replying to it, and a form's answers", async () => {

@@ -328,6 +328,9 @@ describe('conversation list', () => {
     expect(await plan({ assigned_to: 'me' })).toContain('conversations_assignee_last_message_idx');
     expect(await plan({ q: '7f3a9c' })).toContain('contacts_search_idx');
     expect(await plan({ label: 'bulk-7' })).toContain('conversation_labels_label_idx');
+    expect(await plan({ team_id: `team_${'0'.repeat(31)}1` })).toContain('conversations_team_last_message_idx');
+    // The queue, the longest waiting first, on the index of the waiting ones alone (every open unassigned one here).
+    expect(await plan({ waiting: true })).toContain('conversations_waiting_idx');
     // Unread for the reader: the list's order, each conversation's marker looked up by its key.
     expect(await plan({ unread: true })).toContain('conversations_last_message_idx');
     expect(await plan({ unread: true })).toContain('conversation_reads_pkey');
@@ -336,7 +339,7 @@ describe('conversation list', () => {
     // The page is selected first, in index order: no conversation is read beyond it, and the only
     // sort is of the page's own rows, after the customer, labels and newest message are joined.
     const sortedRows = (text: string) => [...text.matchAll(/Sort {2}\(cost=[\d.]+ rows=(\d+)/g)].map((m) => Number(m[1]));
-    for (const query of [{}, { status: 'open' as const }, { status: 'snoozed' as const }, { unread: true }]) {
+    for (const query of [{}, { status: 'open' as const }, { status: 'snoozed' as const }, { unread: true }, { waiting: true }]) {
       const text = await plan(query);
       expect(text).not.toMatch(/Seq Scan on conversations/);
       expect(sortedRows(text).filter((rows) => rows > 26)).toEqual([]);

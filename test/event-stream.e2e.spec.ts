@@ -199,7 +199,7 @@ describe('event stream (GET /api/v1/events/stream)', () => {
     const client = await SseClient.connect(url, { authorization: `Bearer ${agent.token}` });
     clients.push(client);
     await client.until((c) => c.frames('counts').length === 1);
-    const [first] = client.frames('counts') as { open: number; unassigned: number; unread: number }[];
+    const [first] = client.frames('counts') as { open: number; unassigned: number; waiting: number; unread: number }[];
     const answered = await t.request('GET', '/api/v1/conversations/counts', { token: agent.token });
     expect(first).toEqual(answered.body);
     await customerWrites(t);
@@ -208,6 +208,7 @@ describe('event stream (GET /api/v1/events/stream)', () => {
       ...first,
       open: first.open + 1,
       unassigned: first.unassigned + 1,
+      waiting: first.waiting + 1,
       unread: first.unread + 1,
     });
   });

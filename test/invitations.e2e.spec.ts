@@ -42,6 +42,7 @@ describe('invitations through a real SMTP server', () => {
       status: 'invited',
       two_factor_enabled: false,
       locked_until: null,
+      availability: 'offline',
       created_at: expect.any(String),
     });
     const [received] = await smtp.waitFor(email);

@@ -117,7 +117,7 @@ describe('unread state per agent and the counts of the inbox', () => {
   it('moves the counts of the tabs as conversations are written, assigned, read, snoozed and closed', async () => {
     const agent = await t.createUser();
     const before = await counts(agent.token);
-    expect(Object.keys(before).sort()).toEqual(['closed', 'mine', 'open', 'snoozed', 'unassigned', 'unread']);
+    expect(Object.keys(before).sort()).toEqual(['closed', 'mine', 'open', 'snoozed', 'unassigned', 'unread', 'waiting']);
     const { id } = await customerWrites(t);
     const delta = async (expected: Partial<Record<keyof typeof before, number>>) => {
       const now = await counts(agent.token);
@@ -125,6 +125,8 @@ describe('unread state per agent and the counts of the inbox', () => {
         open: before.open + (expected.open ?? 0),
         mine: before.mine + (expected.mine ?? 0),
         unassigned: before.unassigned + (expected.unassigned ?? 0),
+        // Waiting for an agent: the unassigned open ones, listed oldest first.
+        waiting: before.waiting + (expected.unassigned ?? 0),
         snoozed: before.snoozed + (expected.snoozed ?? 0),
         closed: before.closed + (expected.closed ?? 0),
         unread: before.unread + (expected.unread ?? 0),
@@ -165,6 +167,7 @@ describe('unread state per agent and the counts of the inbox', () => {
       `SELECT count(*) FILTER (WHERE c.status = 'open')::int AS open,
               count(*) FILTER (WHERE c.status = 'open' AND c.assigned_to = $1)::int AS mine,
               count(*) FILTER (WHERE c.status = 'open' AND c.assigned_to IS NULL)::int AS unassigned,
+              count(*) FILTER (WHERE c.waiting_since IS NOT NULL)::int AS waiting,
               count(*) FILTER (WHERE c.status = 'snoozed')::int AS snoozed,
               count(*) FILTER (WHERE c.status = 'closed')::int AS closed,
               count(*) FILTER (WHERE c.status = 'open' AND c.last_received_id IS NOT NULL

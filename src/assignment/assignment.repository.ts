@@ -35,6 +35,16 @@ export class AssignmentRepository {
     await execute(db, sql`SELECT pg_advisory_xact_lock(${ROUTER_LOCK_CLASS}, 0)`);
   }
 
+  /** Whether any conversation waits in an inbox that assigns by itself: one probe of conversations_inbox_waiting_idx per such inbox. */
+  async anyWaiting(db: Db): Promise<boolean> {
+    const found = await query(
+      db,
+      sql`SELECT 1 FROM inboxes a WHERE a.assignment_mode <> 'manual' AND a.status = 'active'
+             AND EXISTS (SELECT 1 FROM conversations c WHERE c.inbox_id = a.id AND c.waiting_since IS NOT NULL)`,
+    );
+    return found.length > 0;
+  }
+
   /**
    * Up to `limit` conversations waiting in the active inboxes that assign by themselves, the
    * longest waiting first (after `after`, the last of a previous batch), locked until the caller's

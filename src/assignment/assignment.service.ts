@@ -20,9 +20,10 @@ const CHECK_EVERY_MS = 1_000;
  * The router: conversations of the inboxes that assign by themselves (`round_robin`, `balanced`)
  * reach an agent who is there.
  *
- * Every turn, on whichever instance: agents `online` without an event stream for
- * AVAILABILITY_TIMEOUT become `offline`; conversations whose agent left the inbox or stayed
- * offline past the timeout go back to the queue; then the queue is handed out, oldest first.
+ * Two tasks on every instance. The upkeep, every second and whenever any instance changes a user:
+ * agents `online` without an event stream for AVAILABILITY_TIMEOUT become `offline`, and
+ * conversations whose agent left the inbox or stayed offline past the timeout go back to the
+ * queue. The hand-out: the queue given to available agents, oldest first.
  *
  * Handing out is one transaction per batch, holding one advisory lock that every router
  * transaction on every instance takes first, so two never choose at once: each reads the agents'
@@ -38,11 +39,17 @@ const CHECK_EVERY_MS = 1_000;
 @Injectable()
 export class AssignmentService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(AssignmentService.name);
-  private readonly task = new PeriodicTask({
+  private readonly handOutTask = new PeriodicTask({
     name: 'router',
-    run: () => this.turn(),
+    run: () => this.handOut(),
     everyMs: () => CHECK_EVERY_MS,
     failed: (error) => this.logger.warn(`Router turn failed, trying again: ${error.message}`),
+  });
+  private readonly upkeepTask = new PeriodicTask({
+    name: 'router-upkeep',
+    run: () => this.upkeep(),
+    everyMs: () => CHECK_EVERY_MS,
+    failed: (error) => this.logger.warn(`Router upkeep failed, trying again: ${error.message}`),
   });
   private readonly stopWatching: () => void;
 
@@ -54,18 +61,22 @@ export class AssignmentService implements OnApplicationBootstrap, BeforeApplicat
     private readonly config: AppConfig,
     inboxes: InboxesService,
   ) {
-    this.stopWatching = database.onCommittedWrites(['events'], () => this.task.wake());
-    users.onChanged(() => this.task.wake());
-    inboxes.whenChanged(() => Promise.resolve(this.task.wake()));
+    this.stopWatching = database.onCommittedWrites(['events'], () => this.handOutTask.wake());
+    users.onChanged(() => {
+      this.upkeepTask.wake();
+      this.handOutTask.wake();
+    });
+    inboxes.whenChanged(() => Promise.resolve(this.handOutTask.wake()));
   }
 
   onApplicationBootstrap(): void {
-    this.task.start();
+    this.upkeepTask.start();
+    this.handOutTask.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopWatching();
-    await this.task.stop();
+    await Promise.all([this.upkeepTask.stop(), this.handOutTask.stop()]);
   }
 
   /** Every user's availability and load, for the team's view. */
@@ -73,12 +84,16 @@ export class AssignmentService implements OnApplicationBootstrap, BeforeApplicat
     return (await this.assignment.loads(this.database.db)).map(AgentLoadResponse.of);
   }
 
-  /** One turn of the router; answers how many conversations it handed out. Public for the tests and the bench. */
+  /** The upkeep, then the hand-out, now; answers how many conversations were handed out. Public for the tests and the bench. */
   async turn(): Promise<number> {
+    await this.upkeep();
+    return this.handOut();
+  }
+
+  private async upkeep(): Promise<void> {
     const timeoutMs = this.config.availabilityTimeoutMs;
     await this.users.timeOutAbsent(timeoutMs);
     await this.returnStranded(timeoutMs);
-    return this.handOut(timeoutMs);
   }
 
   private async returnStranded(timeoutMs: number): Promise<void> {
@@ -97,7 +112,9 @@ export class AssignmentService implements OnApplicationBootstrap, BeforeApplicat
     }
   }
 
-  private async handOut(timeoutMs: number): Promise<number> {
+  private async handOut(): Promise<number> {
+    if (!(await this.assignment.anyWaiting(this.database.db))) return 0;
+    const timeoutMs = this.config.availabilityTimeoutMs;
     let total = 0;
     let after: { waitingSince: Date; id: string } | null = null;
     for (;;) {

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type Schemas, type User } from '../api/client';
+import { AVAILABILITY_LABELS } from '../components/availability';
 import { shortTime } from '../format';
 import { ErrorNote, Field, LoadMore, PageHeader, useAction, usePages, valueOf } from '../ui';
 import { useWorkspace } from '../workspace';
@@ -104,6 +105,7 @@ export function AdminUsers() {
             <th scope="col">E-mail</th>
             <th scope="col">Role</th>
             <th scope="col">Status</th>
+            <th scope="col">Availability</th>
             <th scope="col">Actions</th>
           </tr>
         </thead>
@@ -127,6 +129,10 @@ export function AdminUsers() {
                 {user.status}
                 {user.two_factor_enabled && <span class="tag">2FA</span>}
                 {user.locked_until && <span class="tag danger-text">locked until {shortTime(user.locked_until)}</span>}
+              </td>
+              <td>
+                <span class={`availability-dot availability-${user.availability}`} aria-hidden="true" />{' '}
+                {AVAILABILITY_LABELS[user.availability]}
               </td>
               <td class="row-actions">
                 {user.locked_until && (

@@ -77,7 +77,11 @@ export class TeamsAndAssignment1764180000000 implements MigrationInterface {
         ADD COLUMN waiting_since timestamptz,
         ADD COLUMN assigned_at timestamptz`);
     await q.query('CREATE INDEX conversations_team_last_message_idx ON conversations (team_id, last_message_at DESC, id DESC)');
+    // The queue in order (the router, the waiting list), and per inbox (is anyone waiting here, an agent's waiting list).
     await q.query('CREATE INDEX conversations_waiting_idx ON conversations (waiting_since, id) WHERE waiting_since IS NOT NULL');
+    await q.query(
+      'CREATE INDEX conversations_inbox_waiting_idx ON conversations (inbox_id, waiting_since, id) WHERE waiting_since IS NOT NULL',
+    );
     await q.query(`CREATE INDEX conversations_open_assignee_idx ON conversations (assigned_to) WHERE status = 'open'`);
     await q.query(`
       CREATE FUNCTION conversations_assignment_times() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -107,6 +111,7 @@ export class TeamsAndAssignment1764180000000 implements MigrationInterface {
   async down(q: QueryRunner): Promise<void> {
     await q.query('DROP TRIGGER conversations_assignment_times ON conversations');
     await q.query('DROP FUNCTION conversations_assignment_times()');
+    await q.query('DROP INDEX conversations_open_assignee_idx');
     await q.query('ALTER TABLE conversations DROP COLUMN assigned_at, DROP COLUMN waiting_since, DROP COLUMN team_id');
     await q.query('ALTER TABLE inboxes DROP COLUMN assignment_team_id, DROP COLUMN assignment_capacity, DROP COLUMN assignment_mode');
     await q.query('DROP TRIGGER event_streams_presence ON event_streams');
