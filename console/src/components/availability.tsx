@@ -10,9 +10,12 @@ type Load = Schemas['AgentLoadResponse'];
 /** Events after which someone's load may have changed. */
 const LOAD_EVENTS = new Set(['conversation.assigned', 'conversation.closed', 'conversation.reopened', 'conversation.created']);
 
+/** How long the team's view waits after an event before reading the loads again: one request for a burst, within the rate limit. */
+const REREAD_AFTER_MS = 5_000;
+
 /**
- * Every user's availability and load, kept fresh from the stream: read again (at most once a
- * second) after an event that may change someone's open conversations.
+ * Every user's availability and load, kept fresh from the stream: read again (at most every few
+ * seconds) after an event that may change someone's open conversations.
  */
 export function useLoads(): Load[] {
   const { stream } = useWorkspace();
@@ -26,7 +29,7 @@ export function useLoads(): Load[] {
       timer = window.setTimeout(() => {
         timer = undefined;
         read();
-      }, 1_000);
+      }, REREAD_AFTER_MS);
     });
     return () => {
       stop();
@@ -43,11 +46,19 @@ export function loadText(load: Pick<Load, 'open_conversations' | 'capacity'>): s
 
 export const AVAILABILITY_LABELS: Record<Availability, string> = { online: 'Online', busy: 'Busy', offline: 'Offline' };
 
-/** The header's control: one's availability, set here, and one's load beside it. */
+/**
+ * The header's control: one's availability, set here, and one's load beside it: the open
+ * conversations assigned to one from the stream's counts (`mine`), the capacity read once (it
+ * changes only when an admin changes an inbox), so the header makes no request in the background.
+ */
 export function AvailabilityControl() {
-  const { me, setMe } = useWorkspace();
-  const loads = useLoads();
-  const mine = loads.find((load) => load.user_id === me.id);
+  const { me, setMe, stream, inboxes } = useWorkspace();
+  const [capacity, setCapacity] = useState<number | null | undefined>(undefined);
+  const [open, setOpen] = useState<number | null>(null);
+  useEffect(() => stream.onCounts((counts) => setOpen(counts.mine)), [stream]);
+  useEffect(() => {
+    void api.get('/api/v1/assignment/agents').then((answer) => setCapacity(answer.data.find((load) => load.user_id === me.id)?.capacity ?? null));
+  }, [me.id, inboxes]);
   const [error, setError] = useState('');
   const choose = async (availability: Availability) => {
     setError('');
@@ -70,9 +81,9 @@ export function AvailabilityControl() {
           ))}
         </select>
       </label>
-      {mine && (
+      {open !== null && capacity !== undefined && (
         <span class="availability-load" title="Your open conversations, and the most the inboxes give you">
-          {loadText(mine)}
+          {loadText({ open_conversations: open, capacity })}
         </span>
       )}
       {error && (
