@@ -1,4 +1,5 @@
 import { AssignmentService } from '../src/assignment/assignment.service';
+import { parsePublicId } from '../src/common/ids';
 import { messagesWebhook } from '../scripts/lib/channel-webhook';
 import { channelMessage, eventually } from './support/channel';
 import { SseClient } from './support/sse-client';
@@ -261,6 +262,72 @@ describe('assignment: teams, availability and the router', () => {
       await assignedTo(first, user.id);
       await t.app.get(AssignmentService).turn();
       expect(await assigneeOf(second)).toBeNull();
+    });
+  });
+
+  describe('switching and opening', () => {
+    it('takes nobody’s conversations when an inbox becomes automatic, however long its agents have been offline', async () => {
+      const { id: inboxId, number } = await inbox({ mode: 'manual' });
+      const keeper = await t.createUser({ name: 'Kim Keeper', inbox_ids: [inboxId] });
+      const id = await customerWrites(number);
+      await t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body: { assigned_to: keeper.id } });
+      await t.request('PATCH', `/api/v1/inboxes/${inboxId}`, { token: admin, body: { assignment: { mode: 'round_robin' } } });
+      // Offline from the start: never went anywhere, so nothing is given back, however many turns pass.
+      await t.app.get(AssignmentService).turn();
+      expect(await assigneeOf(id)).toBe(keeper.id);
+      // Going offline is leaving: after the timeout it goes back to the queue.
+      await setAvailability(keeper.token, 'online');
+      await setAvailability(keeper.token, 'offline');
+      await assignedTo(id, null);
+    });
+
+    it('gives a conversation an agent opens in an automatic inbox to that agent', async () => {
+      const { id: inboxId } = await inbox({ mode: 'balanced' });
+      const opener = await agent(inboxId, 'Opal Opener', 'busy');
+      await agent(inboxId, 'Other Online');
+      const contact = await t.request('POST', '/api/v1/contacts', { token: admin, body: { phone: `+1${(phones += 1)}`, name: 'Opened' } });
+      const opened = await t.request('POST', '/api/v1/conversations', {
+        token: opener.token,
+        body: { contact_id: contact.body.id, inbox_id: inboxId },
+      });
+      expect(opened.status).toBe(201);
+      expect(opened.body.assigned_to).toBe(opener.id);
+      await t.app.get(AssignmentService).turn();
+      expect(await assigneeOf(opened.body.id)).toBe(opener.id);
+    });
+
+    it('passes over a team that no longer works the inbox: the conversation goes to any member', async () => {
+      const target = await inbox({ mode: 'manual' });
+      const member = await agent(target.id, 'Former Team');
+      const team = await t.request('POST', '/api/v1/teams', { token: admin, body: { name: 'Left the inbox', inbox_ids: [target.id] } });
+      const id = await customerWrites(target.number);
+      await t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body: { team_id: team.body.id } });
+      await t.request('PATCH', `/api/v1/inboxes/${target.id}`, { token: admin, body: { assignment: { mode: 'round_robin' } } });
+      await t.app.get(AssignmentService).turn();
+      // The team has no member: nobody takes it while it works the inbox.
+      expect(await assigneeOf(id)).toBeNull();
+      await t.request('PATCH', `/api/v1/teams/${team.body.id}`, { token: admin, body: { inbox_ids: [] } });
+      await assignedTo(id, member.id);
+    });
+
+    it('pages the queue without repeating or skipping conversations that began waiting in the same statement', async () => {
+      const { id: inboxId, number } = await inbox({ mode: 'manual' });
+      const owner = await t.createUser({ inbox_ids: [inboxId] });
+      const ids: string[] = [];
+      for (let i = 0; i < 4; i += 1) {
+        ids.push(await customerWrites(number));
+        await t.request('PATCH', `/api/v1/conversations/${ids[i]}`, { token: admin, body: { assigned_to: owner.id } });
+      }
+      await t.sql('UPDATE conversations SET assigned_to = NULL WHERE assigned_to = $1', [parsePublicId('user', owner.id)]);
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const after: string = cursor ? `&cursor=${cursor}` : '';
+        const page = await t.request('GET', `/api/v1/conversations?waiting=true&inbox_id=${inboxId}&limit=1${after}`, { token: admin });
+        seen.push(...page.body.data.map((c) => c.id));
+        cursor = page.body.next_cursor;
+      } while (cursor && seen.length < 10);
+      expect(seen.sort()).toEqual([...ids].sort());
     });
   });
 

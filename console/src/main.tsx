@@ -112,7 +112,18 @@ function Shell(props: { me: Me; setMe: (me: Me | null) => void; path: string }) 
   const [teamsVersion, setTeamsVersion] = useState(0);
 
   useEffect(() => {
-    const stop = stream.onState(setStreamState);
+    // Back after a drop (a laptop that slept): the service may have turned the user offline meanwhile.
+    let dropped = false;
+    const stop = stream.onState((state) => {
+      setStreamState(state);
+      if (state === 'reconnecting') dropped = true;
+      if (state !== 'live' || !dropped) return;
+      dropped = false;
+      void api.get('/api/v1/me').then((found) => {
+        rememberMe(found);
+        props.setMe(found);
+      });
+    });
     stream.start();
     return () => {
       stop();

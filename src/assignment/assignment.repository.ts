@@ -59,7 +59,11 @@ export class AssignmentRepository {
     const afterLast = after ? sql`AND (c.waiting_since, c.id) > (${after.waitingSince}::timestamptz, ${after.id}::uuid)` : sql``;
     return query(
       db,
-      sql`SELECT c.id, c.inbox_id AS "inboxId", COALESCE(c.team_id, i.assignment_team_id) AS "teamId", i.assignment_mode AS mode,
+      // A team that no longer works the inbox is passed over: the conversation's, else the policy's, else none.
+      sql`SELECT c.id, c.inbox_id AS "inboxId",
+                 COALESCE((SELECT w.team_id FROM team_inboxes w WHERE w.team_id = c.team_id AND w.inbox_id = c.inbox_id),
+                          (SELECT w.team_id FROM team_inboxes w WHERE w.team_id = i.assignment_team_id AND w.inbox_id = c.inbox_id)) AS "teamId",
+                 i.assignment_mode AS mode,
                  i.assignment_capacity AS capacity, c.waiting_since AS "waitingSince"
             FROM conversations c JOIN inboxes i ON i.id = c.inbox_id
            WHERE c.waiting_since IS NOT NULL ${afterLast}
@@ -96,8 +100,9 @@ export class AssignmentRepository {
 
   /**
    * Up to `limit` open conversations of the inboxes that assign by themselves whose agent cannot
-   * take them any more: an agent who is no longer a member of the inbox, or one `offline` for
-   * `timeoutMs` who had it before going offline (one given to them since, by a person, stays).
+   * take them any more: an agent who is no longer a member of the inbox, or one who went `offline`
+   * (from online or busy) and stayed so for `timeoutMs` while the inbox assigned by itself, and
+   * had it before going offline (one given to them since, by a person, stays).
    * Snoozed ones stay with their agent. Read from the users (a few hundred) to their open
    * conversations on conversations_open_assignee_idx.
    */
@@ -106,8 +111,9 @@ export class AssignmentRepository {
       db,
       sql`SELECT c.id, c.assigned_to
             FROM users u JOIN conversations c ON c.assigned_to = u.id AND c.status = 'open'
-           WHERE c.inbox_id IN (SELECT a.id FROM inboxes a WHERE a.assignment_mode <> 'manual')
-             AND ((u.availability = 'offline' AND u.availability_changed_at <= now() - make_interval(secs => ${timeoutMs / 1000})
+                 JOIN inboxes i ON i.id = c.inbox_id AND i.assignment_mode <> 'manual'
+           WHERE ((u.availability = 'offline'
+                   AND GREATEST(u.availability_changed_at, i.assignment_changed_at) <= now() - make_interval(secs => ${timeoutMs / 1000})
                    AND c.assigned_at <= u.availability_changed_at)
                   OR (u.role <> 'admin' AND NOT EXISTS (SELECT 1 FROM inbox_members m WHERE m.user_id = u.id AND m.inbox_id = c.inbox_id)))
            LIMIT ${limit}`,

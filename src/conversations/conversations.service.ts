@@ -265,7 +265,10 @@ export class ConversationsService implements OnModuleInit {
   /** The team uuid a PATCH names (null: none), held until the commit; a 422 unless it works the conversation's inbox. */
   private async teamFor(db: Db, publicId: string | null, conversation: ConversationRow): Promise<string | null> {
     if (publicId === null) return null;
-    const team = await this.teams.holdForUse(db, parsePublicId('team', publicId)!);
+    const teamId = parsePublicId('team', publicId)!;
+    // The team it has already: nothing to hold (and a deletion of that team, which waits for this conversation, is not waited for).
+    if (teamId === conversation.team_id) return teamId;
+    const team = await this.teams.holdForUse(db, teamId);
     if (!team) throw new UnprocessableEntityException('team_id does not name a team');
     if (!team.inbox_ids.includes(conversation.inbox_id))
       throw new UnprocessableEntityException("team_id names a team that does not work the conversation's inbox");
@@ -298,6 +301,12 @@ export class ConversationsService implements OnModuleInit {
       } catch (error) {
         if (isForeignKeyViolation(error)) throw new UnprocessableEntityException('contact_id does not name a contact');
         throw error;
+      }
+      // Where the router hands conversations out, one an agent opens is theirs, not the queue's.
+      if (await this.inboxes.assignsAutomatically(db, inboxId)) {
+        await this.conversations.setAssignee(db, opened.id, actor.id, new Date());
+        const assigned = ConversationResponse.of(await this.findWithCustomer(db, opened.id));
+        await this.recordAssignment(db, assigned, { assignedTo: actor.id, previousAssignedTo: null, by: actor });
       }
       return { conversation: ConversationResponse.of(await this.findWithCustomer(db, opened.id, actor.id)), created: true };
     });

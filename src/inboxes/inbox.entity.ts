@@ -31,6 +31,8 @@ export interface InboxRow {
   assignment_capacity: number | null;
   /** The router gives conversations to this team's members only (those of the inbox); null: to any member. */
   assignment_team_id: string | null;
+  /** When `assignment_mode` last changed. */
+  assignment_changed_at: Date;
   created_at: Date;
   updated_at: Date;
 }

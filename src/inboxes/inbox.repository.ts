@@ -6,7 +6,7 @@ import type { InboxRow } from './inbox.entity';
 
 const COLUMNS = sql.raw(
   `id, name, phone_number_id, display_phone_number, business_account_id, status, access_token, app_secret, is_default, channel_error, channel_error_at,
-   assignment_mode, assignment_capacity, assignment_team_id, created_at, updated_at`,
+   assignment_mode, assignment_capacity, assignment_team_id, assignment_changed_at, created_at, updated_at`,
 );
 
 /** Oldest first: the default inbox, made by the migration, comes first. */
@@ -56,13 +56,20 @@ export class InboxRepository {
       sql`INSERT INTO inboxes (${COLUMNS})
           VALUES (${row.id}, ${row.name}, ${row.phone_number_id}, ${row.display_phone_number}, ${row.business_account_id}, ${row.status},
                   ${row.access_token}, ${row.app_secret}, ${row.is_default}, ${row.channel_error}, ${row.channel_error_at}, ${row.assignment_mode},
-                  ${row.assignment_capacity}, ${row.assignment_team_id}, ${row.created_at}, ${row.updated_at})`,
+                  ${row.assignment_capacity}, ${row.assignment_team_id}, ${row.assignment_changed_at}, ${row.created_at}, ${row.updated_at})`,
     );
   }
 
   /** Whether the team works the inbox (`team_inboxes`, the teams module's): a team the router may assign through. */
   async teamWorks(db: Db, teamId: string, inboxId: string): Promise<boolean> {
+    // The team first, as its deletion locks it before its rows of team_inboxes: one order, no deadlock.
+    if (!(await queryOne(db, sql`SELECT 1 FROM teams WHERE id = ${teamId} FOR KEY SHARE`))) return false;
     return (await queryOne(db, sql`SELECT 1 FROM team_inboxes WHERE team_id = ${teamId} AND inbox_id = ${inboxId} FOR KEY SHARE`)) !== null;
+  }
+
+  /** Whether the inbox hands its conversations out by itself (round_robin, balanced). */
+  async assignsAutomatically(db: Db, id: string): Promise<boolean> {
+    return (await queryOne(db, sql`SELECT 1 FROM inboxes WHERE id = ${id} AND assignment_mode <> 'manual'`)) !== null;
   }
 
   /** The inbox locked until the caller's transaction ends. */
@@ -78,7 +85,8 @@ export class InboxRepository {
                              business_account_id = ${row.business_account_id}, status = ${row.status}, access_token = ${row.access_token},
                              app_secret = ${row.app_secret}, channel_error = ${row.channel_error}, channel_error_at = ${row.channel_error_at},
                              assignment_mode = ${row.assignment_mode}, assignment_capacity = ${row.assignment_capacity},
-                             assignment_team_id = ${row.assignment_team_id}, updated_at = ${row.updated_at}
+                             assignment_team_id = ${row.assignment_team_id}, assignment_changed_at = ${row.assignment_changed_at},
+                             updated_at = ${row.updated_at}
            WHERE id = ${row.id} RETURNING ${COLUMNS}`,
     ))!;
   }

@@ -147,6 +147,7 @@ export class InboxesService implements OnApplicationBootstrap {
       assignment_mode: 'manual',
       assignment_capacity: null,
       assignment_team_id: null,
+      assignment_changed_at: now,
       created_at: now,
       updated_at: now,
     };
@@ -183,6 +184,8 @@ export class InboxesService implements OnApplicationBootstrap {
         const row = await this.inboxes.update(db, {
           ...inbox,
           ...assignment,
+          assignment_changed_at:
+            assignment && assignment.assignment_mode !== inbox.assignment_mode ? new Date() : inbox.assignment_changed_at,
           name: dto.name ?? inbox.name,
           phone_number_id: dto.phone_number_id ?? inbox.phone_number_id,
           // Another number is another display number: the next connection test learns it.
@@ -265,6 +268,11 @@ export class InboxesService implements OnApplicationBootstrap {
         error: health.ok ? row!.channel_error! : (health.error ?? 'unhealthy'),
       }));
     return { channel: checked[0].health.channel, failing };
+  }
+
+  /** Whether the inbox hands its conversations out by itself: a conversation an agent opens there is theirs at once. */
+  assignsAutomatically(db: Db, id: string): Promise<boolean> {
+    return this.inboxes.assignsAutomatically(db, id);
   }
 
   /** The row's fields of an assignment policy; a 422 when its team does not work the inbox. */

@@ -22,9 +22,12 @@ export class TeamRepository {
     return OLDEST_FIRST.page(rows, page);
   }
 
-  /** `lock`: held until the caller's transaction ends; `share`: others may hold it too, nobody deletes it meanwhile. */
-  find(db: Db, id: string, lock: 'update' | 'share' | null = null): Promise<TeamRow | null> {
-    const locking = lock === 'update' ? 'FOR UPDATE' : lock === 'share' ? 'FOR SHARE' : '';
+  /**
+   * Locked until the caller's transaction ends: `delete`, wholly; `change`, against other changes
+   * and deletion (those who only use it are not held up); `use`, against deletion only.
+   */
+  find(db: Db, id: string, lock: 'delete' | 'change' | 'use' | null = null): Promise<TeamRow | null> {
+    const locking = lock === null ? '' : { delete: 'FOR UPDATE', change: 'FOR NO KEY UPDATE', use: 'FOR KEY SHARE' }[lock];
     return queryOne(db, sql`SELECT ${COLUMNS} FROM teams WHERE id = ${id} ${sql.raw(locking)}`);
   }
 

@@ -59,7 +59,7 @@ export class TeamsService {
     if (dto.name === undefined && dto.description === undefined && dto.member_ids === undefined && dto.inbox_ids === undefined)
       throw new BadRequestException('Body must contain name, description, member_ids or inbox_ids');
     return this.write(async (db) => {
-      const team = await this.teams.find(db, id, 'update');
+      const team = await this.teams.find(db, id, 'change');
       if (!team) throw new NotFoundException('Team not found');
       const changed = {
         ...team,
@@ -84,7 +84,7 @@ export class TeamsService {
   /** Conversations handed to the team, and inboxes assigning through it, keep going without one. */
   async remove(id: string): Promise<void> {
     await this.database.transaction(async (db) => {
-      const team = await this.teams.find(db, id, 'update');
+      const team = await this.teams.find(db, id, 'delete');
       if (!team) throw new NotFoundException('Team not found');
       await this.teams.delete(db, id);
       await this.audit.record(db, 'team.deleted', { target: toPublicId('team', id), details: { name: team.name } });
@@ -93,7 +93,7 @@ export class TeamsService {
 
   /** The team, held in the caller's transaction so it is not deleted before the caller's use of it commits; null when there is none. */
   holdForUse(db: Db, id: string): Promise<TeamRow | null> {
-    return this.teams.find(db, id, 'share');
+    return this.teams.find(db, id, 'use');
   }
 
   /** The teams the user belongs to (uuids). */

@@ -36,7 +36,8 @@ export interface UserRow {
   /** The inboxes they belong to (`inbox_members`): an agent sees only these inboxes' conversations. */
   inbox_ids: string[];
   availability: Availability;
-  availability_changed_at: Date;
+  /** Null until they first change it (everyone starts `offline`). */
+  availability_changed_at: Date | null;
   /** The last moment they were known to be at the console: set online, or one of their event streams ended. */
   last_present_at: Date | null;
   created_at: Date;

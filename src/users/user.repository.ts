@@ -70,13 +70,16 @@ export class UserRepository {
     await execute(db, sql`UPDATE users SET password_hash = ${replacement} WHERE id = ${id} AND password_hash = ${current}`);
   }
 
-  /** The agent's availability, changed at `at` unless it was this already; choosing `online` is being present. */
-  async setAvailability(db: Db, id: string, availability: Availability, at: Date): Promise<void> {
+  /**
+   * The agent's availability, changed now unless it was this already; choosing `online` is being
+   * present. The database's clock, as the conversations' assignment times are.
+   */
+  async setAvailability(db: Db, id: string, availability: Availability): Promise<void> {
     await execute(
       db,
       sql`UPDATE users SET availability = ${availability},
-                 availability_changed_at = CASE WHEN availability = ${availability} THEN availability_changed_at ELSE ${at}::timestamptz END,
-                 last_present_at = CASE WHEN ${availability} = 'online' THEN ${at}::timestamptz ELSE last_present_at END
+                 availability_changed_at = CASE WHEN availability = ${availability} THEN availability_changed_at ELSE now() END,
+                 last_present_at = CASE WHEN ${availability} = 'online' THEN now() ELSE last_present_at END
            WHERE id = ${id}`,
     );
   }
@@ -94,9 +97,12 @@ export class UserRepository {
     const rows = await query<{ id: string }>(
       db,
       sql`UPDATE users SET availability = 'offline', availability_changed_at = COALESCE(last_present_at, availability_changed_at)
-           WHERE availability = 'online'
-             AND COALESCE(last_present_at, availability_changed_at) <= now() - make_interval(secs => ${timeoutMs / 1000})
-             AND NOT EXISTS (SELECT 1 FROM event_streams s WHERE s.user_id = users.id)
+           WHERE id IN (SELECT a.id FROM users a
+                         WHERE a.availability = 'online'
+                           AND COALESCE(a.last_present_at, a.availability_changed_at) <= now() - make_interval(secs => ${timeoutMs / 1000})
+                           AND NOT EXISTS (SELECT 1 FROM event_streams s WHERE s.user_id = a.id)
+                         ORDER BY a.id FOR UPDATE)
+             AND availability = 'online'
        RETURNING id`,
     );
     return rows.map((row) => row.id);

@@ -206,7 +206,7 @@ export class UsersService implements OnApplicationBootstrap {
       locked_until: null,
       inbox_ids: [...new Set(user.inboxIds ?? [DEFAULT_INBOX_ID])].sort(),
       availability: 'offline',
-      availability_changed_at: now,
+      availability_changed_at: null,
       last_present_at: null,
       created_at: now,
       updated_at: now,
@@ -250,10 +250,8 @@ export class UsersService implements OnApplicationBootstrap {
     if (changes.passwordHash !== undefined) this.adminPasswordFile.forget(user.email);
     if (changes.availability !== undefined) {
       // Choosing online again is being present again, even when it was already chosen.
-      const at = new Date();
-      await this.users.setAvailability(db, user.id, changes.availability, at);
-      if (changes.availability !== user.availability) user = { ...user, availability: changes.availability, availability_changed_at: at };
-      if (changes.availability === 'online') user = { ...user, last_present_at: at };
+      await this.users.setAvailability(db, user.id, changes.availability);
+      user = { ...user, availability: changes.availability };
     }
     return this.save(db, {
       ...user,

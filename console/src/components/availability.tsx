@@ -57,7 +57,9 @@ export function AvailabilityControl() {
   const [open, setOpen] = useState<number | null>(null);
   useEffect(() => stream.onCounts((counts) => setOpen(counts.mine)), [stream]);
   useEffect(() => {
-    void api.get('/api/v1/assignment/agents').then((answer) => setCapacity(answer.data.find((load) => load.user_id === me.id)?.capacity ?? null));
+    void api
+      .get('/api/v1/assignment/agents')
+      .then((answer) => setCapacity(answer.data.find((load) => load.user_id === me.id)?.capacity ?? null));
   }, [me.id, inboxes]);
   const [error, setError] = useState('');
   const choose = async (availability: Availability) => {

@@ -44,6 +44,9 @@ export function ConversationActions(props: {
     }
   };
 
+  // Availability changes all day: the picker's is read again for each conversation opened.
+  useEffect(reloadUsers, [conversation.id]);
+
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if ((event.target as HTMLElement).closest('input, textarea, select') || event.ctrlKey || event.metaKey || event.altKey) return;
@@ -60,12 +63,7 @@ export function ConversationActions(props: {
     <div class="actions" role="toolbar" aria-label="Conversation actions">
       <label class="inline-field">
         <span class="field-label">Assignee</span>
-        {/* Availability changes all day: read again when the picker is about to open. */}
-        <select
-          value={conversation.assigned_to ?? ''}
-          onFocus={reloadUsers}
-          onChange={(event) => void update({ assigned_to: valueOf(event) || null })}
-        >
+        <select value={conversation.assigned_to ?? ''} onChange={(event) => void update({ assigned_to: valueOf(event) || null })}>
           <option value="">Unassigned</option>
           {users
             .filter((user) => user.status === 'active')

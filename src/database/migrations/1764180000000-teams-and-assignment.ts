@@ -6,7 +6,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * `teams` with their members and the inboxes they work; a conversation may be handed to a team
  * (`conversations.team_id`).
  *
- * Availability: `users.availability` as the agent sets it, `availability_changed_at`, and
+ * Availability: `users.availability` as the agent sets it, `availability_changed_at` (null until
+ * they first change it: everyone starts `offline` without having gone anywhere), and
  * `last_present_at`, the last moment they were known to be at the console: when they set
  * themselves online, and when one of their event streams ends (a trigger on `event_streams`, so a
  * stream that ends with its instance's row counts too). While a stream is open they are present.
@@ -18,7 +19,10 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * its agent went offline from one given to them since.
  *
  * Per inbox: `assignment_mode` (`manual`, `round_robin`, `balanced`), `assignment_capacity`
- * (null: no limit) and `assignment_team_id`; per user `last_assigned_at`, the router's round.
+ * (null: no limit), `assignment_team_id` and `assignment_changed_at` (when the mode last changed:
+ * an agent away before an inbox became automatic keeps its conversations for the timeout after
+ * that); per user `last_assigned_at`, the router's round. Times the triggers write are kept to
+ * the millisecond, as the API and the lists' cursors carry them.
  */
 export class TeamsAndAssignment1764180000000 implements MigrationInterface {
   name = 'TeamsAndAssignment1764180000000';
@@ -52,7 +56,7 @@ export class TeamsAndAssignment1764180000000 implements MigrationInterface {
     await q.query(`
       ALTER TABLE users
         ADD COLUMN availability text NOT NULL DEFAULT 'offline' CHECK (availability IN ('online', 'busy', 'offline')),
-        ADD COLUMN availability_changed_at timestamptz NOT NULL DEFAULT now(),
+        ADD COLUMN availability_changed_at timestamptz,
         ADD COLUMN last_present_at timestamptz,
         ADD COLUMN last_assigned_at timestamptz`);
     await q.query(`
@@ -69,7 +73,8 @@ export class TeamsAndAssignment1764180000000 implements MigrationInterface {
       ALTER TABLE inboxes
         ADD COLUMN assignment_mode text NOT NULL DEFAULT 'manual' CHECK (assignment_mode IN ('manual', 'round_robin', 'balanced')),
         ADD COLUMN assignment_capacity integer CHECK (assignment_capacity > 0),
-        ADD COLUMN assignment_team_id uuid REFERENCES teams (id) ON DELETE SET NULL`);
+        ADD COLUMN assignment_team_id uuid REFERENCES teams (id) ON DELETE SET NULL,
+        ADD COLUMN assignment_changed_at timestamptz NOT NULL DEFAULT now()`);
 
     await q.query(`
       ALTER TABLE conversations
@@ -88,7 +93,7 @@ export class TeamsAndAssignment1764180000000 implements MigrationInterface {
       BEGIN
         IF NEW.status = 'open' AND NEW.assigned_to IS NULL THEN
           IF TG_OP = 'INSERT' OR NOT (OLD.status = 'open' AND OLD.assigned_to IS NULL) THEN
-            NEW.waiting_since := clock_timestamp();
+            NEW.waiting_since := date_trunc('milliseconds', clock_timestamp());
           END IF;
         ELSE
           NEW.waiting_since := NULL;
@@ -96,7 +101,7 @@ export class TeamsAndAssignment1764180000000 implements MigrationInterface {
         IF NEW.assigned_to IS NULL THEN
           NEW.assigned_at := NULL;
         ELSIF TG_OP = 'INSERT' OR OLD.assigned_to IS DISTINCT FROM NEW.assigned_to THEN
-          NEW.assigned_at := clock_timestamp();
+          NEW.assigned_at := date_trunc('milliseconds', clock_timestamp());
         END IF;
         RETURN NEW;
       END
@@ -113,7 +118,9 @@ export class TeamsAndAssignment1764180000000 implements MigrationInterface {
     await q.query('DROP FUNCTION conversations_assignment_times()');
     await q.query('DROP INDEX conversations_open_assignee_idx');
     await q.query('ALTER TABLE conversations DROP COLUMN assigned_at, DROP COLUMN waiting_since, DROP COLUMN team_id');
-    await q.query('ALTER TABLE inboxes DROP COLUMN assignment_team_id, DROP COLUMN assignment_capacity, DROP COLUMN assignment_mode');
+    await q.query(
+      'ALTER TABLE inboxes DROP COLUMN assignment_changed_at, DROP COLUMN assignment_team_id, DROP COLUMN assignment_capacity, DROP COLUMN assignment_mode',
+    );
     await q.query('DROP TRIGGER event_streams_presence ON event_streams');
     await q.query('DROP FUNCTION users_present_until_stream_ends()');
     await q.query(
