@@ -85,6 +85,10 @@ const FOLDERS = {
     ],
     why: 'conversations, messages and their sends, reactions, reads (channel: the sends and receipts)',
   },
+  automation: {
+    uses: ['common', 'config', 'conversations', 'database', 'inboxes'],
+    why: 'what an inbox does by itself: greeting and away messages in the transaction of the customer’s message, auto-resolve',
+  },
   assignment: {
     uses: ['common', 'config', 'conversations', 'database', 'inboxes', 'users'],
     why: 'the router: the queue handed out to available agents (conversations: the assignment and its event)',
@@ -101,6 +105,7 @@ const FOLDERS = {
     uses: [
       'audit',
       'auth',
+      'automation',
       'common',
       'config',
       'contacts',

@@ -477,6 +477,27 @@ describeWithBrowser('the agent console in Chromium', () => {
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
   });
 
+  it('greets a customer with the message an admin wrote in the inbox’s automatic messages, shown in the thread as automatic', async () => {
+    const admin = await t.adminToken();
+    const page = await openAs(ADMIN.email, ADMIN.password);
+    await page.getByRole('link', { name: 'Inboxes' }).click();
+    await page.getByRole('button', { name: 'Hours and automatic messages of Default' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Hours and automatic messages of Default' });
+    await dialog.getByRole('checkbox', { name: /Greet a customer/ }).check();
+    await dialog.getByLabel('Greeting text').fill('Hello from the browser team!');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    try {
+      const { id } = await customerWrites(t, { name: 'Greta Greeted', text: 'Is anyone there?' });
+      await page.goto(`${baseUrl}/conversations/${id}`);
+      const log = page.getByRole('log', { name: 'Messages' });
+      await log.getByText('Hello from the browser team!').waitFor();
+      await log.getByText('Automatic').first().waitFor();
+    } finally {
+      await t.request('PATCH', '/api/v1/inboxes/inb_00000000000070008000000000000001', { token: admin, body: { greeting: null } });
+    }
+  });
+
   it('lets an admin add a number, test its connection and disable it', async () => {
     const page = await openAs(ADMIN.email, ADMIN.password);
     await page.getByRole('link', { name: 'Inboxes' }).click();

@@ -111,6 +111,7 @@ describe('channel webhook', () => {
         from: `+${from}`,
         status: 'received',
         sent_by: null,
+        automated: false,
       }),
     ]);
   });
@@ -143,6 +144,7 @@ describe('channel webhook', () => {
         status: 'received',
         error: null,
         sent_by: null,
+        automated: false,
         media: null,
         created_at: expect.any(String),
       },

@@ -58,6 +58,7 @@ describe('sending through the WhatsApp Cloud API', () => {
       status: 'queued',
       error: null,
       sent_by: (await t.request('GET', '/api/v1/me', { token: admin })).body.id,
+      automated: false,
       media: null,
       created_at: expect.any(String),
     });

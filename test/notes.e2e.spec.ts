@@ -63,6 +63,7 @@ describe('private notes', () => {
       status: 'sent',
       error: null,
       sent_by: adminId,
+      automated: false,
       created_at: expect.stringMatching(/Z$/),
     });
   });

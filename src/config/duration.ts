@@ -6,3 +6,9 @@ export function parseDuration(text: string): number | null {
   if (!match) return null;
   return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
 }
+
+/** A duration as parseDuration reads it, in its largest whole unit: `86400000` -> `1d`, `5400000` -> `90m`. */
+export function formatDuration(ms: number): string {
+  for (const unit of ['d', 'h', 'm', 's'] as const) if (ms % UNIT_MS[unit] === 0) return `${ms / UNIT_MS[unit]}${unit}`;
+  return `${ms}ms`;
+}

@@ -328,6 +328,34 @@ export class ConversationRepository {
     return rows.map((row) => row.id);
   }
 
+  /** Takes the conversation's turn for the away message: answers true and records it unless one went less than 12 hours before `at`. */
+  async claimAwayMessage(db: Db, id: string, at: Date): Promise<boolean> {
+    return (
+      (await execute(
+        db,
+        sql`UPDATE conversations SET away_sent_at = ${at}
+             WHERE id = ${id} AND (away_sent_at IS NULL OR away_sent_at <= ${at}::timestamptz - interval '12 hours')`,
+      )) > 0
+    );
+  }
+
+  /**
+   * Closes up to `limit` open conversations of the inbox whose last message is at or before
+   * `before`, skipping those another transaction holds (a customer writing now), the oldest first
+   * on conversations_inbox_status_last_message_idx; answers their ids. Snoozed ones are not open.
+   */
+  async closeSilent(db: Db, inboxId: string, before: Date, limit: number, at: Date): Promise<string[]> {
+    const rows = await query<{ id: string }>(
+      db,
+      sql`UPDATE conversations SET status = 'closed', updated_at = ${at}
+           WHERE id IN (SELECT q.id FROM conversations q WHERE q.inbox_id = ${inboxId} AND q.status = 'open' AND q.last_message_at <= ${before}
+                         ORDER BY q.last_message_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+             AND status = 'open' AND last_message_at <= ${before}
+       RETURNING id`,
+    );
+    return rows.map((row) => row.id);
+  }
+
   async setTeam(db: Db, id: string, teamId: string | null, at: Date): Promise<void> {
     await execute(db, sql`UPDATE conversations SET team_id = ${teamId}, updated_at = ${at} WHERE id = ${id}`);
   }

@@ -297,7 +297,7 @@ export class ConversationsService implements OnModuleInit {
         return { conversation: ConversationResponse.of(await this.findWithCustomer(db, existing.id, actor.id)), created: false };
       let opened: ConversationRow;
       try {
-        opened = await this.openForContact(db, contactId, new Date(), { reopen: false, inboxId });
+        ({ conversation: opened } = await this.openForContact(db, contactId, new Date(), { reopen: false, inboxId }));
       } catch (error) {
         if (isForeignKeyViolation(error)) throw new UnprocessableEntityException('contact_id does not name a contact');
         throw error;
@@ -342,7 +342,12 @@ export class ConversationsService implements OnModuleInit {
    * The lock makes the customer's message and the snooze's own wake-up exclusive: the one that
    * comes second finds the conversation open and records nothing.
    */
-  async openForContact(db: Db, contactId: string, at: Date, { reopen = true, inboxId = DEFAULT_INBOX_ID } = {}): Promise<ConversationRow> {
+  async openForContact(
+    db: Db,
+    contactId: string,
+    at: Date,
+    { reopen = true, inboxId = DEFAULT_INBOX_ID } = {},
+  ): Promise<{ conversation: ConversationRow; created: boolean }> {
     const fresh: ConversationRow = {
       id: newUuid(at.getTime()),
       contact_id: contactId,
@@ -388,7 +393,7 @@ export class ConversationsService implements OnModuleInit {
         ConversationEvent.of(ConversationResponse.of(await this.findWithCustomer(db, conversation.id))),
       );
     }
-    return conversation;
+    return { conversation, created };
   }
 
   /**
@@ -472,6 +477,60 @@ export class ConversationsService implements OnModuleInit {
         ConversationAssignedEvent.of(conversation, { assignedTo: merged.assigned_to, previousAssignedTo: null, assignedBy: actor.id }),
       );
     }
+  }
+
+  /**
+   * Takes the conversation's turn for the away message, in the caller's transaction (which holds
+   * it): true unless one went to it within 12 hours of `at`.
+   */
+  claimAwayMessage(db: Db, id: string, at: Date): Promise<boolean> {
+    return this.conversations.claimAwayMessage(db, id, at);
+  }
+
+  /**
+   * Auto-resolve: closes up to `limit` open conversations of the inbox without a message since
+   * `before`, each with a note in its thread (automated) and its conversation.closed, in one
+   * transaction. Answers how many it closed.
+   */
+  async closeSilent(inboxId: string, before: Date, note: string, limit: number): Promise<number> {
+    return this.database.transaction(async (db) => {
+      const now = new Date();
+      const ids = await this.conversations.closeSilent(db, inboxId, before, limit, now);
+      for (const id of ids) {
+        await this.messages.insert(db, {
+          id: newUuid(now.getTime()),
+          conversation_id: id,
+          direction: 'internal',
+          type: 'note',
+          text: note,
+          content: { mentions: [] },
+          status: 'sent',
+          error: null,
+          channel_message_id: null,
+          sent_by: null,
+          automated: true,
+          idempotency_key: null,
+          request_hash: null,
+          channel_timestamp: null,
+          media_id: null,
+          attempts: 0,
+          next_attempt_at: null,
+          reply_to_id: null,
+          referral: null,
+          pricing_category: null,
+          pricing_type: null,
+          pricing_model: null,
+          created_at: now,
+          updated_at: now,
+        });
+        await this.events.record(
+          db,
+          'conversation.closed',
+          ConversationEvent.of(ConversationResponse.of(await this.findWithCustomer(db, id))),
+        );
+      }
+      return ids.length;
+    });
   }
 
   /**

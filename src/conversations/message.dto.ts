@@ -373,6 +373,11 @@ export class MessageResponse {
   sent_by!: string | null;
 
   @ApiProperty({
+    description: 'Sent by the inbox itself (a greeting, an away message, a closing note), `sent_by` null; never counts as an agent’s reply',
+  })
+  automated!: boolean;
+
+  @ApiProperty({
     type: MessageMediaResponse,
     nullable: true,
     description: 'The media of an image, audio, video, document or sticker message (null for other types, and for media sent by link)',
@@ -406,6 +411,7 @@ export class MessageResponse {
       status: message.status,
       error: message.error,
       sent_by: message.sent_by ? toPublicId('user', message.sent_by) : null,
+      automated: message.automated,
       media,
       created_at: message.created_at.toISOString(),
     };

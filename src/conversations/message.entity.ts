@@ -19,6 +19,8 @@ export interface MessageRow {
   error: string | null;
   channel_message_id: string | null;
   sent_by: string | null;
+  /** Sent by the inbox itself (a greeting, an away message, a closing note), not by an agent. */
+  automated: boolean;
   idempotency_key: string | null;
   request_hash: string | null;
   channel_timestamp: Date | null;

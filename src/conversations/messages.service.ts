@@ -25,7 +25,7 @@ import { ConversationResponse } from './conversation.dto';
 import type { ConversationRow } from './conversation.entity';
 import { ConversationRepository } from './conversation.repository';
 import { ConversationsService } from './conversations.service';
-import { assertWithinCustomerWindow } from './customer-window';
+import { assertWithinCustomerWindow, isWithinCustomerWindow } from './customer-window';
 import { MEDIA_TYPES, MediaType, MessageResponse, SearchMessagesQuery, SendMessageDto } from './message.dto';
 import type { MessagePricing, MessageRow, MessageStatus } from './message.entity';
 import { MessageRepository } from './message.repository';
@@ -162,6 +162,7 @@ export class MessagesService implements OnModuleInit {
           error: null,
           channel_message_id: null,
           sent_by: actor.id,
+          automated: false,
           idempotency_key: idempotencyKey,
           request_hash: requestHash,
           channel_timestamp: null,
@@ -191,6 +192,50 @@ export class MessagesService implements OnModuleInit {
       throw error;
     }
     return result;
+  }
+
+  /**
+   * A text the inbox sends by itself, in the caller's transaction (which holds the conversation):
+   * queued and sent like an agent's reply, with its `message.sent` event, but `automated` and
+   * `sent_by` null. Nothing is queued to a blocked customer, through an inbox that does not send,
+   * or outside the customer's 24 hours. Answers whether it was queued.
+   */
+  async queueAutomated(db: Db, conversation: ConversationRow, text: string, now: Date): Promise<boolean> {
+    if (!isWithinCustomerWindow(conversation, now)) return false;
+    if (await this.contacts.isBlocked(db, conversation.contact_id)) return false;
+    if (!(await this.conversations.inboxSends(db, conversation))) return false;
+    const queued: MessageRow = {
+      id: newUuid(now.getTime()),
+      conversation_id: conversation.id,
+      direction: 'outbound',
+      type: 'text',
+      text,
+      content: null,
+      status: 'queued',
+      error: null,
+      channel_message_id: null,
+      sent_by: null,
+      automated: true,
+      idempotency_key: null,
+      request_hash: null,
+      channel_timestamp: null,
+      media_id: null,
+      attempts: 0,
+      next_attempt_at: now,
+      reply_to_id: null,
+      referral: null,
+      pricing_category: null,
+      pricing_type: null,
+      pricing_model: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.messages.insert(db, queued);
+    await this.conversationRows.recordOutbound(db, conversation.id, now);
+    const withCustomer = await this.conversations.findWithCustomer(db, conversation.id);
+    const message = MessageResponse.of(queued, withCustomer.customer_phone, [], null);
+    await this.events.record(db, 'message.sent', MessageAddedEvent.of(message, ConversationResponse.of(withCustomer)));
+    return true;
   }
 
   /**
@@ -243,6 +288,7 @@ export class MessagesService implements OnModuleInit {
       error: null,
       channel_message_id: inbound.channelMessageId,
       sent_by: null,
+      automated: false,
       idempotency_key: null,
       request_hash: null,
       channel_timestamp: inbound.sentAt,

@@ -58,6 +58,7 @@ export class NotesService {
         error: null,
         channel_message_id: null,
         sent_by: author.id,
+        automated: false,
         idempotency_key: null,
         request_hash: null,
         channel_timestamp: null,

@@ -35,6 +35,7 @@ import { InboxChannelErrors1764150000000 } from './migrations/1764150000000-inbo
 import { TypingShown1764160000000 } from './migrations/1764160000000-typing-shown';
 import { MessagePricing1764170000000 } from './migrations/1764170000000-message-pricing';
 import { TeamsAndAssignment1764180000000 } from './migrations/1764180000000-teams-and-assignment';
+import { InboxAutomation1764190000000 } from './migrations/1764190000000-inbox-automation';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -75,4 +76,5 @@ export const MIGRATIONS = [
   TypingShown1764160000000,
   MessagePricing1764170000000,
   TeamsAndAssignment1764180000000,
+  InboxAutomation1764190000000,
 ];

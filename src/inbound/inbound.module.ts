@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AutomationModule } from '../automation/automation.module';
 import { ContactsModule } from '../contacts/contacts.module';
 import { ConversationsModule } from '../conversations/conversations.module';
 import { InboxesModule } from '../inboxes/inboxes.module';
@@ -12,7 +13,7 @@ import { InboundController } from './inbound.controller';
 import { InboundService } from './inbound.service';
 
 @Module({
-  imports: [ContactsModule, ConversationsModule, InboxesModule, NotificationsModule, TemplatesModule],
+  imports: [AutomationModule, ContactsModule, ConversationsModule, InboxesModule, NotificationsModule, TemplatesModule],
   controllers: [InboundController, DeadLettersController, ChannelErrorsController],
   providers: [InboundService, DeadLetterRepository, ChannelErrorRepository],
 })

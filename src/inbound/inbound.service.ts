@@ -36,6 +36,7 @@ import { TemplatesService } from '../templates/templates.service';
 import { DeadLetterResponse } from './dead-letter.dto';
 import { DeadLetterRepository } from './dead-letter.repository';
 import { InboxesService, type InboxRouter } from '../inboxes/inboxes.service';
+import { AutoRepliesService } from '../automation/auto-replies.service';
 import { MessageAddedEvent } from '../conversations/conversation.events';
 
 const STORE_LATER = 'The webhook could not be stored; retry later';
@@ -81,6 +82,7 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
     private readonly templates: TemplatesService,
     private readonly audit: AuditLogService,
     private readonly inboxes: InboxesService,
+    private readonly autoReplies: AutoRepliesService,
   ) {}
 
   /** An inbox created, given a number or enabled may be the one bodies kept as dead letters waited for. */
@@ -278,10 +280,11 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
   /** A customer's message: their conversation found, created or reopened, message.received recorded, the assignee notified. */
   private async storeCustomerMessage(db: Db, customer: ChannelCustomer, message: InboundMessage, inboxId: string): Promise<boolean> {
     const { contact } = await this.contacts.findOrCreateForCustomer(db, customer);
-    const conversation = await this.conversations.openForContact(db, contact.id, new Date(), { inboxId });
+    const { conversation, created } = await this.conversations.openForContact(db, contact.id, new Date(), { inboxId });
     const saved = await this.messages.recordInbound(db, conversation, message);
     if (!saved) return false;
     const shown = await this.recordReceived(db, saved, contact);
+    await this.autoReplies.afterCustomerMessage(db, saved.conversation, { created, at: new Date() });
     if (conversation.assigned_to) {
       await this.notifications.notify(db, {
         userId: conversation.assigned_to,
@@ -341,7 +344,7 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
 
   /** A notice of the channel about the customer, in their thread: it reopens nothing, opens no 24-hour window and notifies no one. */
   private async storeNotice(db: Db, contact: ContactRow, message: InboundMessage, inboxId: string): Promise<boolean> {
-    const conversation = await this.conversations.openForContact(db, contact.id, new Date(), { reopen: false, inboxId });
+    const { conversation } = await this.conversations.openForContact(db, contact.id, new Date(), { reopen: false, inboxId });
     const saved = await this.messages.recordInbound(db, conversation, message, false);
     if (!saved) return false;
     await this.recordReceived(db, saved, contact);

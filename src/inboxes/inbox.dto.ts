@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
+  IsBoolean,
   IsIn,
   IsInt,
   IsObject,
@@ -11,9 +12,12 @@ import {
   Matches,
   Max,
   Min,
+  ValidateBy,
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { formatDuration, parseDuration } from '../config/duration';
+import { IsBusinessHours, isOpenAt } from './business-hours';
 import { IsPublicId } from '../common/is-public-id';
 import { IsOmittable } from '../common/omittable';
 import { toPublicId } from '../common/ids';
@@ -104,6 +108,31 @@ export class AssignmentPolicyDto {
   team_id?: string | null;
 }
 
+/** A message the inbox sends by itself. */
+export class AutomaticMessageDto {
+  @ApiProperty({ description: 'Sent only while true' })
+  @IsBoolean({ message: 'enabled must be true or false' })
+  enabled!: boolean;
+
+  @ApiProperty({ minLength: 1, maxLength: 1024, example: 'Thanks for writing! We answer within the hour.' })
+  @IsString()
+  @Length(1, 1024)
+  text!: string;
+}
+
+/** `30m`, `24h`, `7d`: from a minute to 90 days. */
+const IsResolveDelay = (): PropertyDecorator =>
+  ValidateBy({
+    name: 'isResolveDelay',
+    validator: {
+      validate: (value: unknown) => {
+        const ms = typeof value === 'string' ? parseDuration(value) : null;
+        return ms !== null && ms >= 60_000 && ms <= 90 * 86_400_000 && ms % 1000 === 0;
+      },
+      defaultMessage: () => 'auto_resolve_after must be a duration from 1m to 90d, such as 30m, 24h or 7d',
+    },
+  });
+
 export class UpdateInboxDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 100 })
   @IsOmittable()
@@ -150,6 +179,66 @@ export class UpdateInboxDto {
   @IsOmittable()
   @IsIn(INBOX_STATUSES)
   status?: InboxStatus;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    nullable: true,
+    additionalProperties: false,
+    properties: {
+      timezone: { type: 'string', example: 'Europe/Berlin' },
+      days: {
+        type: 'object',
+        example: {
+          mon: [
+            ['09:00', '12:30'],
+            ['13:30', '17:30'],
+          ],
+          sat: [['10:00', '14:00']],
+        },
+        additionalProperties: { type: 'array', items: { type: 'array', items: { type: 'string' } } },
+      },
+      holidays: { type: 'array', items: { type: 'string', format: 'date' }, example: ['2026-12-25'] },
+    },
+    description:
+      'When the inbox is open, in its time zone: each weekday (mon … sun) its intervals `["09:00","17:30"]` (a day left out is closed), ' +
+      'and holidays closed all day. null: always open. The away message and `open_now` follow it',
+  })
+  @IsOmittableOrNull()
+  @IsBusinessHours()
+  business_hours?: Record<string, unknown> | null;
+
+  @ApiPropertyOptional({
+    type: AutomaticMessageDto,
+    nullable: true,
+    description: "Sent once, on a customer's first message of a new conversation, inside business hours. null: none",
+  })
+  @IsOmittableOrNull()
+  @IsObject({ message: 'greeting must be an object' })
+  @ValidateNested()
+  @Type(() => AutomaticMessageDto)
+  greeting?: AutomaticMessageDto | null;
+
+  @ApiPropertyOptional({
+    type: AutomaticMessageDto,
+    nullable: true,
+    description: 'Sent when a customer writes outside business hours, at most once per conversation in 12 hours. null: none',
+  })
+  @IsOmittableOrNull()
+  @IsObject({ message: 'away must be an object' })
+  @ValidateNested()
+  @Type(() => AutomaticMessageDto)
+  away?: AutomaticMessageDto | null;
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: '24h',
+    description:
+      'An open conversation without a message for this long is closed, with a note saying so (snoozed ones are left). null: never',
+  })
+  @IsOmittableOrNull()
+  @IsResolveDelay()
+  auto_resolve_after?: string | null;
 
   @ApiPropertyOptional({ type: AssignmentPolicyDto, description: 'Who takes its conversations: replaced whole' })
   @IsOmittable()
@@ -227,6 +316,14 @@ export class AssignmentPolicyResponse {
   team_id!: string | null;
 }
 
+export class AutomaticMessageResponse {
+  @ApiProperty()
+  enabled!: boolean;
+
+  @ApiProperty()
+  text!: string;
+}
+
 export class InboxResponse {
   @ApiProperty({ example: 'inb_00000000000070008000000000000001' })
   id!: string;
@@ -277,6 +374,26 @@ export class InboxResponse {
   @ApiProperty({ type: AssignmentPolicyResponse, description: 'Who takes its conversations' })
   assignment!: AssignmentPolicyResponse;
 
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    additionalProperties: true,
+    description: 'As PATCH takes it: `{timezone, days, holidays}`; null: always open',
+  })
+  business_hours!: Record<string, unknown> | null;
+
+  @ApiProperty({ description: 'Whether it is inside its business hours now (always, without business hours)' })
+  open_now!: boolean;
+
+  @ApiProperty({ type: AutomaticMessageResponse, nullable: true })
+  greeting!: AutomaticMessageResponse | null;
+
+  @ApiProperty({ type: AutomaticMessageResponse, nullable: true })
+  away!: AutomaticMessageResponse | null;
+
+  @ApiProperty({ type: String, nullable: true, example: '24h' })
+  auto_resolve_after!: string | null;
+
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
 
@@ -301,6 +418,11 @@ export class InboxResponse {
         capacity: row.assignment_capacity,
         team_id: row.assignment_team_id && toPublicId('team', row.assignment_team_id),
       },
+      business_hours: row.business_hours as unknown as Record<string, unknown> | null,
+      open_now: isOpenAt(row.business_hours, new Date()),
+      greeting: row.greeting,
+      away: row.away,
+      auto_resolve_after: row.auto_resolve_after_seconds === null ? null : formatDuration(row.auto_resolve_after_seconds * 1000),
       created_at: row.created_at.toISOString(),
       updated_at: row.updated_at.toISOString(),
     };

@@ -1,3 +1,5 @@
+import type { BusinessHours } from './business-hours';
+
 export const INBOX_STATUSES = ['active', 'disabled'] as const;
 /** `disabled`: kept with its conversations, but neither receiving nor sending. */
 export type InboxStatus = (typeof INBOX_STATUSES)[number];
@@ -8,6 +10,12 @@ export const ASSIGNMENT_MODES = ['manual', 'round_robin', 'balanced'] as const;
  * member assigned least recently; `balanced`, to the online member with the fewest open.
  */
 export type AssignmentMode = (typeof ASSIGNMENT_MODES)[number];
+
+/** A message the inbox sends by itself, when enabled. */
+export interface AutomaticMessage {
+  enabled: boolean;
+  text: string;
+}
 
 /** A row of `inboxes`: one WhatsApp phone number of the business. */
 export interface InboxRow {
@@ -33,6 +41,14 @@ export interface InboxRow {
   assignment_team_id: string | null;
   /** When `assignment_mode` last changed. */
   assignment_changed_at: Date;
+  /** Null: always open. */
+  business_hours: BusinessHours | null;
+  /** Sent on a customer's first message of a new conversation (inside business hours). */
+  greeting: AutomaticMessage | null;
+  /** Sent when a customer writes outside business hours, at most once per conversation in 12 hours. */
+  away: AutomaticMessage | null;
+  /** An open conversation without a message for this long is closed; null: never. */
+  auto_resolve_after_seconds: number | null;
   created_at: Date;
   updated_at: Date;
 }

@@ -4,9 +4,13 @@ import { Keyset } from '../database/keyset';
 import { Db, execute, query, queryOne, type Sql, sql } from '../database/sql';
 import type { InboxRow } from './inbox.entity';
 
+/** A jsonb column's parameter: the value as JSON text, null as SQL null. */
+const json = (value: object | null) => (value === null ? null : JSON.stringify(value));
+
 const COLUMNS = sql.raw(
   `id, name, phone_number_id, display_phone_number, business_account_id, status, access_token, app_secret, is_default, channel_error, channel_error_at,
-   assignment_mode, assignment_capacity, assignment_team_id, assignment_changed_at, created_at, updated_at`,
+   assignment_mode, assignment_capacity, assignment_team_id, assignment_changed_at, business_hours, greeting, away, auto_resolve_after_seconds,
+   created_at, updated_at`,
 );
 
 /** Oldest first: the default inbox, made by the migration, comes first. */
@@ -56,7 +60,8 @@ export class InboxRepository {
       sql`INSERT INTO inboxes (${COLUMNS})
           VALUES (${row.id}, ${row.name}, ${row.phone_number_id}, ${row.display_phone_number}, ${row.business_account_id}, ${row.status},
                   ${row.access_token}, ${row.app_secret}, ${row.is_default}, ${row.channel_error}, ${row.channel_error_at}, ${row.assignment_mode},
-                  ${row.assignment_capacity}, ${row.assignment_team_id}, ${row.assignment_changed_at}, ${row.created_at}, ${row.updated_at})`,
+                  ${row.assignment_capacity}, ${row.assignment_team_id}, ${row.assignment_changed_at}, ${json(row.business_hours)},
+                  ${json(row.greeting)}, ${json(row.away)}, ${row.auto_resolve_after_seconds}, ${row.created_at}, ${row.updated_at})`,
     );
   }
 
@@ -65,6 +70,11 @@ export class InboxRepository {
     // The team first, as its deletion locks it before its rows of team_inboxes: one order, no deadlock.
     if (!(await queryOne(db, sql`SELECT 1 FROM teams WHERE id = ${teamId} FOR KEY SHARE`))) return false;
     return (await queryOne(db, sql`SELECT 1 FROM team_inboxes WHERE team_id = ${teamId} AND inbox_id = ${inboxId} FOR KEY SHARE`)) !== null;
+  }
+
+  /** The inboxes that close quiet conversations by themselves (a handful: a scan). */
+  autoResolving(db: Db): Promise<{ id: string; auto_resolve_after_seconds: number }[]> {
+    return query(db, sql`SELECT id, auto_resolve_after_seconds FROM inboxes WHERE auto_resolve_after_seconds IS NOT NULL`);
   }
 
   /** Whether the inbox hands its conversations out by itself (round_robin, balanced). */
@@ -86,7 +96,8 @@ export class InboxRepository {
                              app_secret = ${row.app_secret}, channel_error = ${row.channel_error}, channel_error_at = ${row.channel_error_at},
                              assignment_mode = ${row.assignment_mode}, assignment_capacity = ${row.assignment_capacity},
                              assignment_team_id = ${row.assignment_team_id}, assignment_changed_at = ${row.assignment_changed_at},
-                             updated_at = ${row.updated_at}
+                             business_hours = ${json(row.business_hours)}, greeting = ${json(row.greeting)}, away = ${json(row.away)},
+                             auto_resolve_after_seconds = ${row.auto_resolve_after_seconds}, updated_at = ${row.updated_at}
            WHERE id = ${row.id} RETURNING ${COLUMNS}`,
     ))!;
   }

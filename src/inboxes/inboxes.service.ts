@@ -10,6 +10,8 @@ import { AuditLogService } from '../audit/audit-log.service';
 import { type ChannelHealth, InboxChannels } from '../channel/channel-client';
 import { ChannelFactory } from '../messaging/channel-factory';
 import { newUuid, parsePublicId, toPublicId } from '../common/ids';
+import { parseDuration } from '../config/duration';
+import type { BusinessHours } from './business-hours';
 import { mapPage, type Page, type PageQuery } from '../common/pagination';
 import { AppConfig } from '../config/app-config';
 import { SecretBox } from '../config/secret-box';
@@ -148,6 +150,10 @@ export class InboxesService implements OnApplicationBootstrap {
       assignment_capacity: null,
       assignment_team_id: null,
       assignment_changed_at: now,
+      business_hours: null,
+      greeting: null,
+      away: null,
+      auto_resolve_after_seconds: null,
       created_at: now,
       updated_at: now,
     };
@@ -186,6 +192,16 @@ export class InboxesService implements OnApplicationBootstrap {
           ...assignment,
           assignment_changed_at:
             assignment && assignment.assignment_mode !== inbox.assignment_mode ? new Date() : inbox.assignment_changed_at,
+          business_hours: dto.business_hours === undefined ? inbox.business_hours : (dto.business_hours as BusinessHours | null),
+          greeting:
+            dto.greeting === undefined ? inbox.greeting : dto.greeting && { enabled: dto.greeting.enabled, text: dto.greeting.text },
+          away: dto.away === undefined ? inbox.away : dto.away && { enabled: dto.away.enabled, text: dto.away.text },
+          auto_resolve_after_seconds:
+            dto.auto_resolve_after === undefined
+              ? inbox.auto_resolve_after_seconds
+              : dto.auto_resolve_after === null
+                ? null
+                : parseDuration(dto.auto_resolve_after)! / 1000,
           name: dto.name ?? inbox.name,
           phone_number_id: dto.phone_number_id ?? inbox.phone_number_id,
           // Another number is another display number: the next connection test learns it.
@@ -268,6 +284,16 @@ export class InboxesService implements OnApplicationBootstrap {
         error: health.ok ? row!.channel_error! : (health.error ?? 'unhealthy'),
       }));
     return { channel: checked[0].health.channel, failing };
+  }
+
+  /** What the inbox sends by itself and when it is open; null for no such inbox. */
+  async automationOf(db: Db, id: string): Promise<Pick<InboxRow, 'business_hours' | 'greeting' | 'away'> | null> {
+    return this.inboxes.find(db, id);
+  }
+
+  /** The inboxes that close quiet conversations, and after how long (seconds). */
+  autoResolving(db: Db): Promise<{ id: string; auto_resolve_after_seconds: number }[]> {
+    return this.inboxes.autoResolving(db);
   }
 
   /** Whether the inbox hands its conversations out by itself: a conversation an agent opens there is theirs at once. */

@@ -29,6 +29,7 @@ export function AdminInboxes() {
   const [editing, setEditing] = useState<Inbox | 'new' | null>(null);
   const [members, setMembers] = useState<Inbox | null>(null);
   const [assigning, setAssigning] = useState<Inbox | null>(null);
+  const [automating, setAutomating] = useState<Inbox | null>(null);
   const [tested, setTested] = useState<{ inbox: Inbox; connection: Connection } | null>(null);
   const test = useAction(async (inbox: Inbox) => {
     const connection = await api.post('/api/v1/inboxes/{id}/test', { params: { id: inbox.id } });
@@ -73,6 +74,7 @@ export function AdminInboxes() {
             <th scope="col">App secret</th>
             <th scope="col">Status</th>
             <th scope="col">Assignment</th>
+            <th scope="col">Hours</th>
             <th scope="col">Actions</th>
           </tr>
         </thead>
@@ -96,6 +98,7 @@ export function AdminInboxes() {
                 )}
               </td>
               <td>{assignmentText(inbox.assignment, teams)}</td>
+              <td>{inbox.business_hours ? (inbox.open_now ? 'Open now' : 'Closed now') : 'Always open'}</td>
               <td class="row-actions">
                 <button type="button" class="link-button" onClick={() => void test.run(inbox)}>
                   Test connection
@@ -108,6 +111,14 @@ export function AdminInboxes() {
                 </button>
                 <button type="button" class="link-button" onClick={() => setAssigning(inbox)} aria-label={`Assignment of ${inbox.name}`}>
                   Assignment
+                </button>
+                <button
+                  type="button"
+                  class="link-button"
+                  onClick={() => setAutomating(inbox)}
+                  aria-label={`Hours and automatic messages of ${inbox.name}`}
+                >
+                  Hours and automatic messages
                 </button>
                 {!inbox.is_default && (
                   <>
@@ -126,6 +137,16 @@ export function AdminInboxes() {
       </table>
       <LoadMore hasMore={pages.hasMore} loading={pages.loading} onMore={() => void pages.more()} />
       {members && <InboxMembers inbox={members} onClose={() => setMembers(null)} />}
+      {automating && (
+        <AutomationForm
+          inbox={automating}
+          onClose={() => setAutomating(null)}
+          onSaved={() => {
+            setAutomating(null);
+            pages.reload();
+          }}
+        />
+      )}
       {assigning && (
         <AssignmentForm
           inbox={assigning}
@@ -409,6 +430,144 @@ function AssignmentForm(props: { inbox: Inbox; onClose: () => void; onSaved: () 
               </select>
             </Field>
           </>
+        )}
+        <ErrorNote error={save.error} />
+        <div class="dialog-actions">
+          <button type="submit" class="button" disabled={save.pending}>
+            Save
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+const WEEKDAYS = [
+  ['mon', 'Monday'],
+  ['tue', 'Tuesday'],
+  ['wed', 'Wednesday'],
+  ['thu', 'Thursday'],
+  ['fri', 'Friday'],
+  ['sat', 'Saturday'],
+  ['sun', 'Sunday'],
+] as const;
+type Hours = { timezone: string; days: Record<string, [string, string][]>; holidays: string[] };
+const INTERVAL = /^(\d\d:\d\d)\s*-\s*(\d\d:\d\d)$/;
+
+/** "09:00-12:30, 13:30-17:30" for a day's intervals, and back (null when a piece is not an interval). */
+const intervalsText = (intervals: [string, string][] = []) => intervals.map(([start, end]) => `${start}-${end}`).join(', ');
+function intervalsOf(text: string): [string, string][] | null {
+  const pieces = text
+    .split(',')
+    .map((piece) => piece.trim())
+    .filter(Boolean);
+  const intervals = pieces.map((piece) => INTERVAL.exec(piece));
+  return intervals.every(Boolean) ? intervals.map((match) => [match![1], match![2]]) : null;
+}
+
+/** When the inbox is open, what it says by itself (greeting, away message), and when it closes quiet conversations. */
+function AutomationForm(props: { inbox: Inbox; onClose: () => void; onSaved: () => void }) {
+  const hours = props.inbox.business_hours as Hours | null;
+  const [alwaysOpen, setAlwaysOpen] = useState(hours === null);
+  const [timezone, setTimezone] = useState(hours?.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone);
+  const [days, setDays] = useState<Record<string, string>>(
+    Object.fromEntries(
+      WEEKDAYS.map(([day]) => [day, hours ? intervalsText(hours.days[day]) : ['sat', 'sun'].includes(day) ? '' : '09:00-17:00']),
+    ),
+  );
+  const [holidays, setHolidays] = useState(hours?.holidays.join(', ') ?? '');
+  const [greeting, setGreeting] = useState(props.inbox.greeting ?? { enabled: false, text: '' });
+  const [away, setAway] = useState(props.inbox.away ?? { enabled: false, text: '' });
+  const [resolveAfter, setResolveAfter] = useState(props.inbox.auto_resolve_after ?? '');
+  const [problem, setProblem] = useState('');
+  const save = useAction(async () => {
+    setProblem('');
+    let businessHours: Hours | null = null;
+    if (!alwaysOpen) {
+      const parsed = WEEKDAYS.map(([day, name]) => [day, name, intervalsOf(days[day])] as const);
+      const wrong = parsed.find(([, , intervals]) => intervals === null);
+      if (wrong) return setProblem(`${wrong[1]}: write the hours as 09:00-12:30, 13:30-17:30 (empty: closed)`);
+      businessHours = {
+        timezone,
+        days: Object.fromEntries(parsed.filter(([, , intervals]) => intervals!.length > 0).map(([day, , intervals]) => [day, intervals!])),
+        holidays: holidays
+          .split(',')
+          .map((date) => date.trim())
+          .filter(Boolean),
+      };
+    }
+    const message = (value: { enabled: boolean; text: string }) =>
+      value.text.trim() ? { enabled: value.enabled, text: value.text.trim() } : null;
+    await api.patch('/api/v1/inboxes/{id}', {
+      params: { id: props.inbox.id },
+      body: {
+        business_hours: businessHours,
+        greeting: message(greeting),
+        away: message(away),
+        auto_resolve_after: resolveAfter.trim() || null,
+      },
+    });
+    props.onSaved();
+  });
+  return (
+    <Dialog title={`Hours and automatic messages of ${props.inbox.name}`} onClose={props.onClose}>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          void save.run();
+        }}
+      >
+        <label class="check">
+          <input type="checkbox" checked={alwaysOpen} onChange={(e) => setAlwaysOpen(e.currentTarget.checked)} />
+          Always open
+        </label>
+        {!alwaysOpen && (
+          <fieldset>
+            <legend>Business hours</legend>
+            <Field label="Time zone" hint="As in Europe/Berlin or America/Sao_Paulo">
+              <input type="text" required value={timezone} onInput={(e) => setTimezone(valueOf(e))} />
+            </Field>
+            {WEEKDAYS.map(([day, name]) => (
+              <Field label={name} hint={day === 'mon' ? 'Such as 09:00-12:30, 13:30-17:30; empty: closed' : undefined}>
+                <input type="text" value={days[day]} onInput={(e) => setDays({ ...days, [day]: valueOf(e) })} />
+              </Field>
+            ))}
+            <Field label="Holidays" hint="Dates closed all day, such as 2026-12-25, 2027-01-01">
+              <input type="text" value={holidays} onInput={(e) => setHolidays(valueOf(e))} />
+            </Field>
+          </fieldset>
+        )}
+        <fieldset>
+          <legend>Greeting</legend>
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={greeting.enabled}
+              onChange={(e) => setGreeting({ ...greeting, enabled: e.currentTarget.checked })}
+            />
+            Greet a customer who starts a conversation (inside business hours)
+          </label>
+          <Field label="Greeting text">
+            <textarea maxLength={1024} value={greeting.text} onInput={(e) => setGreeting({ ...greeting, text: e.currentTarget.value })} />
+          </Field>
+        </fieldset>
+        <fieldset>
+          <legend>Away message</legend>
+          <label class="check">
+            <input type="checkbox" checked={away.enabled} onChange={(e) => setAway({ ...away, enabled: e.currentTarget.checked })} />
+            Answer outside business hours (at most once in 12 hours per conversation)
+          </label>
+          <Field label="Away text">
+            <textarea maxLength={1024} value={away.text} onInput={(e) => setAway({ ...away, text: e.currentTarget.value })} />
+          </Field>
+        </fieldset>
+        <Field label="Close quiet conversations after" hint="Such as 24h or 7d; empty: never. A note in the thread says so">
+          <input type="text" value={resolveAfter} onInput={(e) => setResolveAfter(valueOf(e))} />
+        </Field>
+        {problem && (
+          <p class="error" role="alert">
+            {problem}
+          </p>
         )}
         <ErrorNote error={save.error} />
         <div class="dialog-actions">

@@ -2108,6 +2108,10 @@ export interface components {
       /** @example team_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d */
       team_id: string | null;
     };
+    AutomaticMessageResponse: {
+      enabled: boolean;
+      text: string;
+    };
     InboxResponse: {
       /** @example inb_00000000000070008000000000000001 */
       id: string;
@@ -2145,6 +2149,16 @@ export interface components {
       channel_error_at: string | null;
       /** @description Who takes its conversations */
       assignment: components['schemas']['AssignmentPolicyResponse'];
+      /** @description As PATCH takes it: `{timezone, days, holidays}`; null: always open */
+      business_hours: {
+        [key: string]: unknown;
+      } | null;
+      /** @description Whether it is inside its business hours now (always, without business hours) */
+      open_now: boolean;
+      greeting: components['schemas']['AutomaticMessageResponse'] | null;
+      away: components['schemas']['AutomaticMessageResponse'] | null;
+      /** @example 24h */
+      auto_resolve_after: string | null;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -2203,6 +2217,12 @@ export interface components {
        */
       user_ids: string[];
     };
+    AutomaticMessageDto: {
+      /** @description Sent only while true */
+      enabled: boolean;
+      /** @example Thanks for writing! We answer within the hour. */
+      text: string;
+    };
     AssignmentPolicyDto: {
       /**
        * @description `manual`: people assign. `round_robin`: a conversation that needs an agent goes to the online member below capacity assigned least recently; `balanced`: to the one with the fewest open conversations. With nobody available it waits in the queue, oldest first
@@ -2235,6 +2255,49 @@ export interface components {
        * @enum {string}
        */
       status?: 'active' | 'disabled';
+      /** @description When the inbox is open, in its time zone: each weekday (mon … sun) its intervals `["09:00","17:30"]` (a day left out is closed), and holidays closed all day. null: always open. The away message and `open_now` follow it */
+      business_hours?: {
+        /** @example Europe/Berlin */
+        timezone?: string;
+        /**
+         * @example {
+         *       "mon": [
+         *         [
+         *           "09:00",
+         *           "12:30"
+         *         ],
+         *         [
+         *           "13:30",
+         *           "17:30"
+         *         ]
+         *       ],
+         *       "sat": [
+         *         [
+         *           "10:00",
+         *           "14:00"
+         *         ]
+         *       ]
+         *     }
+         */
+        days?: {
+          [key: string]: string[][];
+        };
+        /**
+         * @example [
+         *       "2026-12-25"
+         *     ]
+         */
+        holidays?: string[];
+      } | null;
+      /** @description Sent once, on a customer's first message of a new conversation, inside business hours. null: none */
+      greeting?: components['schemas']['AutomaticMessageDto'] | null;
+      /** @description Sent when a customer writes outside business hours, at most once per conversation in 12 hours. null: none */
+      away?: components['schemas']['AutomaticMessageDto'] | null;
+      /**
+       * @description An open conversation without a message for this long is closed, with a note saying so (snoozed ones are left). null: never
+       * @example 24h
+       */
+      auto_resolve_after?: string | null;
       /** @description Who takes its conversations: replaced whole */
       assignment?: components['schemas']['AssignmentPolicyDto'];
     };
@@ -2643,6 +2706,8 @@ export interface components {
       error: string | null;
       /** @description The user who sent an outbound message or wrote a note */
       sent_by: string | null;
+      /** @description Sent by the inbox itself (a greeting, an away message, a closing note), `sent_by` null; never counts as an agent’s reply */
+      automated: boolean;
       /** @description The media of an image, audio, video, document or sticker message (null for other types, and for media sent by link) */
       media: components['schemas']['MessageMediaResponse'] | null;
       /** Format: date-time */

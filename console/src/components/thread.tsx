@@ -206,7 +206,9 @@ export function Thread(props: {
             key={message.id}
             message={message}
             quoted={message.reply_to ? byId.get(message.reply_to) : undefined}
-            authorName={message.sent_by ? (users.find((u) => u.id === message.sent_by)?.name ?? 'An agent') : null}
+            authorName={
+              message.automated ? 'Automatic' : message.sent_by ? (users.find((u) => u.id === message.sent_by)?.name ?? 'An agent') : null
+            }
             mine={message.sent_by === me.id}
             onReply={() => setReplyTo(message)}
             onReact={(emoji) => void react(message, emoji)}
@@ -255,7 +257,9 @@ function MessageBubble(props: {
       aria-label={`${kind === 'note' ? 'Note' : kind === 'inbound' ? 'Customer' : 'Reply'} at ${shortTime(message.created_at)}`}
     >
       {kind !== 'inbound' && props.authorName && (
-        <p class="bubble-author">{kind === 'note' ? `Note by ${props.authorName}` : props.authorName}</p>
+        <p class="bubble-author">
+          {kind !== 'note' ? props.authorName : message.automated ? 'Automatic note' : `Note by ${props.authorName}`}
+        </p>
       )}
       {message.reply_to && (
         <blockquote class="quote">{props.quoted ? (props.quoted.text ?? `[${props.quoted.type}]`) : 'An earlier message'}</blockquote>
