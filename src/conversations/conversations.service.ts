@@ -15,6 +15,7 @@ import { seesInbox, visibleInboxesOf, type UserRow } from '../users/user.entity'
 import { UsersService } from '../users/users.service';
 import { ConversationCountsQuery, ConversationResponse, ListConversationsQuery, UpdateConversationDto } from './conversation.dto';
 import type { ConversationRow, ConversationWithCustomer } from './conversation.entity';
+import { automatedMessage } from './message.entity';
 import { ConversationCounts, ConversationFilter, ConversationRepository } from './conversation.repository';
 import { assertWithinCustomerWindow } from './customer-window';
 import { MessageRepository } from './message.repository';
@@ -497,32 +498,7 @@ export class ConversationsService implements OnModuleInit {
       const now = new Date();
       const ids = await this.conversations.closeSilent(db, inboxId, before, limit, now);
       for (const id of ids) {
-        await this.messages.insert(db, {
-          id: newUuid(now.getTime()),
-          conversation_id: id,
-          direction: 'internal',
-          type: 'note',
-          text: note,
-          content: { mentions: [] },
-          status: 'sent',
-          error: null,
-          channel_message_id: null,
-          sent_by: null,
-          automated: true,
-          idempotency_key: null,
-          request_hash: null,
-          channel_timestamp: null,
-          media_id: null,
-          attempts: 0,
-          next_attempt_at: null,
-          reply_to_id: null,
-          referral: null,
-          pricing_category: null,
-          pricing_type: null,
-          pricing_model: null,
-          created_at: now,
-          updated_at: now,
-        });
+        await this.messages.insert(db, automatedMessage(id, 'note', note, newUuid(now.getTime()), now));
         await this.events.record(
           db,
           'conversation.closed',

@@ -44,6 +44,40 @@ export interface MessageRow {
   updated_at: Date;
 }
 
+/**
+ * A message the inbox writes by itself at `at` (`automated`, sent by nobody): a text queued for
+ * the customer and due now, or a note of the team (stored `sent`, nothing due).
+ */
+export function automatedMessage(conversationId: string, kind: 'text' | 'note', text: string, id: string, at: Date): MessageRow {
+  const note = kind === 'note';
+  return {
+    id,
+    conversation_id: conversationId,
+    direction: note ? 'internal' : 'outbound',
+    type: kind,
+    text,
+    content: note ? { mentions: [] } : null,
+    status: note ? 'sent' : 'queued',
+    error: null,
+    channel_message_id: null,
+    sent_by: null,
+    automated: true,
+    idempotency_key: null,
+    request_hash: null,
+    channel_timestamp: null,
+    media_id: null,
+    attempts: 0,
+    next_attempt_at: note ? null : at,
+    reply_to_id: null,
+    referral: null,
+    pricing_category: null,
+    pricing_type: null,
+    pricing_model: null,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
 /** A message found by a search across threads, with the phone of its conversation's customer. */
 export interface FoundMessage extends MessageRow {
   customer_phone: string | null;

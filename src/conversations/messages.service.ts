@@ -27,7 +27,7 @@ import { ConversationRepository } from './conversation.repository';
 import { ConversationsService } from './conversations.service';
 import { assertWithinCustomerWindow, isWithinCustomerWindow } from './customer-window';
 import { MEDIA_TYPES, MediaType, MessageResponse, SearchMessagesQuery, SendMessageDto } from './message.dto';
-import type { MessagePricing, MessageRow, MessageStatus } from './message.entity';
+import { automatedMessage, type MessagePricing, type MessageRow, type MessageStatus } from './message.entity';
 import { MessageRepository } from './message.repository';
 import { ReactionRepository } from './reaction.repository';
 import { ReactionsService } from './reactions.service';
@@ -204,32 +204,7 @@ export class MessagesService implements OnModuleInit {
     if (!isWithinCustomerWindow(conversation, now)) return false;
     if (await this.contacts.isBlocked(db, conversation.contact_id)) return false;
     if (!(await this.conversations.inboxSends(db, conversation))) return false;
-    const queued: MessageRow = {
-      id: newUuid(now.getTime()),
-      conversation_id: conversation.id,
-      direction: 'outbound',
-      type: 'text',
-      text,
-      content: null,
-      status: 'queued',
-      error: null,
-      channel_message_id: null,
-      sent_by: null,
-      automated: true,
-      idempotency_key: null,
-      request_hash: null,
-      channel_timestamp: null,
-      media_id: null,
-      attempts: 0,
-      next_attempt_at: now,
-      reply_to_id: null,
-      referral: null,
-      pricing_category: null,
-      pricing_type: null,
-      pricing_model: null,
-      created_at: now,
-      updated_at: now,
-    };
+    const queued = automatedMessage(conversation.id, 'text', text, newUuid(now.getTime()), now);
     await this.messages.insert(db, queued);
     await this.conversationRows.recordOutbound(db, conversation.id, now);
     const withCustomer = await this.conversations.findWithCustomer(db, conversation.id);
