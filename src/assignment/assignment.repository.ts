@@ -5,6 +5,9 @@ import type { AvailableAgent, WaitingConversation } from './agent-chooser';
 /** The class of the advisory lock every router transaction holds: one hands out at a time, on every instance. */
 const ROUTER_LOCK_CLASS = 7_302;
 
+/** The open conversations of user `u`, in every inbox, on conversations_open_assignee_idx. */
+const OPEN_OF_USER = sql.raw("(SELECT count(*)::int FROM conversations o WHERE o.assigned_to = u.id AND o.status = 'open')");
+
 /** An agent's load as the team sees it. */
 export interface AgentLoadRow {
   id: string;
@@ -86,7 +89,7 @@ export class AssignmentRepository {
       sql`SELECT u.id,
                  ARRAY(SELECT m.inbox_id FROM inbox_members m WHERE m.user_id = u.id) AS "inboxIds",
                  ARRAY(SELECT t.team_id FROM team_members t WHERE t.user_id = u.id) AS "teamIds",
-                 (SELECT count(*)::int FROM conversations o WHERE o.assigned_to = u.id AND o.status = 'open') AS open,
+                 ${OPEN_OF_USER} AS open,
                  (extract(epoch FROM u.last_assigned_at) * 1000)::float8 AS "lastAssignedAt"
             FROM users u
            WHERE u.status = 'active' AND u.availability = 'online'
@@ -125,7 +128,7 @@ export class AssignmentRepository {
     return query(
       db,
       sql`SELECT u.id, u.name, u.role, u.availability,
-                 (SELECT count(*)::int FROM conversations o WHERE o.assigned_to = u.id AND o.status = 'open') AS open,
+                 ${OPEN_OF_USER} AS open,
                  (SELECT min(i.assignment_capacity) FROM inbox_members m JOIN inboxes i ON i.id = m.inbox_id
                    WHERE m.user_id = u.id AND i.assignment_mode <> 'manual') AS capacity,
                  ARRAY(SELECT t.team_id FROM team_members t WHERE t.user_id = u.id ORDER BY t.team_id) AS team_ids

@@ -62,11 +62,4 @@ export class TeamRepository {
   async delete(db: Db, id: string): Promise<void> {
     await execute(db, sql`DELETE FROM teams WHERE id = ${id}`);
   }
-
-  /** The teams the user is a member of (uuids). */
-  async teamsOf(db: Db, userId: string): Promise<string[]> {
-    return (await query<{ team_id: string }>(db, sql`SELECT team_id FROM team_members WHERE user_id = ${userId}`)).map(
-      (row) => row.team_id,
-    );
-  }
 }

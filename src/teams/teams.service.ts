@@ -96,11 +96,6 @@ export class TeamsService {
     return this.teams.find(db, id, 'use');
   }
 
-  /** The teams the user belongs to (uuids). */
-  teamsOf(db: Db, userId: string): Promise<string[]> {
-    return this.teams.teamsOf(db, userId);
-  }
-
   private async write<T>(work: (db: Db) => Promise<T>): Promise<T> {
     try {
       return await this.database.transaction(work);
