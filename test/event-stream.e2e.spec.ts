@@ -296,6 +296,7 @@ describe('event stream (GET /api/v1/events/stream)', () => {
         created_at: new Date(Date.parse(seen.created_at) - 1_000),
         audience: null,
         inbox_id: null,
+        automated: false,
       };
       await t.app.get(EventRepository).insert(db, event);
       await t.app.get(EventRepository).markRelayed(db, [event.id]);

@@ -36,6 +36,7 @@ import { TypingShown1764160000000 } from './migrations/1764160000000-typing-show
 import { MessagePricing1764170000000 } from './migrations/1764170000000-message-pricing';
 import { TeamsAndAssignment1764180000000 } from './migrations/1764180000000-teams-and-assignment';
 import { InboxAutomation1764190000000 } from './migrations/1764190000000-inbox-automation';
+import { RulesMacrosCsat1764200000000 } from './migrations/1764200000000-rules-macros-csat';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -77,4 +78,5 @@ export const MIGRATIONS = [
   MessagePricing1764170000000,
   TeamsAndAssignment1764180000000,
   InboxAutomation1764190000000,
+  RulesMacrosCsat1764200000000,
 ];

@@ -10,12 +10,14 @@ export const EVENT_TYPES = [
   'conversation.closed',
   'conversation.reopened',
   'conversation.updated',
+  'conversation.rated',
   'note.created',
   'contact.created',
   'contact.updated',
   'contact.deleted',
   'contact.merged',
   'notification.created',
+  'automation.triggered',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -10,6 +10,8 @@ export interface EventRow {
   audience: string | null;
   /** The inbox (uuid) of the conversation it is about: only its members' streams carry it (and admins'). Null: about no conversation. */
   inbox_id: string | null;
+  /** Recorded by an automation rule's actions: no rule runs on it, so rules cannot set each other off. */
+  automated: boolean;
 }
 
 /** The seed's event envelope, as webhook deliveries, the live stream and its replay carry it. */

@@ -22,8 +22,8 @@ export class EventRepository {
   async insert(db: Db, event: EventRow): Promise<void> {
     await execute(
       db,
-      sql`INSERT INTO events (id, type, data, created_at, audience, inbox_id)
-          VALUES (${event.id}, ${event.type}, ${JSON.stringify(event.data)}, ${event.created_at}, ${event.audience}, ${event.inbox_id})`,
+      sql`INSERT INTO events (id, type, data, created_at, audience, inbox_id, automated)
+          VALUES (${event.id}, ${event.type}, ${JSON.stringify(event.data)}, ${event.created_at}, ${event.audience}, ${event.inbox_id}, ${event.automated})`,
     );
   }
 
@@ -32,9 +32,10 @@ export class EventRepository {
     if (events.length === 0) return;
     await execute(
       db,
-      sql`INSERT INTO events (id, type, data, created_at, inbox_id)
-          SELECT r.id, r.type, r.data, r.created_at, r.inbox_id
-            FROM jsonb_to_recordset(${JSON.stringify(events)}::jsonb) AS r(id uuid, type text, data jsonb, created_at timestamptz, inbox_id uuid)`,
+      sql`INSERT INTO events (id, type, data, created_at, inbox_id, automated)
+          SELECT r.id, r.type, r.data, r.created_at, r.inbox_id, r.automated
+            FROM jsonb_to_recordset(${JSON.stringify(events)}::jsonb)
+              AS r(id uuid, type text, data jsonb, created_at timestamptz, inbox_id uuid, automated boolean)`,
     );
   }
 
@@ -47,7 +48,7 @@ export class EventRepository {
   claimUnrelayed(db: Db, limit: number): Promise<EventRow[]> {
     return query(
       db,
-      sql`SELECT id, type, data, created_at, audience, inbox_id FROM events WHERE relayed_at IS NULL ORDER BY created_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
+      sql`SELECT id, type, data, created_at, audience, inbox_id, automated FROM events WHERE relayed_at IS NULL ORDER BY created_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
     );
   }
 

@@ -10,6 +10,7 @@ export const JOB_NAMES = [
   'template.sync',
   'email.send',
   'media.download',
+  'automation.run',
 ] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 

@@ -3,7 +3,14 @@ import { JobName, retryDelay } from '../queue/job-queue';
 
 /** The tables of recorded work: each has `id`, `attempts`, `next_attempt_at`, `claimed_by` and `updated_at`. */
 export type RecordedWorkTable =
-  'messages' | 'webhook_deliveries' | 'reaction_sends' | 'read_receipts' | 'template_syncs' | 'outbound_emails' | 'media';
+  | 'messages'
+  | 'webhook_deliveries'
+  | 'reaction_sends'
+  | 'read_receipts'
+  | 'template_syncs'
+  | 'outbound_emails'
+  | 'media'
+  | 'automation_triggers';
 
 /** A row claimed for one attempt: its id, the attempt it was claimed for, and what the kind asked the claim to return. */
 export interface ClaimedWork {
