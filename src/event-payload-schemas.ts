@@ -1,3 +1,4 @@
+import { AUTOMATION_EVENT_SCHEMAS } from './automation/automation.events';
 import { CONTACT_EVENT_SCHEMAS } from './contacts/contact.events';
 import { CONVERSATION_EVENT_SCHEMAS } from './conversations/conversation.events';
 import type { EventPayloadSchemas } from './events/event-payloads';
@@ -13,4 +14,5 @@ export const EVENT_PAYLOAD_SCHEMAS = {
   ...CONVERSATION_EVENT_SCHEMAS,
   ...CONTACT_EVENT_SCHEMAS,
   ...NOTIFICATION_EVENT_SCHEMAS,
+  ...AUTOMATION_EVENT_SCHEMAS,
 } satisfies EventPayloadSchemas;

@@ -1,5 +1,7 @@
 import { AutoResolve } from '../src/automation/auto-resolve';
 import { parsePublicId } from '../src/common/ids';
+import { eventually } from './support/channel';
+import { messageWebhook } from './support/channel-fixtures';
 import { customerWrites } from './support/inbox';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -160,6 +162,116 @@ describe('automation: business hours, greeting and away messages, auto-resolve',
       await t.app.get(AutoResolve).run();
       expect((await thread(quiet.id)).filter((message) => message.automated)).toHaveLength(1);
       await configure({ auto_resolve_after: null });
+    });
+  });
+
+  describe('satisfaction survey', () => {
+    const QUESTION = 'How did we do?';
+    beforeAll(() => configure({ csat: { enabled: true, question: QUESTION } }));
+    afterAll(() => configure({ csat: null }));
+
+    const close = (id: string) => t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body: { status: 'closed' } });
+    const conversation = async (id: string) => (await t.request('GET', `/api/v1/conversations/${id}`, { token: admin })).body;
+    /** The survey of the conversation once the channel took it: the message, and the wamid the channel gave it. */
+    const surveyOf = async (id: string) => {
+      const survey = (await thread(id)).findLast((message: Record<string, unknown>) => message.type === 'interactive');
+      if (!survey) throw new Error('no survey in the thread');
+      const wamid = await eventually(async () => {
+        const [row] = await t.sql<{ channel_message_id: string | null }>('SELECT channel_message_id FROM messages WHERE id = $1', [
+          parsePublicId('msg', survey.id),
+        ]);
+        expect(row.channel_message_id).toEqual(expect.any(String));
+        return row.channel_message_id!;
+      });
+      return { survey, wamid };
+    };
+    const rates = async (phone: string, wamid: string, rating: number) => {
+      const answer = await t.request('POST', '/api/webhooks/messaging', {
+        body: messageWebhook(phone.slice(1), {
+          type: 'interactive',
+          context: { from: '15550783881', id: wamid },
+          interactive: { type: 'list_reply', list_reply: { id: `csat_${rating}`, title: `${rating}` } },
+        }),
+      });
+      expect(answer.status).toBe(200);
+    };
+
+    it('asks the customer with a list of 5 ratings when an agent closes inside the window, as an automated message', async () => {
+      const { id } = await customerWrites(t, { text: 'Where is my order?' });
+      expect((await close(id)).status).toBe(200);
+      const { survey } = await surveyOf(id);
+      expect(survey).toMatchObject({ direction: 'outbound', automated: true, sent_by: null, text: QUESTION });
+      const { action } = survey.content as unknown as { action: { sections: { rows: { id: string; title: string }[] }[] } };
+      const rows = action.sections[0].rows;
+      expect(rows.map((row) => row.id).sort()).toEqual(['csat_1', 'csat_2', 'csat_3', 'csat_4', 'csat_5']);
+      for (const row of rows) expect(row.title.startsWith(row.id.slice(-1))).toBe(true);
+      expect((await conversation(id)).csat).toBeNull();
+    });
+
+    it('keeps the rating and the comment written after it without reopening, each with conversation.rated; a later message reopens', async () => {
+      const { id, phone } = await customerWrites(t, { text: 'Thanks for the help' });
+      await close(id);
+      const { wamid } = await surveyOf(id);
+      await rates(phone, wamid, 4);
+      const rated = await conversation(id);
+      expect(rated).toMatchObject({ status: 'closed', csat: { rating: 4, comment: null, rated_at: expect.any(String) } });
+      await customerWrites(t, { phone: phone.slice(1), text: 'Quick and kind' });
+      expect(await conversation(id)).toMatchObject({ status: 'closed', csat: { rating: 4, comment: 'Quick and kind' } });
+      const events = (await t.events('conversation.rated')).filter((event) => event.data.conversation.id === id);
+      expect(events.map((event) => event.data.conversation.csat)).toEqual([
+        expect.objectContaining({ rating: 4, comment: null }),
+        expect.objectContaining({ rating: 4, comment: 'Quick and kind' }),
+      ]);
+      await customerWrites(t, { phone: phone.slice(1), text: 'One more question' });
+      expect(await conversation(id)).toMatchObject({ status: 'open', csat: { rating: 4, comment: 'Quick and kind' } });
+    });
+
+    it('counts a rating that arrives after the conversation was reopened, for the survey it answers', async () => {
+      const { id, phone } = await customerWrites(t, { text: 'Help' });
+      await close(id);
+      const { wamid } = await surveyOf(id);
+      await customerWrites(t, { phone: phone.slice(1), text: 'Actually, one more thing' });
+      expect((await conversation(id)).status).toBe('open');
+      await rates(phone, wamid, 2);
+      expect(await conversation(id)).toMatchObject({ status: 'open', csat: { rating: 2 } });
+    });
+
+    it('takes a csat_ row quoting another message as an ordinary message: it reopens and rates nothing', async () => {
+      const { id, phone } = await customerWrites(t, { text: 'Hi' });
+      await close(id);
+      await surveyOf(id);
+      const inbound = (
+        await t.sql<{ channel_message_id: string }>(
+          "SELECT channel_message_id FROM messages WHERE conversation_id = $1 AND direction = 'inbound' LIMIT 1",
+          [parsePublicId('conv', id)],
+        )
+      )[0].channel_message_id;
+      await rates(phone, inbound, 5);
+      expect(await conversation(id)).toMatchObject({ status: 'open', csat: null });
+    });
+
+    it('sends no survey outside the customer window, nor when a rule or auto-resolve closes', async () => {
+      const stale = await customerWrites(t, { timestamp: Math.floor(Date.now() / 1000) - 2 * 86_400, text: 'Old' });
+      await close(stale.id);
+      expect((await thread(stale.id)).filter((message: Record<string, unknown>) => message.type === 'interactive')).toEqual([]);
+
+      await configure({ auto_resolve_after: '1m' });
+      const quiet = await customerWrites(t, { timestamp: Math.floor(Date.now() / 1000) - 120, text: 'Bye' });
+      await t.sql("UPDATE conversations SET last_message_at = now() - interval '2 minutes' WHERE id = $1", [
+        parsePublicId('conv', quiet.id),
+      ]);
+      await t.app.get(AutoResolve).run();
+      await configure({ auto_resolve_after: null });
+      expect((await conversation(quiet.id)).status).toBe('closed');
+      expect((await thread(quiet.id)).filter((message: Record<string, unknown>) => message.type === 'interactive')).toEqual([]);
+    });
+
+    it('keeps the survey setting on the inbox and refuses a survey without a question', async () => {
+      const inbox = (await t.request('GET', '/api/v1/inboxes', { token: admin })).body.data[0];
+      expect(inbox.csat).toEqual({ enabled: true, question: QUESTION });
+      const refused = await configure({ csat: { enabled: true, question: '' } });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toContain('question');
     });
   });
 });

@@ -113,7 +113,7 @@ describeWithBrowser('the agent console in Chromium', () => {
     await page.getByRole('log', { name: 'Messages' }).getByText('Hello, anyone there?').waitFor();
 
     const typingBefore = graph.typingIndicators().length;
-    await page.getByLabel('Message (/ for canned responses)').fill('We are here: your order left today.');
+    await page.getByLabel('Message (/ for canned responses and macros)').fill('We are here: your order left today.');
     // Writing shows the customer "typing…".
     await eventually(async () => expect(graph.typingIndicators().length).toBe(typingBefore + 1));
     await page.keyboard.press('Enter');
@@ -135,7 +135,7 @@ describeWithBrowser('the agent console in Chromium', () => {
 
     await page.getByRole('tab', { name: 'Reply' }).click();
     await page.getByLabel('Attach a file').setInputFiles({ name: 'receipt.png', mimeType: 'image/png', buffer: ONE_PIXEL_PNG });
-    await page.getByLabel('Message (/ for canned responses)').fill('Your receipt');
+    await page.getByLabel('Message (/ for canned responses and macros)').fill('Your receipt');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     await eventually(async () => expect(graph.sendsTo(phone).map((r) => r.body?.type)).toContain('image'));
     expect(graph.sendsTo(phone).find((r) => r.body?.type === 'image')?.body?.image).toMatchObject({ caption: 'Your receipt' });
@@ -197,11 +197,11 @@ describeWithBrowser('the agent console in Chromium', () => {
     await page.getByRole('tab', { name: /All open/ }).click();
     await row(page, 'Closing Window').click();
     await page.getByText(/24-hour window open/).waitFor();
-    await page.getByLabel('Message (/ for canned responses)').waitFor();
+    await page.getByLabel('Message (/ for canned responses and macros)').waitFor();
 
     await page.getByText(/The 24-hour window closed/).waitFor({ timeout: 20_000 });
     await page.getByLabel('Template', { exact: true }).waitFor();
-    expect(await page.getByLabel('Message (/ for canned responses)').count()).toBe(0);
+    expect(await page.getByLabel('Message (/ for canned responses and macros)').count()).toBe(0);
   });
 
   /** Opens the console through a proxy the test cuts, as a network would drop; `during` runs while it is cut. */
@@ -293,7 +293,7 @@ describeWithBrowser('the agent console in Chromium', () => {
     await page.getByRole('tab', { name: /All open/ }).click();
     await row(page, 'Nophone Nadia').click();
     await page.getByText('@nadia.writes · open').waitFor();
-    await page.getByLabel('Message (/ for canned responses)').fill('We can help without a number');
+    await page.getByLabel('Message (/ for canned responses and macros)').fill('We can help without a number');
     await page.keyboard.press('Enter');
     await eventually(async () => expect(graph.sendsTo(userId).map((r) => r.body?.recipient)).toEqual([userId]));
 
@@ -327,7 +327,7 @@ describeWithBrowser('the agent console in Chromium', () => {
     const page = await openAs(ADMIN.email, ADMIN.password);
     await page.getByRole('tab', { name: /All open/ }).click();
     await row(page, 'Limited Customer').click();
-    await page.getByLabel('Message (/ for canned responses)').fill('Our spring offer');
+    await page.getByLabel('Message (/ for canned responses and macros)').fill('Our spring offer');
     await page.keyboard.press('Enter');
     const failure = page.getByRole('log', { name: 'Messages' }).locator('.failure');
     await failure.getByText("This customer has reached today's limit of marketing messages", { exact: false }).waitFor();
@@ -496,6 +496,68 @@ describeWithBrowser('the agent console in Chromium', () => {
     } finally {
       await t.request('PATCH', '/api/v1/inboxes/inb_00000000000070008000000000000001', { token: admin, body: { greeting: null } });
     }
+  });
+
+  it('builds a rule in the editor that labels and notes a customer message mentioning a refund, and shows its run', async () => {
+    const admin = await t.adminToken();
+    await t.request('POST', '/api/v1/labels', { token: admin, body: { name: 'refund-request' } });
+    const page = await openAs(ADMIN.email, ADMIN.password);
+    await page.getByRole('link', { name: 'Automation' }).click();
+    await page.getByRole('button', { name: 'New rule' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New rule' });
+    await dialog.getByLabel('Name').fill('Refunds from the browser');
+    await dialog.getByLabel('When').selectOption('message.received');
+    await dialog.getByRole('button', { name: 'Add condition' }).click();
+    await dialog.getByLabel('Condition 1: field').selectOption('message.text');
+    await dialog.getByLabel('Condition 1: operator').selectOption('contains');
+    await dialog.getByLabel('Condition 1: value').fill('refund');
+    await dialog.getByRole('button', { name: 'Add action' }).click();
+    await dialog.getByLabel('Action 1: type').selectOption('add_labels');
+    await dialog.getByRole('group', { name: 'Action 1: labels' }).getByRole('checkbox', { name: 'refund-request' }).check();
+    await dialog.getByRole('button', { name: 'Add action' }).click();
+    await dialog.getByLabel('Action 2: type').selectOption('add_note');
+    await dialog.getByLabel('Action 2: note').fill('Refund asked: check the order');
+    await dialog.getByRole('button', { name: 'Save rule' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const row = page.getByRole('row', { name: /Refunds from the browser/ });
+    await row.getByText('Add labels, Add a private note').waitFor();
+    try {
+      const { id } = await customerWrites(t, { name: 'Rhea Refund', text: 'I would like a refund for my order' });
+      await page.goto(`${baseUrl}/conversations/${id}`);
+      await page.getByRole('log', { name: 'Messages' }).getByText('Refund asked: check the order').waitFor();
+      await page.getByRole('button', { name: 'Labels (1)' }).waitFor();
+      await page.goto(`${baseUrl}/admin/automation`);
+      await page.getByRole('button', { name: 'Runs of the rule Refunds from the browser' }).click();
+      await page
+        .getByRole('dialog', { name: 'Runs of Refunds from the browser' })
+        .getByText(/add labels done; add note done/)
+        .waitFor();
+    } finally {
+      const rules = (await t.request('GET', '/api/v1/automation-rules', { token: admin })).body.data;
+      for (const rule of rules) await t.request('DELETE', `/api/v1/automation-rules/${rule.id}`, { token: admin });
+    }
+  });
+
+  it('runs a macro saved on the macros page from the reply box with a / command', async () => {
+    const page = await openAs(ADMIN.email, ADMIN.password);
+    await page.getByRole('link', { name: 'Macros' }).click();
+    await page.getByRole('button', { name: 'New macro' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New macro' });
+    await dialog.getByLabel('Name').fill('Wrap up');
+    await dialog.getByRole('button', { name: 'Add action' }).click();
+    await dialog.getByLabel('Action 1: type').selectOption('send_text');
+    await dialog.getByLabel('Action 1: message').fill('Glad we could help, goodbye!');
+    await dialog.getByRole('button', { name: 'Add action' }).click();
+    await dialog.getByLabel('Action 2: type').selectOption('close');
+    await dialog.getByRole('button', { name: 'Save macro' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('row', { name: /Wrap up/ }).waitFor();
+    const { id } = await customerWrites(t, { name: 'Mona Macro', text: 'Thanks, that solved it' });
+    await page.goto(`${baseUrl}/conversations/${id}`);
+    await page.getByLabel('Message (/ for canned responses and macros)').fill('/wrap');
+    await page.getByRole('option', { name: /run the macro Wrap up/ }).click();
+    await page.getByRole('log', { name: 'Messages' }).getByText('Glad we could help, goodbye!').waitFor();
+    await page.getByRole('button', { name: 'Reopen' }).waitFor();
   });
 
   it('lets an admin add a number, test its connection and disable it', async () => {
@@ -691,7 +753,7 @@ describeWithBrowser('the agent console in Chromium', () => {
     const log = page.getByRole('log', { name: 'Messages' });
     await log.getByText('Where can I pick it up?').waitFor();
 
-    await page.getByLabel('Message (/ for canned responses)').fill('/bran');
+    await page.getByLabel('Message (/ for canned responses and macros)').fill('/bran');
     await page.getByRole('option', { name: /\/branches: \[a list\] Which branch/ }).click();
     await page.getByLabel('Interactive message to send').getByText('Sends a list').waitFor();
     await page.getByRole('button', { name: 'Send', exact: true }).click();
@@ -987,6 +1049,8 @@ describeWithBrowser('the agent console in Chromium', () => {
     { name: 'teams', path: '/teams', ready: (page) => page.getByRole('heading', { name: 'Agents' }).waitFor() },
     { name: 'users', path: '/admin/users', ready: (page) => page.getByRole('heading', { name: 'Users' }).waitFor() },
     { name: 'labels', path: '/admin/labels', ready: (page) => page.getByRole('heading', { name: 'Labels' }).waitFor() },
+    { name: 'automation', path: '/admin/automation', ready: (page) => page.getByRole('heading', { name: 'Automation rules' }).waitFor() },
+    { name: 'macros', path: '/macros', ready: (page) => page.getByRole('heading', { name: 'Macros' }).waitFor() },
     {
       name: 'canned-responses',
       path: '/admin/canned-responses',

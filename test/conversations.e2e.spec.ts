@@ -44,6 +44,7 @@ describe('conversations', () => {
         created_at: expect.stringMatching(/Z$/),
       },
       window_expires_at: new Date((writtenAt + 24 * 3600) * 1000).toISOString(),
+      csat: null,
       unread_count: 1,
       created_at: expect.any(String),
       updated_at: expect.any(String),

@@ -42,6 +42,7 @@ describe('inboxes', () => {
           greeting: null,
           away: null,
           auto_resolve_after: null,
+          csat: null,
           created_at: expect.any(String),
           updated_at: expect.any(String),
         },
@@ -299,6 +300,7 @@ describe('inboxes', () => {
         greeting: null,
         away: null,
         auto_resolve_after: null,
+        csat: null,
         created_at: expect.any(String),
         updated_at: expect.any(String),
       });

@@ -34,6 +34,9 @@ export const AUDIT_ACTIONS = [
   'team.created',
   'team.updated',
   'team.deleted',
+  'rule.created',
+  'rule.updated',
+  'rule.deleted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

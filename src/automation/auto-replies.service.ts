@@ -28,9 +28,10 @@ export class AutoRepliesService {
     if (!inbox || (!inbox.greeting?.enabled && !inbox.away?.enabled)) return;
     if (!isOpenAt(inbox.business_hours, at)) {
       if (inbox.away?.enabled && (await this.conversations.claimAwayMessage(db, conversation.id, at)))
-        await this.messages.queueAutomated(db, conversation, inbox.away.text, at);
+        await this.messages.queueAutomatic(db, conversation, { type: 'text', text: inbox.away.text }, at);
       return;
     }
-    if (created && inbox.greeting?.enabled) await this.messages.queueAutomated(db, conversation, inbox.greeting.text, at);
+    if (created && inbox.greeting?.enabled)
+      await this.messages.queueAutomatic(db, conversation, { type: 'text', text: inbox.greeting.text }, at);
   }
 }

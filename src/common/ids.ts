@@ -19,7 +19,10 @@ export type IdPrefix =
   | 'aud'
   | 'tok'
   | 'inb'
-  | 'team';
+  | 'team'
+  | 'rule'
+  | 'run'
+  | 'mac';
 
 /**
  * A new UUIDv7: 48 bits of milliseconds then 74 random bits. Time-ordered, so primary-key

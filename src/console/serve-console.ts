@@ -28,6 +28,7 @@ const CONSOLE_PAGES = [
   '/contacts',
   '/reports',
   '/teams',
+  '/macros',
   '/profile',
   '/conversations/*',
   '/admin/*',

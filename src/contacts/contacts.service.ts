@@ -14,7 +14,7 @@ import { Database } from '../database/database';
 import { isForeignKeyViolation, isUniqueViolation } from '../database/errors';
 import type { Db } from '../database/sql';
 import { EventsService } from '../events/events.service';
-import { MAX_ATTRIBUTES, sameAttributes } from './contact-attributes';
+import { type AttributeValue, MAX_ATTRIBUTES, sameAttributes, sortedAttributes } from './contact-attributes';
 import type { UserRow } from '../users/user.entity';
 import { contactFilterOf, ContactResponse, CreateContactDto, ListContactsQuery, MAX_TAGS, UpdateContactDto } from './contact.dto';
 import type { ContactRow } from './contact.entity';
@@ -332,6 +332,26 @@ export class ContactsService {
     const contact = ContactResponse.of(merge.merged);
     await this.events.record(db, 'contact.merged', ContactMergedEvent.of(contact, merge.from.id));
     return contact;
+  }
+
+  /** The contact as it is (its tags and attributes, which automation's conditions read), or null. */
+  find(db: Db, id: string): Promise<ContactRow | null> {
+    return this.contacts.find(db, id);
+  }
+
+  /**
+   * Sets one attribute in the caller's transaction (automation), with `contact.updated` when it
+   * changed; answers why not when the contact has the most attributes already.
+   */
+  async setAttribute(db: Db, id: string, key: string, value: AttributeValue): Promise<'changed' | 'unchanged' | string> {
+    const contact = await this.lock(db, id);
+    if (contact.attributes[key] === value) return 'unchanged';
+    if (!(key in contact.attributes) && Object.keys(contact.attributes).length >= MAX_ATTRIBUTES)
+      return `the contact has ${MAX_ATTRIBUTES} attributes already`;
+    Object.assign(contact, { attributes: sortedAttributes({ ...contact.attributes, [key]: value }), updated_at: new Date() });
+    await this.contacts.update(db, contact);
+    await this.record(db, 'contact.updated', contact);
+    return 'changed';
   }
 
   private async lock(db: Db, id: string): Promise<ContactRow> {

@@ -75,6 +75,22 @@ export class LastMessageResponse {
   created_at!: string;
 }
 
+export class CsatAnswerResponse {
+  @ApiProperty({ minimum: 1, maximum: 5, example: 5 })
+  rating!: number;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'A text the customer wrote within 10 minutes after rating',
+    example: 'Quick and kind, thanks',
+  })
+  comment!: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  rated_at!: string;
+}
+
 export class ConversationResponse {
   @ApiProperty({ example: 'conv_01a2047c8e2078c99d14947d2651598e' })
   id!: string;
@@ -135,6 +151,14 @@ export class ConversationResponse {
   })
   window_expires_at!: string | null;
 
+  @ApiProperty({
+    type: CsatAnswerResponse,
+    nullable: true,
+    description:
+      "The customer's answer to the satisfaction survey sent when an agent last closed it (the inbox's `csat`); null until they answer",
+  })
+  csat!: CsatAnswerResponse | null;
+
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
 
@@ -170,6 +194,10 @@ export class ConversationResponse {
               created_at: row.last_message_created_at!.toISOString(),
             },
       ...(row.unread_count === undefined ? {} : { unread_count: row.unread_count }),
+      csat:
+        row.csat_rating === null
+          ? null
+          : { rating: row.csat_rating, comment: row.csat_comment, rated_at: row.csat_rated_at!.toISOString() },
       window_expires_at: row.last_inbound_at ? new Date(row.last_inbound_at.getTime() + CUSTOMER_WINDOW_MS).toISOString() : null,
       created_at: row.created_at.toISOString(),
       updated_at: row.updated_at.toISOString(),

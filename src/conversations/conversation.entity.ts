@@ -27,6 +27,10 @@ export interface ConversationRow {
   team_id: string | null;
   /** Set by a trigger exactly while it is open and unassigned: since when it waits for an agent (the queue's order). */
   waiting_since: Date | null;
+  /** The customer's answer to the satisfaction survey of the last episode an agent closed (1-5), with their comment; null until they answer. */
+  csat_rating: number | null;
+  csat_comment: string | null;
+  csat_rated_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }

@@ -48,7 +48,10 @@ export class MessageReactionEvent {
   }
 }
 
-/** `conversation.created`, `conversation.closed`, `conversation.reopened`: the conversation as it is now. */
+/**
+ * `conversation.created`, `conversation.closed`, `conversation.reopened`: the conversation as it is now;
+ * `conversation.rated`: with the customer's survey answer in its `csat` (again when their comment arrives).
+ */
 export class ConversationEvent {
   @ApiProperty({ type: ConversationResponse })
   conversation!: ConversationResponse;
@@ -160,6 +163,7 @@ declare module '../events/event-payloads' {
     'conversation.created': ConversationEvent;
     'conversation.closed': ConversationEvent;
     'conversation.reopened': ConversationEvent;
+    'conversation.rated': ConversationEvent;
     'conversation.updated': ConversationUpdatedEvent;
     'conversation.assigned': ConversationAssignedEvent;
   }
@@ -176,6 +180,7 @@ export const CONVERSATION_EVENT_SCHEMAS = {
   'conversation.created': ConversationEvent,
   'conversation.closed': ConversationEvent,
   'conversation.reopened': ConversationEvent,
+  'conversation.rated': ConversationEvent,
   'conversation.updated': ConversationUpdatedEvent,
   'conversation.assigned': ConversationAssignedEvent,
 };

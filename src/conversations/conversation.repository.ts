@@ -32,6 +32,7 @@ function shown(conversations: Sql, readerId: string | null): Sql {
              END AS unread_count`;
   const marker = readerId === null ? sql`` : sql`LEFT JOIN conversation_reads r ON r.conversation_id = c.id AND r.user_id = ${readerId}`;
   return sql`SELECT c.id, c.inbox_id, c.status, c.assigned_to, c.team_id, c.waiting_since, c.last_message_at, c.last_inbound_at, c.snoozed_until, c.created_at, c.updated_at,
+    c.csat_rating, c.csat_comment, c.csat_rated_at,
     ct.name AS customer_name, ct.phone AS customer_phone, ct.wa_user_id AS customer_wa_user_id, ct.username AS customer_username,
     ${LABEL_NAMES} AS labels,
     lm.id AS last_message_id, lm.direction AS last_message_direction, lm.type AS last_message_type, lm.text AS last_message_text,
@@ -52,7 +53,7 @@ function hasUnread(readerId: string): Sql {
 }
 
 const COLUMNS = sql.raw(
-  'id, contact_id, inbox_id, status, assigned_to, last_message_at, last_inbound_at, snoozed_until, last_received_at, last_received_id, team_id, waiting_since, created_at, updated_at',
+  'id, contact_id, inbox_id, status, assigned_to, last_message_at, last_inbound_at, snoozed_until, last_received_at, last_received_id, team_id, waiting_since, csat_rating, csat_comment, csat_rated_at, created_at, updated_at',
 );
 const RECENT_FIRST = new Keyset<ConversationWithCustomer>({ time: 'c.last_message_at', id: 'c.id' }, 'DESC', (row) => [
   row.last_message_at,
@@ -296,7 +297,8 @@ export class ConversationRepository {
       sql`INSERT INTO conversations (${COLUMNS})
           VALUES (${conversation.id}, ${conversation.contact_id}, ${conversation.inbox_id}, ${conversation.status}, ${conversation.assigned_to},
                   ${conversation.last_message_at}, ${conversation.last_inbound_at}, ${conversation.snoozed_until}, ${conversation.last_received_at},
-                  ${conversation.last_received_id}, ${conversation.team_id}, ${conversation.waiting_since}, ${conversation.created_at},
+                  ${conversation.last_received_id}, ${conversation.team_id}, ${conversation.waiting_since}, ${conversation.csat_rating},
+                  ${conversation.csat_comment}, ${conversation.csat_rated_at}, ${conversation.created_at},
                   ${conversation.updated_at})
           ON CONFLICT (contact_id, inbox_id) DO NOTHING RETURNING id`,
     );
@@ -326,6 +328,28 @@ export class ConversationRepository {
        RETURNING id`,
     );
     return rows.map((row) => row.id);
+  }
+
+  /** The survey sent for the episode just closed: its answer is the one kept (an earlier answer stays until then). */
+  async setSurvey(db: Db, id: string, messageId: string): Promise<void> {
+    await execute(db, sql`UPDATE conversations SET csat_message_id = ${messageId} WHERE id = ${id}`);
+  }
+
+  surveyOf(
+    db: Db,
+    id: string,
+  ): Promise<{ csat_message_id: string | null; csat_rated_at: Date | null; csat_comment: string | null } | null> {
+    return queryOne(db, sql`SELECT csat_message_id, csat_rated_at, csat_comment FROM conversations WHERE id = ${id}`);
+  }
+
+  /** A rating (its comment cleared: a new rating is a new answer) or the comment after it. */
+  async setSurveyAnswer(db: Db, id: string, answer: { rating: number; at: Date } | { comment: string }): Promise<void> {
+    await execute(
+      db,
+      'rating' in answer
+        ? sql`UPDATE conversations SET csat_rating = ${answer.rating}, csat_rated_at = ${answer.at}, csat_comment = NULL WHERE id = ${id}`
+        : sql`UPDATE conversations SET csat_comment = ${answer.comment} WHERE id = ${id}`,
+    );
   }
 
   /** Takes the conversation's turn for the away message: answers true and records it unless one went less than 12 hours before `at`. */

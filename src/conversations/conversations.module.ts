@@ -45,6 +45,6 @@ import { SendJournal } from './send-journal';
     ReactionSendProcessor,
     ReadReceiptProcessor,
   ],
-  exports: [ConversationsService, MessagesService, ReactionsService, ReadsService],
+  exports: [ConversationsService, MessagesService, NotesService, ReactionsService, ReadsService],
 })
 export class ConversationsModule {}

@@ -78,6 +78,8 @@ function mergedState(a: ConversationRow, b: ConversationRow): Pick<ConversationR
 
 @Injectable()
 export class ConversationsService implements OnModuleInit {
+  private readonly agentClosers: ((db: Db, conversationId: string, at: Date) => Promise<void>)[] = [];
+
   constructor(
     private readonly database: Database,
     private readonly conversations: ConversationRepository,
@@ -153,68 +155,79 @@ export class ConversationsService implements OnModuleInit {
       dto.team_id === undefined
     )
       throw new BadRequestException('Body must contain status, assigned_to, team_id or labels');
+    return this.database.transaction((db) => this.change(db, id, dto, actor));
+  }
+
+  /**
+   * `update`'s change in the caller's transaction, by a user or (actor null) by an automation rule;
+   * an agent who closes it inside the customer's 24 hours has the closers (the satisfaction survey) run.
+   */
+  async change(db: Db, id: string, dto: UpdateConversationDto, actor: UserRow | null): Promise<ConversationResponse> {
     const now = new Date();
     const snoozeTime = snoozeTimeOf(dto, now);
     const assigneeId = dto.assigned_to === undefined || dto.assigned_to === null ? dto.assigned_to : parsePublicId('user', dto.assigned_to);
     if (assigneeId === null && dto.assigned_to !== null) throw new UnprocessableEntityException('assigned_to does not name a user');
+    const conversation = await this.conversations.lock(db, id);
+    if (!conversation) throw new NotFoundException('Conversation not found');
+    if (assigneeId) {
+      const assignee = await this.users.find(db, assigneeId);
+      if (!assignee) throw new UnprocessableEntityException('assigned_to does not name a user');
+      if (!seesInbox(assignee, conversation.inbox_id))
+        throw new UnprocessableEntityException("assigned_to is not a member of the conversation's inbox");
+    }
+    const changes: ConversationChanges = {};
+    if (dto.team_id !== undefined) {
+      const teamId = await this.teamFor(db, dto.team_id, conversation);
+      if (teamId !== conversation.team_id) {
+        await this.conversations.setTeam(db, id, teamId, now);
+        changes.team_id = { from: publicTeamId(conversation.team_id), to: publicTeamId(teamId) };
+      }
+    }
+    if (dto.labels !== undefined) {
+      const labels = await this.resolveLabels(db, dto.labels);
+      const from = sortLabelNames((await this.findWithCustomer(db, id)).labels);
+      const to = sortLabelNames(labels.map((label) => label.name));
+      if (!sameNames(from, to)) {
+        await this.conversations.replaceLabels(
+          db,
+          id,
+          labels.map((label) => label.id),
+        );
+        changes.labels = { from, to };
+      }
+    }
 
-    return this.database.transaction(async (db) => {
-      const conversation = await this.conversations.lock(db, id);
-      if (!conversation) throw new NotFoundException('Conversation not found');
-      if (assigneeId) {
-        const assignee = await this.users.find(db, assigneeId);
-        if (!assignee) throw new UnprocessableEntityException('assigned_to does not name a user');
-        if (!seesInbox(assignee, conversation.inbox_id))
-          throw new UnprocessableEntityException("assigned_to is not a member of the conversation's inbox");
-      }
-      const changes: ConversationChanges = {};
-      if (dto.team_id !== undefined) {
-        const teamId = await this.teamFor(db, dto.team_id, conversation);
-        if (teamId !== conversation.team_id) {
-          await this.conversations.setTeam(db, id, teamId, now);
-          changes.team_id = { from: publicTeamId(conversation.team_id), to: publicTeamId(teamId) };
-        }
-      }
-      if (dto.labels !== undefined) {
-        const labels = await this.resolveLabels(db, dto.labels);
-        const from = sortLabelNames((await this.findWithCustomer(db, id)).labels);
-        const to = sortLabelNames(labels.map((label) => label.name));
-        if (!sameNames(from, to)) {
-          await this.conversations.replaceLabels(
-            db,
-            id,
-            labels.map((label) => label.id),
-          );
-          changes.labels = { from, to };
-        }
-      }
+    const status = dto.status ?? conversation.status;
+    const snoozedUntil = status === 'snoozed' ? (snoozeTime ?? conversation.snoozed_until) : null;
+    const statusChanged = status !== conversation.status;
+    const snoozeChanged = isoOrNull(snoozedUntil) !== isoOrNull(conversation.snoozed_until);
+    const assigneeChanged = assigneeId !== undefined && assigneeId !== conversation.assigned_to;
+    if (status === 'snoozed' && statusChanged) changes.status = { from: conversation.status, to: status };
+    if (status === 'snoozed' && snoozeChanged)
+      changes.snoozed_until = { from: isoOrNull(conversation.snoozed_until), to: isoOrNull(snoozedUntil) };
+    if (statusChanged || snoozeChanged || assigneeChanged || changes.labels) {
+      const assignedTo = assigneeId === undefined ? conversation.assigned_to : assigneeId;
+      await this.conversations.setState(db, id, { status, assigned_to: assignedTo, snoozed_until: snoozedUntil }, now);
+    }
 
-      const status = dto.status ?? conversation.status;
-      const snoozedUntil = status === 'snoozed' ? (snoozeTime ?? conversation.snoozed_until) : null;
-      const statusChanged = status !== conversation.status;
-      const snoozeChanged = isoOrNull(snoozedUntil) !== isoOrNull(conversation.snoozed_until);
-      const assigneeChanged = assigneeId !== undefined && assigneeId !== conversation.assigned_to;
-      if (status === 'snoozed' && statusChanged) changes.status = { from: conversation.status, to: status };
-      if (status === 'snoozed' && snoozeChanged)
-        changes.snoozed_until = { from: isoOrNull(conversation.snoozed_until), to: isoOrNull(snoozedUntil) };
-      if (statusChanged || snoozeChanged || assigneeChanged || changes.labels) {
-        const assignedTo = assigneeId === undefined ? conversation.assigned_to : assigneeId;
-        await this.conversations.setState(db, id, { status, assigned_to: assignedTo, snoozed_until: snoozedUntil }, now);
-      }
+    const updated = ConversationResponse.of(await this.findWithCustomer(db, id));
+    if (statusChanged && status !== 'snoozed')
+      await this.events.record(db, status === 'closed' ? 'conversation.closed' : 'conversation.reopened', ConversationEvent.of(updated));
+    if (Object.keys(changes).length > 0)
+      await this.events.record(db, 'conversation.updated', ConversationUpdatedEvent.of(updated, changes));
+    if (assigneeChanged)
+      await this.recordAssignment(db, updated, {
+        assignedTo: assigneeId ?? null,
+        previousAssignedTo: conversation.assigned_to,
+        by: actor,
+      });
+    if (statusChanged && status === 'closed' && actor) for (const closer of this.agentClosers) await closer(db, conversation.id, now);
+    return ConversationResponse.of(await this.findWithCustomer(db, id, actor?.id ?? null));
+  }
 
-      const updated = ConversationResponse.of(await this.findWithCustomer(db, id));
-      if (statusChanged && status !== 'snoozed')
-        await this.events.record(db, status === 'closed' ? 'conversation.closed' : 'conversation.reopened', ConversationEvent.of(updated));
-      if (Object.keys(changes).length > 0)
-        await this.events.record(db, 'conversation.updated', ConversationUpdatedEvent.of(updated, changes));
-      if (assigneeChanged)
-        await this.recordAssignment(db, updated, {
-          assignedTo: assigneeId ?? null,
-          previousAssignedTo: conversation.assigned_to,
-          by: actor,
-        });
-      return ConversationResponse.of(await this.findWithCustomer(db, id, actor.id));
-    });
+  /** For a module that follows an agent's close in its transaction (automation: the satisfaction survey); called while the application starts. */
+  whenAgentCloses(closer: (db: Db, conversationId: string, at: Date) => Promise<void>): void {
+    this.agentClosers.push(closer);
   }
 
   /**
@@ -362,6 +375,9 @@ export class ConversationsService implements OnModuleInit {
       last_received_id: null,
       team_id: null,
       waiting_since: null,
+      csat_rating: null,
+      csat_comment: null,
+      csat_rated_at: null,
       created_at: at,
       updated_at: at,
     };
@@ -380,21 +396,59 @@ export class ConversationsService implements OnModuleInit {
         'conversation.created',
         ConversationEvent.of(ConversationResponse.of(await this.findWithCustomer(db, conversation.id))),
       );
-    } else if (conversation.status !== 'open' && reopen) {
-      Object.assign(conversation, { status: 'open', snoozed_until: null, updated_at: at });
-      await this.conversations.setState(
-        db,
-        conversation.id,
-        { status: 'open', assigned_to: conversation.assigned_to, snoozed_until: null },
-        at,
-      );
-      await this.events.record(
-        db,
-        'conversation.reopened',
-        ConversationEvent.of(ConversationResponse.of(await this.findWithCustomer(db, conversation.id))),
-      );
+    } else if (reopen) {
+      await this.reopenForCustomer(db, conversation, at);
     }
     return { conversation, created };
+  }
+
+  /** The conversation's row as it is, or null. */
+  find(db: Db, id: string): Promise<ConversationRow | null> {
+    return this.conversations.find(db, id);
+  }
+
+  /** The conversation's row, held until the caller's transaction ends; null when there is none. */
+  hold(db: Db, id: string): Promise<ConversationRow | null> {
+    return this.conversations.lock(db, id);
+  }
+
+  /** A closed or snoozed conversation the customer wrote in (held by the caller) opens, with conversation.reopened; `conversation` is updated. */
+  async reopenForCustomer(db: Db, conversation: ConversationRow, at: Date): Promise<void> {
+    if (conversation.status === 'open') return;
+    Object.assign(conversation, { status: 'open', snoozed_until: null, updated_at: at });
+    await this.conversations.setState(
+      db,
+      conversation.id,
+      { status: 'open', assigned_to: conversation.assigned_to, snoozed_until: null },
+      at,
+    );
+    await this.events.record(
+      db,
+      'conversation.reopened',
+      ConversationEvent.of(ConversationResponse.of(await this.findWithCustomer(db, conversation.id))),
+    );
+  }
+
+  /** The satisfaction survey sent for the episode just closed, in the caller's transaction: the answer to it is the one kept. */
+  async recordSurveySent(db: Db, id: string, messageId: string): Promise<void> {
+    await this.conversations.setSurvey(db, id, messageId);
+  }
+
+  /** The survey the conversation awaits an answer to (its message), and when it was last rated. */
+  surveyOf(
+    db: Db,
+    id: string,
+  ): Promise<{ csat_message_id: string | null; csat_rated_at: Date | null; csat_comment: string | null } | null> {
+    return this.conversations.surveyOf(db, id);
+  }
+
+  /**
+   * The customer's answer to the survey, in the caller's transaction (which holds the conversation):
+   * a rating (which clears an earlier comment) or the comment written after it; `conversation.rated`.
+   */
+  async recordSurveyAnswer(db: Db, id: string, answer: { rating: number; at: Date } | { comment: string }): Promise<void> {
+    await this.conversations.setSurveyAnswer(db, id, answer);
+    await this.events.record(db, 'conversation.rated', ConversationEvent.of(ConversationResponse.of(await this.findWithCustomer(db, id))));
   }
 
   /**

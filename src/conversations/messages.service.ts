@@ -19,7 +19,7 @@ import type { Db } from '../database/sql';
 import { EventsService } from '../events/events.service';
 import type { InboundMedia } from '../media/media.service';
 import { MediaService } from '../media/media.service';
-import { TemplatesService } from '../templates/templates.service';
+import { TemplatesService, type TemplateToSend } from '../templates/templates.service';
 import { visibleInboxesOf, type UserRow } from '../users/user.entity';
 import { ConversationResponse } from './conversation.dto';
 import type { ConversationRow } from './conversation.entity';
@@ -195,22 +195,37 @@ export class MessagesService implements OnModuleInit {
   }
 
   /**
-   * A text the inbox sends by itself, in the caller's transaction (which holds the conversation):
-   * queued and sent like an agent's reply, with its `message.sent` event, but `automated` and
-   * `sent_by` null. Nothing is queued to a blocked customer, through an inbox that does not send,
-   * or outside the customer's 24 hours. Answers whether it was queued.
+   * A message automation sends, in the caller's transaction (which holds the conversation): queued
+   * and sent like an agent's reply, with its `message.sent` event. `sentBy` null is the inbox
+   * itself (a greeting, a rule, the survey: `automated`); a user is an agent's macro, their reply.
+   * A template must have passed `TemplatesService.checkSend` (outside the transaction) and may not
+   * carry an upload. Nothing is queued to a blocked customer, through an inbox that does not send,
+   * or, but for a template, outside the customer's 24 hours: the answer says which, or is the
+   * message queued.
    */
-  async queueAutomated(db: Db, conversation: ConversationRow, text: string, now: Date): Promise<boolean> {
-    if (!isWithinCustomerWindow(conversation, now)) return false;
-    if (await this.contacts.isBlocked(db, conversation.contact_id)) return false;
-    if (!(await this.conversations.inboxSends(db, conversation))) return false;
-    const queued = automatedMessage(conversation.id, 'text', text, newUuid(now.getTime()), now);
+  async queueAutomatic(
+    db: Db,
+    conversation: ConversationRow,
+    send: AutomaticSend,
+    now: Date,
+    sentBy: string | null = null,
+  ): Promise<{ queued: MessageRow } | { skipped: string }> {
+    if (send.type !== 'template' && !isWithinCustomerWindow(conversation, now)) return { skipped: "outside the customer's 24-hour window" };
+    if (await this.contacts.isBlocked(db, conversation.contact_id)) return { skipped: 'the customer is blocked' };
+    if (!(await this.conversations.inboxSends(db, conversation))) return { skipped: 'the inbox does not send (disabled)' };
+    const payload = automaticPayloadOf(send);
+    const queued: MessageRow = {
+      ...automatedMessage(conversation.id, 'text', payload.text ?? '', newUuid(now.getTime()), now),
+      ...payload,
+      sent_by: sentBy,
+      automated: sentBy === null,
+    };
     await this.messages.insert(db, queued);
     await this.conversationRows.recordOutbound(db, conversation.id, now);
     const withCustomer = await this.conversations.findWithCustomer(db, conversation.id);
     const message = MessageResponse.of(queued, withCustomer.customer_phone, [], null);
     await this.events.record(db, 'message.sent', MessageAddedEvent.of(message, ConversationResponse.of(withCustomer)));
-    return true;
+    return { queued };
   }
 
   /**
@@ -231,6 +246,11 @@ export class MessagesService implements OnModuleInit {
 
   async markFailed(messageId: string, error: string): Promise<void> {
     await this.finishSend(messageId, { status: 'failed', channel_message_id: null, error });
+  }
+
+  /** Our id of the message the channel knows by `channelMessageId`, or null. */
+  async idOfChannelMessage(db: Db, channelMessageId: string): Promise<string | null> {
+    return (await this.messages.findByChannelId(db, channelMessageId))?.id ?? null;
   }
 
   /** Whether the channel delivered this message before: a redelivery must not reopen a conversation closed since. */
@@ -489,4 +509,24 @@ function stableJson(value: unknown): string {
       .join(',')}}`;
   }
   return JSON.stringify(value);
+}
+
+/** What automation sends: a text, an approved template (its header media by link), or an interactive message. */
+export type AutomaticSend =
+  | { type: 'text'; text: string }
+  | { type: 'template'; template: TemplateToSend }
+  | { type: 'interactive'; interactive: Record<string, unknown> };
+
+/** The stored shape of what automation sends, as payloadOf stores the same message sent by an agent. */
+function automaticPayloadOf(send: AutomaticSend): Pick<MessageRow, 'type' | 'text' | 'content'> {
+  if (send.type === 'text') return { type: 'text', text: send.text, content: null };
+  if (send.type === 'interactive')
+    return { type: 'interactive', text: interactiveBodyText(send.interactive as never), content: send.interactive };
+  const { name, language, components } = send.template;
+  return { type: 'template', text: null, content: { name, language, ...(components ? { components } : {}) } };
+}
+
+/** Why a template automation would send cannot be saved: its header media must be a link (an upload is deleted unless a message sends it soon). */
+export function automaticTemplateProblem(template: TemplateToSend): string | null {
+  return templateHeaderUpload(template.components) ? "a template's header media must be a link, not media_id" : null;
 }

@@ -3,12 +3,13 @@ import { newUuid, parsePublicId, toPublicId } from '../common/ids';
 import { Database } from '../database/database';
 import { EventsService } from '../events/events.service';
 import { NotificationsService } from '../notifications/notifications.service';
+import type { Db } from '../database/sql';
 import { seesInbox, type UserRow } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { ConversationResponse } from './conversation.dto';
 import { ConversationsService } from './conversations.service';
 import { AddNoteDto, MessageResponse } from './message.dto';
-import type { MessageRow } from './message.entity';
+import { automatedMessage, type MessageRow } from './message.entity';
 import { MessageRepository } from './message.repository';
 import { MessageAddedEvent } from './conversation.events';
 
@@ -88,5 +89,22 @@ export class NotesService {
       }
       return message;
     });
+  }
+
+  /** A note without mentions in the caller's transaction, by an agent's macro or (author null) a rule, which marks it `automated`. */
+  async addIn(db: Db, conversationId: string, text: string, authorId: string | null): Promise<void> {
+    const now = new Date();
+    const note: MessageRow = {
+      ...automatedMessage(conversationId, 'note', text, newUuid(now.getTime()), now),
+      sent_by: authorId,
+      automated: authorId === null,
+    };
+    await this.messages.insert(db, note);
+    const conversation = await this.conversations.findWithCustomer(db, conversationId);
+    await this.events.record(
+      db,
+      'note.created',
+      MessageAddedEvent.of(MessageResponse.of(note, conversation.customer_phone), ConversationResponse.of(conversation)),
+    );
   }
 }

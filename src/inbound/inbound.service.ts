@@ -37,6 +37,7 @@ import { DeadLetterResponse } from './dead-letter.dto';
 import { DeadLetterRepository } from './dead-letter.repository';
 import { InboxesService, type InboxRouter } from '../inboxes/inboxes.service';
 import { AutoRepliesService } from '../automation/auto-replies.service';
+import { CsatService } from '../automation/csat.service';
 import { MessageAddedEvent } from '../conversations/conversation.events';
 
 const STORE_LATER = 'The webhook could not be stored; retry later';
@@ -83,6 +84,7 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
     private readonly audit: AuditLogService,
     private readonly inboxes: InboxesService,
     private readonly autoReplies: AutoRepliesService,
+    private readonly csat: CsatService,
   ) {}
 
   /** An inbox created, given a number or enabled may be the one bodies kept as dead letters waited for. */
@@ -280,11 +282,16 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
   /** A customer's message: their conversation found, created or reopened, message.received recorded, the assignee notified. */
   private async storeCustomerMessage(db: Db, customer: ChannelCustomer, message: InboundMessage, inboxId: string): Promise<boolean> {
     const { contact } = await this.contacts.findOrCreateForCustomer(db, customer);
-    const { conversation, created } = await this.conversations.openForContact(db, contact.id, new Date(), { inboxId });
+    const now = new Date();
+    const { conversation, created } = await this.conversations.openForContact(db, contact.id, now, { inboxId, reopen: false });
+    // An answer to the satisfaction survey is not the customer coming back: it reopens nothing and gets no automatic reply.
+    const answer = created ? null : await this.csat.answerIn(db, conversation, message, now);
+    if (!answer) await this.conversations.reopenForCustomer(db, conversation, now);
     const saved = await this.messages.recordInbound(db, conversation, message);
     if (!saved) return false;
     const shown = await this.recordReceived(db, saved, contact);
-    await this.autoReplies.afterCustomerMessage(db, saved.conversation, { created, at: new Date() });
+    if (answer) await this.csat.keep(db, conversation.id, answer);
+    else await this.autoReplies.afterCustomerMessage(db, saved.conversation, { created, at: new Date() });
     if (conversation.assigned_to) {
       await this.notifications.notify(db, {
         userId: conversation.assigned_to,

@@ -120,6 +120,17 @@ export class AutomaticMessageDto {
   text!: string;
 }
 
+export class CsatSettingsDto {
+  @ApiProperty({ description: 'Sent only while true' })
+  @IsBoolean({ message: 'enabled must be true or false' })
+  enabled!: boolean;
+
+  @ApiProperty({ minLength: 1, maxLength: 1024, example: 'How did we do? Pick a rating, then tell us more if you like.' })
+  @IsString()
+  @Length(1, 1024)
+  question!: string;
+}
+
 /** `30m`, `24h`, `7d`: from a minute to 90 days. */
 const IsResolveDelay = (): PropertyDecorator =>
   ValidateBy({
@@ -240,6 +251,19 @@ export class UpdateInboxDto {
   @IsResolveDelay()
   auto_resolve_after?: string | null;
 
+  @ApiPropertyOptional({
+    type: CsatSettingsDto,
+    nullable: true,
+    description:
+      "When an agent closes a conversation inside the customer's 24 hours, the customer gets `question` with a list of 5 ratings " +
+      '(row ids `csat_1` … `csat_5`); the rating and a text written within 10 minutes after it are kept as the conversation’s `csat`. null: none',
+  })
+  @IsOmittableOrNull()
+  @IsObject({ message: 'csat must be an object' })
+  @ValidateNested()
+  @Type(() => CsatSettingsDto)
+  csat?: CsatSettingsDto | null;
+
   @ApiPropertyOptional({ type: AssignmentPolicyDto, description: 'Who takes its conversations: replaced whole' })
   @IsOmittable()
   @IsObject({ message: 'assignment must be an object' })
@@ -324,6 +348,14 @@ export class AutomaticMessageResponse {
   text!: string;
 }
 
+export class CsatSettingsResponse {
+  @ApiProperty()
+  enabled!: boolean;
+
+  @ApiProperty()
+  question!: string;
+}
+
 export class InboxResponse {
   @ApiProperty({ example: 'inb_00000000000070008000000000000001' })
   id!: string;
@@ -394,6 +426,9 @@ export class InboxResponse {
   @ApiProperty({ type: String, nullable: true, example: '24h' })
   auto_resolve_after!: string | null;
 
+  @ApiProperty({ type: CsatSettingsResponse, nullable: true })
+  csat!: CsatSettingsResponse | null;
+
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
 
@@ -423,6 +458,7 @@ export class InboxResponse {
       greeting: row.greeting,
       away: row.away,
       auto_resolve_after: row.auto_resolve_after_seconds === null ? null : formatDuration(row.auto_resolve_after_seconds * 1000),
+      csat: row.csat,
       created_at: row.created_at.toISOString(),
       updated_at: row.updated_at.toISOString(),
     };

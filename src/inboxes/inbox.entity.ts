@@ -12,6 +12,13 @@ export const ASSIGNMENT_MODES = ['manual', 'round_robin', 'balanced'] as const;
 export type AssignmentMode = (typeof ASSIGNMENT_MODES)[number];
 
 /** A message the inbox sends by itself, when enabled. */
+/** The satisfaction survey sent when an agent closes a conversation inside the customer's 24 hours. */
+export interface CsatSettings {
+  enabled: boolean;
+  /** The survey's body, above its five ratings. */
+  question: string;
+}
+
 export interface AutomaticMessage {
   enabled: boolean;
   text: string;
@@ -47,6 +54,8 @@ export interface InboxRow {
   greeting: AutomaticMessage | null;
   /** Sent when a customer writes outside business hours, at most once per conversation in 12 hours. */
   away: AutomaticMessage | null;
+  /** The survey after an agent closes a conversation; null: none. */
+  csat: CsatSettings | null;
   /** An open conversation without a message for this long is closed; null: never. */
   auto_resolve_after_seconds: number | null;
   created_at: Date;

@@ -10,7 +10,7 @@ const json = (value: object | null) => (value === null ? null : JSON.stringify(v
 const COLUMNS = sql.raw(
   `id, name, phone_number_id, display_phone_number, business_account_id, status, access_token, app_secret, is_default, channel_error, channel_error_at,
    assignment_mode, assignment_capacity, assignment_team_id, assignment_changed_at, business_hours, greeting, away, auto_resolve_after_seconds,
-   created_at, updated_at`,
+   csat, created_at, updated_at`,
 );
 
 /** Oldest first: the default inbox, made by the migration, comes first. */
@@ -61,7 +61,7 @@ export class InboxRepository {
           VALUES (${row.id}, ${row.name}, ${row.phone_number_id}, ${row.display_phone_number}, ${row.business_account_id}, ${row.status},
                   ${row.access_token}, ${row.app_secret}, ${row.is_default}, ${row.channel_error}, ${row.channel_error_at}, ${row.assignment_mode},
                   ${row.assignment_capacity}, ${row.assignment_team_id}, ${row.assignment_changed_at}, ${json(row.business_hours)},
-                  ${json(row.greeting)}, ${json(row.away)}, ${row.auto_resolve_after_seconds}, ${row.created_at}, ${row.updated_at})`,
+                  ${json(row.greeting)}, ${json(row.away)}, ${row.auto_resolve_after_seconds}, ${json(row.csat)}, ${row.created_at}, ${row.updated_at})`,
     );
   }
 
@@ -97,7 +97,7 @@ export class InboxRepository {
                              assignment_mode = ${row.assignment_mode}, assignment_capacity = ${row.assignment_capacity},
                              assignment_team_id = ${row.assignment_team_id}, assignment_changed_at = ${row.assignment_changed_at},
                              business_hours = ${json(row.business_hours)}, greeting = ${json(row.greeting)}, away = ${json(row.away)},
-                             auto_resolve_after_seconds = ${row.auto_resolve_after_seconds}, updated_at = ${row.updated_at}
+                             auto_resolve_after_seconds = ${row.auto_resolve_after_seconds}, csat = ${json(row.csat)}, updated_at = ${row.updated_at}
            WHERE id = ${row.id} RETURNING ${COLUMNS}`,
     ))!;
   }

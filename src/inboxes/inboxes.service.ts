@@ -154,6 +154,7 @@ export class InboxesService implements OnApplicationBootstrap {
       greeting: null,
       away: null,
       auto_resolve_after_seconds: null,
+      csat: null,
       created_at: now,
       updated_at: now,
     };
@@ -196,6 +197,7 @@ export class InboxesService implements OnApplicationBootstrap {
           greeting:
             dto.greeting === undefined ? inbox.greeting : dto.greeting && { enabled: dto.greeting.enabled, text: dto.greeting.text },
           away: dto.away === undefined ? inbox.away : dto.away && { enabled: dto.away.enabled, text: dto.away.text },
+          csat: dto.csat === undefined ? inbox.csat : dto.csat && { enabled: dto.csat.enabled, question: dto.csat.question },
           auto_resolve_after_seconds:
             dto.auto_resolve_after === undefined
               ? inbox.auto_resolve_after_seconds
@@ -287,7 +289,7 @@ export class InboxesService implements OnApplicationBootstrap {
   }
 
   /** What the inbox sends by itself and when it is open; null for no such inbox. */
-  async automationOf(db: Db, id: string): Promise<Pick<InboxRow, 'business_hours' | 'greeting' | 'away'> | null> {
+  async automationOf(db: Db, id: string): Promise<Pick<InboxRow, 'business_hours' | 'greeting' | 'away' | 'csat'> | null> {
     return this.inboxes.find(db, id);
   }
 
