@@ -5,6 +5,7 @@ import { AdminAuditLog } from './admin/audit-log';
 import { AdminInboxes } from './admin/inboxes';
 import { AdminCannedResponses } from './admin/canned-responses';
 import { AdminDeadLetters } from './admin/dead-letters';
+import { AdminAutomation } from './admin/automation';
 import { AdminLabels } from './admin/labels';
 import { AdminUsers } from './admin/users';
 import { AdminWebhooks } from './admin/webhooks';
@@ -21,6 +22,7 @@ import {
 } from './pages/auth';
 import { ContactsPage } from './pages/contacts';
 import { ReportsPage } from './pages/reports';
+import { MacrosPage } from './pages/macros';
 import { TeamsPage } from './pages/teams';
 import { InboxPage } from './pages/inbox';
 import { ProfilePage } from './pages/profile';
@@ -197,9 +199,11 @@ function Shell(props: { me: Me; setMe: (me: Me | null) => void; path: string }) 
             {link('/contacts', 'Contacts', path === '/contacts')}
             {link('/reports', 'Reports', path === '/reports')}
             {link('/teams', 'Teams', path === '/teams')}
+            {link('/macros', 'Macros', path === '/macros')}
             {admin && link('/admin/inboxes', 'Inboxes', path === '/admin/inboxes')}
             {admin && link('/admin/users', 'Users', path === '/admin/users')}
             {admin && link('/admin/labels', 'Labels', path === '/admin/labels')}
+            {admin && link('/admin/automation', 'Automation', path === '/admin/automation')}
             {link('/admin/canned-responses', 'Canned responses', path === '/admin/canned-responses')}
             {admin && link('/admin/webhooks', 'Webhooks', path === '/admin/webhooks')}
             {admin && link('/admin/dead-letters', 'Dead letters', path === '/admin/dead-letters')}
@@ -241,11 +245,13 @@ function Page(props: { path: string; admin: boolean }) {
   if (path === '/contacts') return <ContactsPage />;
   if (path === '/reports') return <ReportsPage />;
   if (path === '/teams') return <TeamsPage />;
+  if (path === '/macros') return <MacrosPage />;
   if (path === '/profile') return <ProfilePage />;
   if (path === '/admin/canned-responses') return <AdminCannedResponses />;
   if (admin && path === '/admin/inboxes') return <AdminInboxes />;
   if (admin && path === '/admin/users') return <AdminUsers />;
   if (admin && path === '/admin/labels') return <AdminLabels />;
+  if (admin && path === '/admin/automation') return <AdminAutomation />;
   if (admin && path === '/admin/webhooks') return <AdminWebhooks />;
   if (admin && path === '/admin/dead-letters') return <AdminDeadLetters />;
   if (admin && path === '/admin/audit-log') return <AdminAuditLog />;

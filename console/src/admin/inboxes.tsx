@@ -465,7 +465,7 @@ function intervalsOf(text: string): [string, string][] | null {
   return intervals.every(Boolean) ? intervals.map((match) => [match![1], match![2]]) : null;
 }
 
-/** When the inbox is open, what it says by itself (greeting, away message), and when it closes quiet conversations. */
+/** When the inbox is open, what it says by itself (greeting, away message, the survey), and when it closes quiet conversations. */
 function AutomationForm(props: { inbox: Inbox; onClose: () => void; onSaved: () => void }) {
   const hours = props.inbox.business_hours as Hours | null;
   const [alwaysOpen, setAlwaysOpen] = useState(hours === null);
@@ -479,6 +479,7 @@ function AutomationForm(props: { inbox: Inbox; onClose: () => void; onSaved: () 
   const [greeting, setGreeting] = useState(props.inbox.greeting ?? { enabled: false, text: '' });
   const [away, setAway] = useState(props.inbox.away ?? { enabled: false, text: '' });
   const [resolveAfter, setResolveAfter] = useState(props.inbox.auto_resolve_after ?? '');
+  const [csat, setCsat] = useState(props.inbox.csat ?? { enabled: false, question: 'How did we do? Pick a rating.' });
   const [problem, setProblem] = useState('');
   const save = useAction(async () => {
     setProblem('');
@@ -505,6 +506,7 @@ function AutomationForm(props: { inbox: Inbox; onClose: () => void; onSaved: () 
         greeting: message(greeting),
         away: message(away),
         auto_resolve_after: resolveAfter.trim() || null,
+        csat: csat.question.trim() ? { enabled: csat.enabled, question: csat.question.trim() } : null,
       },
     });
     props.onSaved();
@@ -559,6 +561,16 @@ function AutomationForm(props: { inbox: Inbox; onClose: () => void; onSaved: () 
           </label>
           <Field label="Away text">
             <textarea maxLength={1024} value={away.text} onInput={(e) => setAway({ ...away, text: e.currentTarget.value })} />
+          </Field>
+        </fieldset>
+        <fieldset>
+          <legend>Satisfaction survey</legend>
+          <label class="check">
+            <input type="checkbox" checked={csat.enabled} onChange={(e) => setCsat({ ...csat, enabled: e.currentTarget.checked })} />
+            Ask the customer to rate us (1 to 5) when an agent closes the conversation within the 24 hours
+          </label>
+          <Field label="Survey question" hint="A comment written within 10 minutes after the rating is kept with it">
+            <textarea maxLength={1024} value={csat.question} onInput={(e) => setCsat({ ...csat, question: e.currentTarget.value })} />
           </Field>
         </fieldset>
         <Field label="Close quiet conversations after" hint="Such as 24h or 7d; empty: never. A note in the thread says so">

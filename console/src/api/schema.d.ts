@@ -1451,6 +1451,140 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/automation-rules': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the automation rules in the order they run (admin)
+     * @description All of them on one page.
+     */
+    get: operations['RulesController_list'];
+    put?: never;
+    /**
+     * Create an automation rule (admin)
+     * @description On its event (`conversation.created`, `message.received` from a customer, `conversation.closed`), after that change commits, when all its conditions hold, its actions are done in order, once per event (crash-safe). A change its actions make sets off no rule. A team, user or label an action names must exist (422); one deleted later turns the rule off with a `disabled_reason`. At most 200 rules.
+     */
+    post: operations['RulesController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/automation-rules/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get an automation rule (admin) */
+    get: operations['RulesController_get'];
+    put?: never;
+    post?: never;
+    /** Delete an automation rule and its run log (admin) */
+    delete: operations['RulesController_remove'];
+    options?: never;
+    head?: never;
+    /**
+     * Change an automation rule (admin)
+     * @description Setting `enabled` clears the `disabled_reason`.
+     */
+    patch: operations['RulesController_update'];
+    trace?: never;
+  };
+  '/api/v1/automation-rules/{id}/runs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A rule's runs, newest first (admin)
+     * @description One per event on which its conditions held: what each action did, or that it was turned off instead.
+     */
+    get: operations['RulesController_runs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/macros': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the team's macros and the caller's own, by name
+     * @description All of them on one page.
+     */
+    get: operations['MacrosController_list'];
+    put?: never;
+    /**
+     * Save a macro
+     * @description Any user saves `personal` macros (100 each); admins save `team` ones (200), a 403 for an agent. A team, user or label an action names must exist (422).
+     */
+    post: operations['MacrosController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/macros/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete a macro
+     * @description One's own; a team macro by admins only (403).
+     */
+    delete: operations['MacrosController_remove'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a macro
+     * @description One's own; a team macro, or its visibility, by admins only (403).
+     */
+    patch: operations['MacrosController_update'];
+    trace?: never;
+  };
+  '/api/v1/conversations/{id}/macros/{macro_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Run a macro on a conversation
+     * @description Its actions in order, as the caller, in one transaction: each is recorded as the same change made by hand. An action the service refuses (a send outside the 24 hours, an agent who is not a member) is skipped with its reason; the rest go on. 422 when a team, user, label or template it names is gone.
+     */
+    post: operations['MacrosController_run'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1512,7 +1646,10 @@ export interface components {
         | 'inbox.members_changed'
         | 'team.created'
         | 'team.updated'
-        | 'team.deleted';
+        | 'team.deleted'
+        | 'rule.created'
+        | 'rule.updated'
+        | 'rule.deleted';
       /**
        * @description What it was done to: a user_…, wh_…, tok_…, ct_… id
        * @example user_01a2047c8e2078c99d14947d2651598e
@@ -2112,6 +2249,10 @@ export interface components {
       enabled: boolean;
       text: string;
     };
+    CsatSettingsResponse: {
+      enabled: boolean;
+      question: string;
+    };
     InboxResponse: {
       /** @example inb_00000000000070008000000000000001 */
       id: string;
@@ -2159,6 +2300,7 @@ export interface components {
       away: components['schemas']['AutomaticMessageResponse'] | null;
       /** @example 24h */
       auto_resolve_after: string | null;
+      csat: components['schemas']['CsatSettingsResponse'] | null;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -2222,6 +2364,12 @@ export interface components {
       enabled: boolean;
       /** @example Thanks for writing! We answer within the hour. */
       text: string;
+    };
+    CsatSettingsDto: {
+      /** @description Sent only while true */
+      enabled: boolean;
+      /** @example How did we do? Pick a rating, then tell us more if you like. */
+      question: string;
     };
     AssignmentPolicyDto: {
       /**
@@ -2298,6 +2446,8 @@ export interface components {
        * @example 24h
        */
       auto_resolve_after?: string | null;
+      /** @description When an agent closes a conversation inside the customer's 24 hours, the customer gets `question` with a list of 5 ratings (row ids `csat_1` … `csat_5`); the rating and a text written within 10 minutes after it are kept as the conversation’s `csat`. null: none */
+      csat?: components['schemas']['CsatSettingsDto'] | null;
       /** @description Who takes its conversations: replaced whole */
       assignment?: components['schemas']['AssignmentPolicyDto'];
     };
@@ -2509,6 +2659,17 @@ export interface components {
       /** Format: date-time */
       created_at: string;
     };
+    CsatAnswerResponse: {
+      /** @example 5 */
+      rating: number;
+      /**
+       * @description A text the customer wrote within 10 minutes after rating
+       * @example Quick and kind, thanks
+       */
+      comment: string | null;
+      /** Format: date-time */
+      rated_at: string;
+    };
     ConversationResponse: {
       /** @example conv_01a2047c8e2078c99d14947d2651598e */
       id: string;
@@ -2556,6 +2717,8 @@ export interface components {
        * @description When the 24-hour window for free-form messages closes (24 hours after the customer's last message); null if the customer never wrote
        */
       window_expires_at: string | null;
+      /** @description The customer's answer to the satisfaction survey sent when an agent last closed it (the inbox's `csat`); null until they answer */
+      csat: components['schemas']['CsatAnswerResponse'] | null;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -3051,7 +3214,7 @@ export interface components {
        */
       url: string;
       /**
-       * @description Event types, or ["*"] for all: message.received, message.sent, message.status, message.reaction, message.media, conversation.created, conversation.assigned, conversation.closed, conversation.reopened, conversation.updated, note.created, contact.created, contact.updated, contact.deleted, contact.merged
+       * @description Event types, or ["*"] for all: message.received, message.sent, message.status, message.reaction, message.media, conversation.created, conversation.assigned, conversation.closed, conversation.reopened, conversation.updated, conversation.rated, note.created, contact.created, contact.updated, contact.deleted, contact.merged, automation.triggered
        * @example [
        *       "message.received",
        *       "conversation.assigned"
@@ -3182,6 +3345,242 @@ export interface components {
       /** Format: date-time */
       expires_at: string;
     };
+    RuleConditionDoc: {
+      /**
+       * @description One of message.text, contact.name, contact.phone, contact.tags, contact.attributes.<key>, conversation.inbox_id, conversation.labels, within_business_hours
+       * @example message.text
+       */
+      field: string;
+      /** @enum {string} */
+      operator: 'equals' | 'not_equals' | 'contains' | 'not_contains' | 'starts_with' | 'in' | 'matches';
+      /**
+       * @description A string; a list of strings for `in`; a regular expression in RE2 syntax for `matches` (linear time: no backreferences or lookaround); true or false for `within_business_hours` (which takes equals and not_equals only). Text compares case- and accent-insensitively, but for `matches`. On `contact.tags` and `conversation.labels` a condition holds when one of them satisfies it (`equals`/`contains`: has this one), a negation when none does
+       * @example refund
+       */
+      value: string | string[] | boolean;
+    };
+    RuleActionDoc: {
+      /** @enum {string} */
+      type:
+        | 'assign_team'
+        | 'assign_user'
+        | 'add_labels'
+        | 'remove_labels'
+        | 'send_text'
+        | 'send_template'
+        | 'add_note'
+        | 'snooze'
+        | 'close'
+        | 'set_attribute'
+        | 'send_webhook_event';
+      /**
+       * @description assign_team
+       * @example team_01a2047c8e2078c99d14947d2651598e
+       */
+      team_id?: string;
+      /**
+       * @description assign_user
+       * @example user_01a2047c8e2078c99d14947d2651598e
+       */
+      user_id?: string;
+      /**
+       * @description add_labels, remove_labels: names of labels of the catalogue
+       * @example [
+       *       "refund"
+       *     ]
+       */
+      labels?: string[];
+      /**
+       * @description send_text, add_note
+       * @example We got your request and answer within a day.
+       */
+      text?: string;
+      /**
+       * @description send_template: `{name, language, components?}` as a send takes it (a header media by link)
+       * @example {
+       *       "name": "order_update",
+       *       "language": "en_US",
+       *       "components": []
+       *     }
+       */
+      template?: {
+        [key: string]: unknown;
+      };
+      /**
+       * @description snooze: from 1m to 90d
+       * @example 4h
+       */
+      duration?: string;
+      /**
+       * @description set_attribute: the contact attribute's key
+       * @example tier
+       */
+      key?: string;
+      /**
+       * @description set_attribute
+       * @example vip
+       */
+      value?: string | number | boolean;
+      /**
+       * @description send_webhook_event: the `name` of the `automation.triggered` event
+       * @example vip_wrote
+       */
+      name?: string;
+    };
+    RuleResponse: {
+      /** @example rule_01a2047c8e2078c99d14947d2651598e */
+      id: string;
+      name: string;
+      enabled: boolean;
+      /** @enum {string} */
+      event: 'conversation.created' | 'message.received' | 'conversation.closed';
+      conditions: components['schemas']['RuleConditionDoc'][];
+      actions: components['schemas']['RuleActionDoc'][];
+      position: number;
+      /**
+       * @description Why the service turned it off: something its actions name is gone. Null when it is on, or an admin turned it off
+       * @example label "refund" no longer exists
+       */
+      disabled_reason: string | null;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    RulePage: {
+      data: components['schemas']['RuleResponse'][];
+      /** @description Pass as cursor to get the next page; null on the last page */
+      next_cursor: string | null;
+    };
+    CreateRuleDto: {
+      /** @example Refund requests to billing */
+      name: string;
+      /** @description Default true */
+      enabled?: boolean;
+      /** @enum {string} */
+      event: 'conversation.created' | 'message.received' | 'conversation.closed';
+      /** @description All must hold (none: always); at most 20 */
+      conditions: components['schemas']['RuleConditionDoc'][];
+      /** @description Done in order; 1 to 20 */
+      actions: components['schemas']['RuleActionDoc'][];
+      /** @description Rules run by position: one given takes that place, the rules there and after it move down. Default: after the last */
+      position?: number;
+    };
+    UpdateRuleDto: {
+      name?: string;
+      /** @description Turning it on clears `disabled_reason` */
+      enabled?: boolean;
+      /** @enum {string} */
+      event?: 'conversation.created' | 'message.received' | 'conversation.closed';
+      /** @description Replaced whole */
+      conditions?: components['schemas']['RuleConditionDoc'][];
+      /** @description Replaced whole */
+      actions?: components['schemas']['RuleActionDoc'][];
+      /** @description Moves it there: the rules there and after it move down */
+      position?: number;
+    };
+    ActionOutcomeResponse: {
+      /** @enum {string} */
+      type:
+        | 'assign_team'
+        | 'assign_user'
+        | 'add_labels'
+        | 'remove_labels'
+        | 'send_text'
+        | 'send_template'
+        | 'add_note'
+        | 'snooze'
+        | 'close'
+        | 'set_attribute'
+        | 'send_webhook_event';
+      /**
+       * @description `unchanged`: it was so already; `skipped`: refused, see detail
+       * @enum {string}
+       */
+      outcome: 'done' | 'unchanged' | 'skipped';
+      /**
+       * @description Why it was skipped; the message sent (msg_…) for a send
+       * @example outside the customer's 24-hour window
+       */
+      detail: string | null;
+    };
+    RuleRunResponse: {
+      /** @example run_01a2047c8e2078c99d14947d2651598e */
+      id: string;
+      /** @enum {string} */
+      event: 'conversation.created' | 'message.received' | 'conversation.closed';
+      /**
+       * @description The event it ran on
+       * @example evt_01a2047c8e2078c99d14947d2651598e
+       */
+      event_id: string;
+      /** @example conv_01a2047c8e2078c99d14947d2651598e */
+      conversation_id: string | null;
+      /**
+       * @description `disabled`: something its actions name was gone, and the rule was turned off instead
+       * @enum {string}
+       */
+      outcome: 'acted' | 'disabled';
+      /** @description What each action did, in order */
+      actions: components['schemas']['ActionOutcomeResponse'][];
+      reason: string | null;
+      /** Format: date-time */
+      created_at: string;
+    };
+    RuleRunPage: {
+      data: components['schemas']['RuleRunResponse'][];
+      /** @description Pass as cursor to get the next page; null on the last page */
+      next_cursor: string | null;
+    };
+    MacroResponse: {
+      /** @example mac_01a2047c8e2078c99d14947d2651598e */
+      id: string;
+      name: string;
+      /** @enum {string} */
+      visibility: 'personal' | 'team';
+      /**
+       * @description Null for a team macro
+       * @example user_01a2047c8e2078c99d14947d2651598e
+       */
+      owner_id: string | null;
+      actions: components['schemas']['RuleActionDoc'][];
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    MacroPage: {
+      data: components['schemas']['MacroResponse'][];
+      /** @description Pass as cursor to get the next page; null on the last page */
+      next_cursor: string | null;
+    };
+    CreateMacroDto: {
+      /** @example Refund: ask for the order number */
+      name: string;
+      /**
+       * @description `personal`: the caller's own; `team`: everyone's (admins only)
+       * @enum {string}
+       */
+      visibility: 'personal' | 'team';
+      /** @description The automation rules' actions, done in order; 1 to 20 */
+      actions: components['schemas']['RuleActionDoc'][];
+    };
+    UpdateMacroDto: {
+      name?: string;
+      /**
+       * @description Only admins share a macro with the team or take it back
+       * @enum {string}
+       */
+      visibility?: 'personal' | 'team';
+      /** @description Replaced whole */
+      actions?: components['schemas']['RuleActionDoc'][];
+    };
+    MacroRunResponse: {
+      /** @description The conversation as the macro left it */
+      conversation: components['schemas']['ConversationResponse'];
+      /** @description What each action did, in order */
+      actions: components['schemas']['ActionOutcomeResponse'][];
+    };
     MessageAddedEvent: {
       message: components['schemas']['MessageResponse'];
       conversation: components['schemas']['ConversationResponse'];
@@ -3250,6 +3649,37 @@ export interface components {
     NotificationEvent: {
       notification: components['schemas']['NotificationResponse'];
     };
+    AutomationTriggeredEvent: {
+      /**
+       * @description The action's `name`
+       * @example vip_wrote
+       */
+      name: string;
+      /**
+       * @description The rule that ran it; null for a macro
+       * @example rule_01a2047c8e2078c99d14947d2651598e
+       */
+      rule_id: string | null;
+      /**
+       * @description The macro that ran it; null for a rule
+       * @example null
+       */
+      macro_id: string | null;
+      /**
+       * @description The agent who ran the macro; null for a rule
+       * @example null
+       */
+      run_by: string | null;
+      /**
+       * @description The event the rule ran on; null for a macro
+       * @example evt_01a2047c8e2078c99d14947d2651598e
+       */
+      trigger_event_id: string | null;
+      /** @example message.received */
+      trigger_event_type: string | null;
+      /** @description The conversation as the actions before this one left it */
+      conversation: components['schemas']['ConversationResponse'];
+    };
   };
   responses: never;
   parameters: never;
@@ -3301,7 +3731,10 @@ export interface operations {
           | 'inbox.members_changed'
           | 'team.created'
           | 'team.updated'
-          | 'team.deleted';
+          | 'team.deleted'
+          | 'rule.created'
+          | 'rule.updated'
+          | 'rule.deleted';
         /** @description From this moment on (inclusive) */
         from?: string;
         /** @description Before this moment (exclusive) */
@@ -9332,6 +9765,678 @@ export interface operations {
       };
     };
   };
+  RulesController_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RulePage'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  RulesController_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateRuleDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RuleResponse'];
+        };
+      };
+      /** @description Malformed JSON, an unknown or mistyped field, or failed validation (the text names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Valid, but refused by a rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  RulesController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RuleResponse'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  RulesController_remove: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  RulesController_update: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateRuleDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RuleResponse'];
+        };
+      };
+      /** @description Malformed JSON, an unknown or mistyped field, or failed validation (the text names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Valid, but refused by a rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  RulesController_runs: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description The next_cursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RuleRunPage'];
+        };
+      };
+      /** @description Malformed JSON, an unknown or mistyped field, or failed validation (the text names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  MacrosController_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MacroPage'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  MacrosController_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateMacroDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MacroResponse'];
+        };
+      };
+      /** @description Malformed JSON, an unknown or mistyped field, or failed validation (the text names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Valid, but refused by a rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  MacrosController_remove: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  MacrosController_update: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateMacroDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MacroResponse'];
+        };
+      };
+      /** @description Malformed JSON, an unknown or mistyped field, or failed validation (the text names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Valid, but refused by a rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  MacrosController_run: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        macro_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MacroRunResponse'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Valid, but refused by a rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
 }
 
 /** The payload (`data`) of each event type. */
@@ -9345,6 +10450,7 @@ export interface EventPayloads {
   'conversation.created': components['schemas']['ConversationEvent'];
   'conversation.closed': components['schemas']['ConversationEvent'];
   'conversation.reopened': components['schemas']['ConversationEvent'];
+  'conversation.rated': components['schemas']['ConversationEvent'];
   'conversation.updated': components['schemas']['ConversationUpdatedEvent'];
   'conversation.assigned': components['schemas']['ConversationAssignedEvent'];
   'contact.created': components['schemas']['ContactEvent'];
@@ -9352,4 +10458,5 @@ export interface EventPayloads {
   'contact.deleted': components['schemas']['ContactEvent'];
   'contact.merged': components['schemas']['ContactMergedEvent'];
   'notification.created': components['schemas']['NotificationEvent'];
+  'automation.triggered': components['schemas']['AutomationTriggeredEvent'];
 }

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Conversation, type Message, type Schemas } from '../api/client';
 import { ErrorNote, useAction } from '../ui';
 import { useWorkspace } from '../workspace';
+import { macroCommand } from './actions-editor';
 import { TemplatePicker } from './template-picker';
 
 type Canned = Schemas['CannedResponseResponse'];
@@ -28,6 +29,9 @@ export function Composer(props: {
   replyTo: Message | null;
   onCancelReply: () => void;
   onSent: (message: Message) => void;
+  /** A macro picked with `/` ran: the conversation as it left it. */
+  onMacroRan: (conversation: Conversation) => void;
+  onError: (error: unknown) => void;
 }) {
   const { conversation, windowOpen } = props;
   const { users, me } = useWorkspace();
@@ -36,6 +40,7 @@ export function Composer(props: {
   const [file, setFile] = useState<File | null>(null);
   const [progress, setProgress] = useState<number | null>(null);
   const [canned, setCanned] = useState<Canned[] | null>(null);
+  const [macros, setMacros] = useState<Schemas['MacroResponse'][] | null>(null);
   const [mentions, setMentions] = useState<string[]>([]);
   /** An interactive canned response picked: sent as it is (its body shown, not editable) until dropped. */
   const [interactive, setInteractive] = useState<Canned['interactive']>(null);
@@ -59,12 +64,22 @@ export function Composer(props: {
     if (props.replyTo) box.current?.focus();
   }, [props.replyTo]);
 
-  // Canned responses are loaded once, when the first `/` is typed; then filtered here.
+  // Canned responses and macros are loaded once, when the first `/` is typed; then filtered here.
   const slash = mode === 'reply' && /^\/[\w-]*$/.test(text) ? text.slice(1).toLowerCase() : null;
   useEffect(() => {
     if (slash !== null && canned === null)
       void api.get('/api/v1/canned-responses', { query: { limit: 100 } }).then((page) => setCanned(page.data));
+    if (slash !== null && macros === null) void api.get('/api/v1/macros').then((page) => setMacros(page.data));
   }, [slash !== null]);
+  const runMacro = async (macro: Schemas['MacroResponse']) => {
+    setText('');
+    try {
+      const ran = await api.post('/api/v1/conversations/{id}/macros/{macro_id}', { params: { id: conversation.id, macro_id: macro.id } });
+      props.onMacroRan(ran.conversation);
+    } catch (caught) {
+      props.onError(caught);
+    }
+  };
   const at = mode === 'note' ? /(?:^|\s)@([\p{L}\w.-]*)$/u.exec(text) : null;
   const suggestions: { key: string; label: string; pick: () => void }[] =
     slash !== null
@@ -79,6 +94,16 @@ export function Composer(props: {
               setInteractive(c.interactive);
             },
           }))
+          .concat(
+            (macros ?? [])
+              .filter((macro) => macroCommand(macro).startsWith(slash))
+              .slice(0, 4)
+              .map((macro) => ({
+                key: macro.id,
+                label: `/${macroCommand(macro)}: run the macro ${macro.name}`,
+                pick: () => void runMacro(macro),
+              })),
+          )
       : at
         ? users
             .filter((u) => u.status === 'active' && u.id !== me.id && u.name.toLowerCase().startsWith(at[1].toLowerCase()))
@@ -190,7 +215,7 @@ export function Composer(props: {
             </p>
           )}
           {suggestions.length > 0 && (
-            <ul class="suggestions" role="listbox" aria-label={slash !== null ? 'Canned responses' : 'Mention'}>
+            <ul class="suggestions" role="listbox" aria-label={slash !== null ? 'Canned responses and macros' : 'Mention'}>
               {suggestions.map((s, index) => (
                 <li
                   role="option"
@@ -224,7 +249,7 @@ export function Composer(props: {
           )}
           <label class="field">
             <span class="field-label">
-              {mode === 'note' ? 'Note for the team (@ mentions someone)' : 'Message (/ for canned responses)'}
+              {mode === 'note' ? 'Note for the team (@ mentions someone)' : 'Message (/ for canned responses and macros)'}
             </span>
             <textarea
               ref={box}

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type Conversation } from '../api/client';
+import { api, type Conversation, type Schemas } from '../api/client';
 import { valueOf } from '../ui';
 import { AVAILABILITY_LABELS } from './availability';
 import { useWorkspace } from '../workspace';
@@ -29,6 +29,21 @@ export function ConversationActions(props: {
   const { users, labels, me, teams, reloadUsers } = useWorkspace();
   const inboxTeams = teams.filter((team) => team.inbox_ids.includes(conversation.inbox_id) || team.id === conversation.team_id);
   const [labelsOpen, setLabelsOpen] = useState(false);
+  const [macros, setMacros] = useState<Schemas['MacroResponse'][]>([]);
+  useEffect(() => {
+    void api.get('/api/v1/macros').then((page) => setMacros(page.data));
+  }, []);
+  const runMacro = async (macroId: string) => {
+    try {
+      const ran = await api.post('/api/v1/conversations/{id}/macros/{macro_id}', { params: { id: conversation.id, macro_id: macroId } });
+      props.onChanged(ran.conversation);
+      const skipped = ran.actions.filter((action) => action.outcome === 'skipped');
+      if (skipped.length > 0)
+        props.onError(new Error(`Skipped: ${skipped.map((action) => `${action.type.replace(/_/g, ' ')} (${action.detail})`).join('; ')}`));
+    } catch (caught) {
+      props.onError(caught);
+    }
+  };
 
   const update = async (body: {
     status?: 'open' | 'snoozed' | 'closed';
@@ -134,6 +149,24 @@ export function ConversationActions(props: {
             <option value="">For…</option>
             {SNOOZES.map((s) => (
               <option value={s.label}>{s.label}</option>
+            ))}
+          </select>
+        </label>
+      )}
+      {macros.length > 0 && (
+        <label class="inline-field">
+          <span class="field-label">Macros</span>
+          <select
+            value=""
+            onChange={(event) => {
+              const id = valueOf(event);
+              event.currentTarget.value = '';
+              if (id) void runMacro(id);
+            }}
+          >
+            <option value="">Run…</option>
+            {macros.map((macro) => (
+              <option value={macro.id}>{macro.name}</option>
             ))}
           </select>
         </label>

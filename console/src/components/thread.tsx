@@ -168,6 +168,8 @@ export function Thread(props: {
           <p class="muted">
             {customerHandle(conversation.customer)} · {conversation.status}
             {conversation.status === 'snoozed' && conversation.snoozed_until && ` until ${fullTime(conversation.snoozed_until)}`}
+            {conversation.csat &&
+              ` · rated ${conversation.csat.rating} of 5${conversation.csat.comment ? `: “${conversation.csat.comment}”` : ''}`}
           </p>
         </div>
         <ConversationActions conversation={conversation} onChanged={changed} onError={setError} />
@@ -220,6 +222,8 @@ export function Thread(props: {
         windowOpen={windowOpen}
         replyTo={replyTo}
         onCancelReply={() => setReplyTo(null)}
+        onMacroRan={changed}
+        onError={setError}
         onSent={(message) => {
           stickToBottom.current = true;
           setReplyTo(null);
