@@ -19,6 +19,9 @@
  *   the agent console in Chromium on the seeded database: navigation to the first row of the
  *     inbox against its API calls made from Node, and the frames while scrolling 10,000 loaded
  *     conversations against the first page only (PostgreSQL only; skipped without /usr/bin/chromium)
+ *   rules: customer messages with no rule, then with 50 rules on message.received (49 passed over, 1
+ *     acting): the webhook's rate in both cases, the events run through the rules per second, and the
+ *     mean run of one event (all 50 rules) from the service's own histogram
  *   inboxes: the list, the open list, the counts and a message search as today (every conversation
  *     in one inbox), then with the conversations spread over 20 inboxes and 200 agents each in 3,
  *     for one such agent (goal: at least 90 % of today's requests per second), and for the admin
@@ -27,7 +30,7 @@
  * conversations, 100,000 messages, in a database beside BENCH_DATABASE_URL that the bench creates
  * and drops), and a table shows what 10x more data costs each of them.
  *
- * Options: `--only <section>[,<section>…]` runs only those sections: me, fanout, list, search,
+ * Options: `--only <section>[,<section>…]` runs only those sections: me, fanout, rules, list, search,
  * ingest, console, inboxes (e.g. `npm run bench -- --only me` for the framework floor alone). `--quick`: a short
  * run to see that everything works, not to compare (3 s per case, 1 s warm-up, 1,000 fan-out
  * events), unless BENCH_DURATION or BENCH_WEBHOOK_EVENTS say otherwise.
@@ -48,6 +51,7 @@
  *                       dropped at the end: the URL's user needs the right to create databases.
  *   BENCH_REDIS_URL     Redis for the service (default: none, in-process)
  *   BENCH_WEBHOOK_EVENTS events of the webhook fan-out section (default 10000), each to 10 receivers
+ *   BENCH_RULE_MESSAGES  customer messages of the rules section (default 2000)
  *   BENCH_LOG_LEVEL     the service's LOG_LEVEL (default info, as in production)
  *   BENCH_KEEP_TMP=1    keep the temporary directory (service log, database) after the run
  *
@@ -66,10 +70,11 @@ import { benchConversationList } from './bench/list';
 import { warnIfMachineBusy } from './bench/machine';
 import { Load, measure } from './bench/measure';
 import { printGrowth, printRatio, printTable, type Row } from './bench/report';
+import { benchRules } from './bench/rules';
 import { benchMessageSearch } from './bench/search';
 import { inspectDatabase, seedDatabase } from './bench/seed';
 import { describeSize, FULL_SIZE, type SeedSize, TENTH_SIZE } from './bench/seed-sql';
-import { type RunningService, ServiceOptions, startService } from './bench/service';
+import { BENCH_METRICS_TOKEN, type RunningService, ServiceOptions, startService } from './bench/service';
 
 const GOAL_PERCENT = 60;
 /** Ingest goals, messages stored per second: PostgreSQL + Redis, and the embedded default. */
@@ -88,6 +93,7 @@ interface Settings {
   databaseUrl: string | null;
   redisUrl: string | null;
   webhookEvents: number;
+  ruleMessages: number;
   logLevel: string;
   keepFiles: boolean;
 }
@@ -102,6 +108,7 @@ function readSettings(env: NodeJS.ProcessEnv, quick: boolean): Settings {
     databaseUrl: env.BENCH_DATABASE_URL?.trim() || null,
     redisUrl: env.BENCH_REDIS_URL?.trim() || null,
     webhookEvents: positiveInteger(env, 'BENCH_WEBHOOK_EVENTS', quick ? 1_000 : 10_000),
+    ruleMessages: positiveInteger(env, 'BENCH_RULE_MESSAGES', quick ? 300 : 2_000),
     logLevel: env.BENCH_LOG_LEVEL?.trim() || 'info',
     keepFiles: env.BENCH_KEEP_TMP === '1',
   };
@@ -114,7 +121,7 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
   return Number(value);
 }
 
-const SECTIONS = ['me', 'fanout', 'list', 'search', 'ingest', 'console', 'inboxes'] as const;
+const SECTIONS = ['me', 'fanout', 'rules', 'list', 'search', 'ingest', 'console', 'inboxes'] as const;
 type Section = (typeof SECTIONS)[number];
 /** The sections whose cost depends on how much data there is: run at both sizes on PostgreSQL. */
 const DATA_SECTIONS: Section[] = ['list', 'search', 'ingest', 'console', 'inboxes'];
@@ -202,6 +209,15 @@ async function main(cleanup: Cleanup): Promise<void> {
       events: settings.webhookEvents,
       pacedSeconds: settings.load.durationSeconds,
       cleanup,
+    });
+
+  if (sections.has('rules'))
+    await benchRules({
+      serviceUrl: service.baseUrl,
+      token,
+      appSecret: MESSAGING_APP_SECRET,
+      metricsToken: BENCH_METRICS_TOKEN,
+      messages: settings.ruleMessages,
     });
 
   if (!settings.databaseUrl) {

@@ -234,6 +234,9 @@ describe('automation: business hours, greeting and away messages, auto-resolve',
       expect((await conversation(id)).status).toBe('open');
       await rates(phone, wamid, 2);
       expect(await conversation(id)).toMatchObject({ status: 'open', csat: { rating: 2 } });
+      // The conversation is open: the customer's next text is them writing, not a comment.
+      await customerWrites(t, { phone: phone.slice(1), text: 'And my invoice?' });
+      expect(await conversation(id)).toMatchObject({ status: 'open', csat: { rating: 2, comment: null } });
     });
 
     it('takes a csat_ row quoting another message as an ordinary message: it reopens and rates nothing', async () => {

@@ -1,5 +1,6 @@
 import { parsePublicId } from '../src/common/ids';
 import { eventually } from './support/channel';
+import { numberChangeWebhook } from './support/channel-fixtures';
 import { customerWrites } from './support/inbox';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -123,6 +124,7 @@ describe('automation rules', () => {
       ['a bad snooze', { actions: [{ type: 'snooze', duration: '10s' }] }, 'actions[0].duration must be a duration from 1m to 90d'],
       ['a bad team id', { actions: [{ type: 'assign_team', team_id: 'billing' }] }, "actions[0].team_id must be a team's id"],
       ['a reserved attribute', { actions: [{ type: 'set_attribute', key: 'phone', value: 'x' }] }, 'is reserved'],
+      ['a text PostgreSQL cannot store', { actions: [{ type: 'add_note', text: 'a\u0000b' }] }, 'must not contain NUL characters'],
     ])('refuses %s with 400 naming it', async (_what, body, message) => {
       const answer = await t.request('POST', '/api/v1/automation-rules', {
         token: admin,
@@ -409,6 +411,35 @@ describe('automation rules', () => {
       const turnedOff = (await t.request('GET', `/api/v1/automation-rules/${rule.id}`, { token: admin })).body;
       expect(turnedOff.enabled).toBe(false);
       expect(turnedOff.disabled_reason).toContain('its template cannot be sent: Template no_such_template');
+    });
+
+    it('undoes a rule that fails unexpectedly, logs it, and still runs the rules after it', async () => {
+      // A row written around the API's checks: a snooze past the end of time throws (an invalid date) after the note went in.
+      const [{ id: broken }] = await t.sql<{ id: string }>(
+        `INSERT INTO automation_rules (id, name, enabled, event, conditions, actions, position, created_at, updated_at)
+         VALUES (gen_random_uuid(), 'Broken', true, 'message.received', '[]',
+                 '[{"type":"add_note","text":"from the broken rule"},{"type":"snooze","duration":"9999999999999999d"}]', 0, now(), now())
+         RETURNING id`,
+      );
+      const healthy = await createRule({ position: 1, actions: [{ type: 'add_labels', labels: ['urgent'] }] });
+      const { id } = await customerWrites(t, { text: 'hello' });
+      await rulesSettled();
+      expect((await conversation(id)).labels).toEqual(['urgent']);
+      expect((await thread(id)).filter((message: Json) => message.text === 'from the broken rule')).toEqual([]);
+      const [failed] = await runsOf(`rule_${broken.replace(/-/g, '')}`);
+      expect(failed).toMatchObject({ outcome: 'failed', actions: [], reason: expect.stringContaining('the rule failed') });
+      expect(await runsOf(healthy.id)).toEqual([expect.objectContaining({ outcome: 'acted' })]);
+    });
+
+    it('runs on no number-change notice: it is not the customer writing', async () => {
+      const rule = await createRule({ actions: [{ type: 'add_labels', labels: ['vip'] }] });
+      const { phone } = await customerWrites(t, { text: 'first' });
+      await rulesSettled();
+      expect(await runsOf(rule.id)).toHaveLength(1);
+      const changed = await t.request('POST', '/api/webhooks/messaging', { body: numberChangeWebhook(phone.slice(1), '16505550199') });
+      expect(changed.status).toBe(200);
+      await rulesSettled();
+      expect(await runsOf(rule.id)).toHaveLength(1);
     });
 
     it('records no trigger while no enabled rule runs on the event', async () => {

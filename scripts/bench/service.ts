@@ -5,6 +5,9 @@ import { join, resolve } from 'node:path';
 import type { Cleanup } from './cleanup';
 import { exited, freePort, sleep, stopChild, tail } from './process';
 
+/** The bearer token of the service's GET /metrics during a bench. */
+export const BENCH_METRICS_TOKEN = 'bench-metrics-token-0123456789';
+
 /**
  * The Node flags the Dockerfile runs the service with (its NODE_OPTIONS), so the bench measures
  * the memory and throughput of the service as deployed. Without the heap cap V8 lets garbage
@@ -141,6 +144,8 @@ function serviceEnv(options: ServiceOptions, port: number, dataDir: string): Nod
     // The fan-out section's receivers listen on loopback, which registration refuses otherwise.
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     DATABASE_POOL_MAX: String(options.poolMax),
+    // The rules section reads the service's own timing of each rule run.
+    METRICS_TOKEN: BENCH_METRICS_TOKEN,
   });
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
   else env.DATA_DIR = dataDir;

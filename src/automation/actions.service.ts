@@ -1,4 +1,4 @@
-import { HttpException, Injectable, UnprocessableEntityException } from '@nestjs/common';
+import { HttpException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
 import { parsePublicId, toPublicId } from '../common/ids';
 import { parseDuration } from '../config/duration';
 import { ContactsService } from '../contacts/contacts.service';
@@ -49,19 +49,19 @@ export class ActionsService {
 
   /**
    * Why a template the actions send cannot be sent through the inbox (not in its catalogue, not
-   * approved, parameters missing), or null. Read before the transaction: the catalogue check may
-   * sync the catalogue from the channel.
+   * approved, parameters missing), and whether any inbox's catalogue still has it; null when it
+   * can. Read before the transaction: the catalogue check may sync the catalogue from the channel.
    */
-  async templateProblem(actions: readonly RuleAction[], inboxId: string): Promise<string | null> {
+  async templateProblem(actions: readonly RuleAction[], inboxId: string): Promise<{ reason: string; anywhere: boolean } | null> {
     for (const action of actions) {
       if (action.type !== 'send_template') continue;
       const problem = automaticTemplateProblem(action.template);
-      if (problem) return problem;
+      if (problem) return { reason: problem, anywhere: false };
       try {
         await this.templates.checkSend(action.template, inboxId);
       } catch (error) {
-        if (error instanceof HttpException) return error.message;
-        throw error;
+        if (!(error instanceof HttpException)) throw error;
+        return { reason: error.message, anywhere: await this.templates.inAnyCatalogue(action.template) };
       }
     }
     return null;
@@ -89,10 +89,29 @@ export class ActionsService {
     if (missing) throw new UnprocessableEntityException(`actions: ${missing.replace('no longer exists', 'does not exist')}`);
   }
 
-  /** Does the actions in order; a refusal of one (a 4xx of the service it calls) skips it with its reason and the rest go on. */
-  async perform(db: Db, conversationId: string, actions: readonly RuleAction[], source: ActionSource): Promise<ActionOutcome[]> {
+  /**
+   * Does the actions in order; a refusal of one (a 4xx of the service it calls) skips it with its
+   * reason and the rest go on, as does a template send when `templateSkip` says why it cannot go.
+   * The contact and then the conversation are held first, in the order the ingest takes them, so a
+   * run never deadlocks with the customer's next message.
+   */
+  async perform(
+    db: Db,
+    conversationId: string,
+    actions: readonly RuleAction[],
+    source: ActionSource,
+    templateSkip: string | null = null,
+  ): Promise<ActionOutcome[]> {
+    const conversation = await this.conversations.find(db, conversationId);
+    if (!conversation) throw new NotFoundException('Conversation not found');
+    await this.contacts.hold(db, conversation.contact_id);
+    await this.conversations.hold(db, conversationId);
     const outcomes: ActionOutcome[] = [];
     for (const action of actions) {
+      if (action.type === 'send_template' && templateSkip) {
+        outcomes.push({ type: action.type, outcome: 'skipped', detail: templateSkip });
+        continue;
+      }
       try {
         outcomes.push({ type: action.type, ...(await this.performOne(db, conversationId, action, source)) });
       } catch (error) {

@@ -18,7 +18,7 @@ const RATING_ROW = /^csat_([1-5])$/;
 const COMMENT_WITHIN_MS = 10 * 60_000;
 
 /** What a customer's message is to the survey: a rating of it, or the comment after one. */
-export type SurveyAnswer = { rating: number; at: Date } | { comment: string };
+export type SurveyAnswer = { rating: number; at: Date; commentUntil: Date } | { comment: string };
 
 /**
  * The satisfaction survey (the inbox's `csat`): when an agent closes a conversation inside the
@@ -50,8 +50,9 @@ export class CsatService implements OnModuleInit {
 
   /**
    * Whether the customer's message (not yet stored) answers the conversation's survey: a row of the
-   * survey's list quoting the last survey sent, or a text within 10 minutes after a rating without
-   * a comment yet. Null: a message like any other.
+   * survey's list quoting the last survey sent, or, while the conversation is still closed, the
+   * first text within 10 minutes after that survey's rating. Null: a message like any other (a
+   * text to a reopened conversation is the customer writing, and is left to the agents).
    */
   async answerIn(db: Db, conversation: ConversationRow, message: InboundMessage, at: Date): Promise<SurveyAnswer | null> {
     const row = message.type === 'interactive' ? (message.content?.list_reply as { id?: unknown } | undefined)?.id : undefined;
@@ -61,10 +62,10 @@ export class CsatService implements OnModuleInit {
     if (!survey?.csat_message_id) return null;
     if (rating) {
       const quoted = message.quotedChannelMessageId && (await this.messages.idOfChannelMessage(db, message.quotedChannelMessageId));
-      return quoted === survey.csat_message_id ? { rating: Number(rating[1]), at } : null;
+      if (quoted !== survey.csat_message_id) return null;
+      return { rating: Number(rating[1]), at, commentUntil: new Date(at.getTime() + COMMENT_WITHIN_MS) };
     }
-    const commentDue =
-      survey.csat_rated_at && survey.csat_comment === null && at.getTime() - survey.csat_rated_at.getTime() <= COMMENT_WITHIN_MS;
+    const commentDue = conversation.status === 'closed' && survey.csat_comment_until !== null && at <= survey.csat_comment_until;
     return commentDue ? { comment: message.text! } : null;
   }
 

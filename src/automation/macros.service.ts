@@ -39,9 +39,7 @@ export class MacrosService {
     assertMayShare(dto.visibility, caller);
     return this.database.transaction(async (db) => {
       const ownerId = dto.visibility === 'team' ? null : caller.id;
-      const max = ownerId === null ? MAX_TEAM_MACROS : MAX_PERSONAL_MACROS;
-      if ((await this.macros.countOwnedBy(db, ownerId)) >= max)
-        throw new UnprocessableEntityException(`There are ${max} ${ownerId === null ? 'team' : 'personal'} macros already`);
+      await this.assertRoomFor(db, ownerId);
       await this.actions.assertNamesExist(db, dto.actions);
       const now = new Date();
       const macro: MacroRow = {
@@ -63,7 +61,10 @@ export class MacrosService {
       throw new BadRequestException('Body must contain name, visibility or actions');
     return this.database.transaction(async (db) => {
       const macro = await this.changeable(db, id, caller);
-      if (dto.visibility !== undefined && dto.visibility !== macro.visibility) assertMayShare('team', caller);
+      if (dto.visibility !== undefined && dto.visibility !== macro.visibility) {
+        assertMayShare('team', caller);
+        await this.assertRoomFor(db, dto.visibility === 'team' ? null : caller.id);
+      }
       if (dto.actions) await this.actions.assertNamesExist(db, dto.actions);
       const visibility = dto.visibility ?? macro.visibility;
       const changed: MacroRow = {
@@ -102,6 +103,13 @@ export class MacrosService {
         actions: outcomes,
       };
     });
+  }
+
+  /** A 422 when the owner (null: the team) has as many macros as allowed. */
+  private async assertRoomFor(db: Db, ownerId: string | null): Promise<void> {
+    const max = ownerId === null ? MAX_TEAM_MACROS : MAX_PERSONAL_MACROS;
+    if ((await this.macros.countOwnedBy(db, ownerId)) >= max)
+      throw new UnprocessableEntityException(`There are ${max} ${ownerId === null ? 'team' : 'personal'} macros already`);
   }
 
   /** A macro the caller may run: the team's, or their own. Anyone else's is a 404. */

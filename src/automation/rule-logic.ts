@@ -243,7 +243,11 @@ export function conditionHolds(condition: RuleCondition, facts: RuleFacts): bool
 
 function factOf(field: string, facts: RuleFacts): string[] {
   const one = (value: AttributeValue | null | undefined): string[] => (value === null || value === undefined ? [] : [String(value)]);
-  if (field.startsWith('contact.attributes.')) return one(facts.contactAttributes[field.slice('contact.attributes.'.length)]);
+  if (field.startsWith('contact.attributes.')) {
+    // Own keys only: `toString` names no attribute, not Object.prototype's function.
+    const key = field.slice('contact.attributes.'.length);
+    return Object.hasOwn(facts.contactAttributes, key) ? one(facts.contactAttributes[key]) : [];
+  }
   switch (field) {
     case 'message.text':
       return one(facts.messageText);

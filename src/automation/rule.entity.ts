@@ -35,8 +35,11 @@ export interface RuleRunRow {
   trigger_id: string;
   event_type: RuleEvent;
   conversation_id: string | null;
-  /** `acted`: its actions ran (each with its outcome); `disabled`: it names what no longer exists, and was turned off instead. */
-  outcome: 'acted' | 'disabled';
+  /**
+   * `acted`: its actions ran (each with its outcome); `disabled`: it names what no longer exists,
+   * and was turned off instead; `failed`: an action failed unexpectedly, and the rule's changes were undone.
+   */
+  outcome: 'acted' | 'disabled' | 'failed';
   actions: ActionOutcome[];
   reason: string | null;
   created_at: Date;

@@ -24,8 +24,10 @@ export class RuleRepository {
     return query(db, sql`SELECT ${COLUMNS} FROM automation_rules ORDER BY position, created_at, id`);
   }
 
-  count(db: Db): Promise<number> {
-    return queryOne<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM automation_rules`).then((row) => row!.n);
+  /** How many rules there are, the table held against other inserts until the caller's transaction ends (the limit stays exact). */
+  async countForInsert(db: Db): Promise<number> {
+    await execute(db, sql`LOCK TABLE automation_rules IN SHARE ROW EXCLUSIVE MODE`);
+    return (await queryOne<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM automation_rules`))!.n;
   }
 
   /** The enabled rules of one event in their order, on automation_rules_event_idx. */
@@ -80,7 +82,7 @@ export class RuleRepository {
    */
   async recordTriggers(db: Db, events: EventRow[], at: Date): Promise<void> {
     const triggers = events
-      .filter((event) => !event.automated && (RULE_EVENTS as readonly string[]).includes(event.type))
+      .filter((event) => !event.automated && (RULE_EVENTS as readonly string[]).includes(event.type) && !isNotice(event))
       .map((event) => ({ id: event.id, event_type: event.type, data: event.data, occurred_at: event.created_at }));
     if (triggers.length === 0) return;
     await execute(
@@ -122,6 +124,20 @@ export class RuleRepository {
     );
   }
 
+  /** Marks where one rule's changes begin in the run's transaction. */
+  async savepoint(db: Db): Promise<void> {
+    await execute(db, sql`SAVEPOINT rule_run`);
+  }
+
+  async releaseSavepoint(db: Db): Promise<void> {
+    await execute(db, sql`RELEASE SAVEPOINT rule_run`);
+  }
+
+  /** Undoes one rule's changes, the rest of the run's transaction kept. */
+  async rollbackToSavepoint(db: Db): Promise<void> {
+    await execute(db, sql`ROLLBACK TO SAVEPOINT rule_run`);
+  }
+
   async insertRun(db: Db, run: RuleRunRow): Promise<void> {
     await execute(
       db,
@@ -141,4 +157,9 @@ export class RuleRepository {
     );
     return NEWEST_FIRST.page(rows, page);
   }
+}
+
+/** A system notice (a number change) is recorded as message.received, but it is not the customer writing: no rule runs on it. */
+function isNotice(event: EventRow): boolean {
+  return event.type === 'message.received' && (event.data.message as { type?: unknown } | undefined)?.type === 'system';
 }

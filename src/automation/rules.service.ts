@@ -5,6 +5,7 @@ import { mapPage, type Page, type PageQuery } from '../common/pagination';
 import { ContactsService } from '../contacts/contacts.service';
 import { ConversationsService } from '../conversations/conversations.service';
 import { Database } from '../database/database';
+import { isDatabaseUnavailable, isDeadlock } from '../database/errors';
 import type { Db } from '../database/sql';
 import { EventsService } from '../events/events.service';
 import { isOpenAt } from '../inboxes/business-hours';
@@ -14,6 +15,12 @@ import type { RuleRow, TriggerRow } from './rule.entity';
 import { CreateRuleDto, RuleResponse, RuleRunResponse, UpdateRuleDto } from './rule.dto';
 import { RuleRepository } from './rule.repository';
 import { conditionsHold, type RuleFacts } from './rule-logic';
+
+/** Why a rule's template cannot be sent in the conversation's inbox; `disables`: no inbox can send it. */
+interface TemplateProblem {
+  reason: string;
+  disables: boolean;
+}
 
 /** Rules are written by hand, one by one: more than this is a mistake (and each event reads them all). */
 const MAX_RULES = 200;
@@ -52,7 +59,8 @@ export class RulesService {
 
   async create(dto: CreateRuleDto): Promise<RuleResponse> {
     return this.database.transaction(async (db) => {
-      if ((await this.rules.count(db)) >= MAX_RULES) throw new UnprocessableEntityException(`There are ${MAX_RULES} rules already`);
+      if ((await this.rules.countForInsert(db)) >= MAX_RULES)
+        throw new UnprocessableEntityException(`There are ${MAX_RULES} rules already`);
       await this.actions.assertNamesExist(db, dto.actions);
       const now = new Date();
       const rule: RuleRow = {
@@ -136,34 +144,51 @@ export class RulesService {
     await this.rules.failTrigger(this.database.db, id, reason);
   }
 
-  private async runRules(db: Db, trigger: TriggerRow, templateProblems: Map<string, string>): Promise<void> {
+  private async runRules(db: Db, trigger: TriggerRow, templateProblems: Map<string, TemplateProblem>): Promise<void> {
     const conversationId = conversationOf(trigger);
     const conversation = conversationId && (await this.conversations.find(db, conversationId));
     if (!conversation) return;
+    let facts: RuleFacts | null = null;
     for (const rule of await this.rules.enabledFor(db, trigger.event_type)) {
-      // Read for each rule: an earlier rule's actions may have changed what the next one reads.
-      if (!conditionsHold(rule.conditions, await this.factsOf(db, trigger, conversationId!))) continue;
+      // Read again after a rule acted: its actions may have changed what the next one reads.
+      facts ??= await this.factsOf(db, trigger, conversation.id);
+      if (!conditionsHold(rule.conditions, facts)) continue;
+      facts = null;
       const run = {
         id: newUuid(),
         rule_id: rule.id,
         trigger_id: trigger.id,
         event_type: trigger.event_type,
-        conversation_id: conversationId!,
+        conversation_id: conversation.id,
       };
-      const missing = templateProblems.get(rule.id) ?? (await this.actions.missingReference(db, rule.actions));
-      if (missing) {
-        this.logger.warn(`Rule ${toPublicId('rule', rule.id)} (${rule.name}) turned off: ${missing}`);
-        await this.rules.disable(db, rule.id, missing, new Date());
-        await this.rules.insertRun(db, { ...run, outcome: 'disabled', actions: [], reason: missing, created_at: new Date() });
-        continue;
+      const template = templateProblems.get(rule.id);
+      // Each rule behind a savepoint: one that fails (a bug, a constraint) is logged and undone, and the others still act.
+      await this.rules.savepoint(db);
+      try {
+        const missing = (template?.disables ? template.reason : null) ?? (await this.actions.missingReference(db, rule.actions));
+        if (missing) {
+          this.logger.warn(`Rule ${toPublicId('rule', rule.id)} (${rule.name}) turned off: ${missing}`);
+          await this.rules.disable(db, rule.id, missing, new Date());
+          await this.rules.insertRun(db, { ...run, outcome: 'disabled', actions: [], reason: missing, created_at: new Date() });
+        } else {
+          const outcomes = await this.actions.perform(
+            db,
+            conversation.id,
+            rule.actions,
+            { kind: 'rule', ruleId: rule.id, triggerEventId: trigger.id, triggerType: trigger.event_type },
+            template?.reason ?? null,
+          );
+          await this.rules.insertRun(db, { ...run, outcome: 'acted', actions: outcomes, reason: null, created_at: new Date() });
+        }
+        await this.rules.releaseSavepoint(db);
+      } catch (error) {
+        // The database down or a deadlock: the whole trigger runs again later, nothing of it done.
+        if (isDatabaseUnavailable(error) || isDeadlock(error)) throw error;
+        await this.rules.rollbackToSavepoint(db);
+        const reason = `the rule failed: ${(error as Error).message}`.slice(0, 500);
+        this.logger.error(`Rule ${toPublicId('rule', rule.id)} (${rule.name}) failed on event ${toPublicId('evt', trigger.id)}: ${reason}`);
+        await this.rules.insertRun(db, { ...run, outcome: 'failed', actions: [], reason, created_at: new Date() });
       }
-      const outcomes = await this.actions.perform(db, conversationId!, rule.actions, {
-        kind: 'rule',
-        ruleId: rule.id,
-        triggerEventId: trigger.id,
-        triggerType: trigger.event_type,
-      });
-      await this.rules.insertRun(db, { ...run, outcome: 'acted', actions: outcomes, reason: null, created_at: new Date() });
     }
   }
 
@@ -186,15 +211,22 @@ export class RulesService {
     };
   }
 
-  /** For each enabled rule of the trigger's event with a template its conversation's inbox cannot send, why. */
-  private async templateProblems(trigger: TriggerRow): Promise<Map<string, string>> {
-    const problems = new Map<string, string>();
+  /**
+   * For each enabled rule of the trigger's event with a template its conversation's inbox cannot
+   * send, why: the rule is turned off when no inbox's catalogue has the template any more, its send
+   * is skipped when only this inbox's lacks it (or it cannot be sent as the rule fills it here).
+   */
+  private async templateProblems(trigger: TriggerRow): Promise<Map<string, TemplateProblem>> {
+    const problems = new Map<string, TemplateProblem>();
+    const sending = (await this.rules.enabledFor(this.database.db, trigger.event_type)).filter((rule) =>
+      rule.actions.some((action) => action.type === 'send_template'),
+    );
     const conversationId = conversationOf(trigger);
-    const conversation = conversationId && (await this.conversations.find(this.database.db, conversationId));
+    const conversation = sending.length > 0 && conversationId && (await this.conversations.find(this.database.db, conversationId));
     if (!conversation) return problems;
-    for (const rule of await this.rules.enabledFor(this.database.db, trigger.event_type)) {
+    for (const rule of sending) {
       const problem = await this.actions.templateProblem(rule.actions, conversation.inbox_id);
-      if (problem) problems.set(rule.id, `its template cannot be sent: ${problem}`);
+      if (problem) problems.set(rule.id, { reason: `its template cannot be sent: ${problem.reason}`, disables: !problem.anywhere });
     }
     return problems;
   }

@@ -339,15 +339,20 @@ export class ContactsService {
     return this.contacts.find(db, id);
   }
 
+  /** Holds the contact until the caller's transaction ends (a 404 when it is gone): automation takes it before its conversation, as the ingest does. */
+  async hold(db: Db, id: string): Promise<void> {
+    await this.lock(db, id);
+  }
+
   /**
    * Sets one attribute in the caller's transaction (automation), with `contact.updated` when it
    * changed; answers why not when the contact has the most attributes already.
    */
   async setAttribute(db: Db, id: string, key: string, value: AttributeValue): Promise<'changed' | 'unchanged' | string> {
     const contact = await this.lock(db, id);
-    if (contact.attributes[key] === value) return 'unchanged';
-    if (!(key in contact.attributes) && Object.keys(contact.attributes).length >= MAX_ATTRIBUTES)
-      return `the contact has ${MAX_ATTRIBUTES} attributes already`;
+    const has = Object.hasOwn(contact.attributes, key);
+    if (has && contact.attributes[key] === value) return 'unchanged';
+    if (!has && Object.keys(contact.attributes).length >= MAX_ATTRIBUTES) return `the contact has ${MAX_ATTRIBUTES} attributes already`;
     Object.assign(contact, { attributes: sortedAttributes({ ...contact.attributes, [key]: value }), updated_at: new Date() });
     await this.contacts.update(db, contact);
     await this.record(db, 'contact.updated', contact);

@@ -332,23 +332,22 @@ export class ConversationRepository {
 
   /** The survey sent for the episode just closed: its answer is the one kept (an earlier answer stays until then). */
   async setSurvey(db: Db, id: string, messageId: string): Promise<void> {
-    await execute(db, sql`UPDATE conversations SET csat_message_id = ${messageId} WHERE id = ${id}`);
+    // A comment is for the rating of this survey: none is awaited until it is answered.
+    await execute(db, sql`UPDATE conversations SET csat_message_id = ${messageId}, csat_comment_until = NULL WHERE id = ${id}`);
   }
 
-  surveyOf(
-    db: Db,
-    id: string,
-  ): Promise<{ csat_message_id: string | null; csat_rated_at: Date | null; csat_comment: string | null } | null> {
-    return queryOne(db, sql`SELECT csat_message_id, csat_rated_at, csat_comment FROM conversations WHERE id = ${id}`);
+  surveyOf(db: Db, id: string): Promise<{ csat_message_id: string | null; csat_comment_until: Date | null } | null> {
+    return queryOne(db, sql`SELECT csat_message_id, csat_comment_until FROM conversations WHERE id = ${id}`);
   }
 
-  /** A rating (its comment cleared: a new rating is a new answer) or the comment after it. */
-  async setSurveyAnswer(db: Db, id: string, answer: { rating: number; at: Date } | { comment: string }): Promise<void> {
+  /** A rating (its comment cleared, the next text awaited as the new one until `commentUntil`) or that comment. */
+  async setSurveyAnswer(db: Db, id: string, answer: { rating: number; at: Date; commentUntil: Date } | { comment: string }): Promise<void> {
     await execute(
       db,
       'rating' in answer
-        ? sql`UPDATE conversations SET csat_rating = ${answer.rating}, csat_rated_at = ${answer.at}, csat_comment = NULL WHERE id = ${id}`
-        : sql`UPDATE conversations SET csat_comment = ${answer.comment} WHERE id = ${id}`,
+        ? sql`UPDATE conversations SET csat_rating = ${answer.rating}, csat_rated_at = ${answer.at}, csat_comment = NULL,
+                     csat_comment_until = ${answer.commentUntil} WHERE id = ${id}`
+        : sql`UPDATE conversations SET csat_comment = ${answer.comment}, csat_comment_until = NULL WHERE id = ${id}`,
     );
   }
 

@@ -434,11 +434,8 @@ export class ConversationsService implements OnModuleInit {
     await this.conversations.setSurvey(db, id, messageId);
   }
 
-  /** The survey the conversation awaits an answer to (its message), and when it was last rated. */
-  surveyOf(
-    db: Db,
-    id: string,
-  ): Promise<{ csat_message_id: string | null; csat_rated_at: Date | null; csat_comment: string | null } | null> {
+  /** The survey the conversation awaits an answer to (its message), and until when a text is the rating's comment. */
+  surveyOf(db: Db, id: string): Promise<{ csat_message_id: string | null; csat_comment_until: Date | null } | null> {
     return this.conversations.surveyOf(db, id);
   }
 
@@ -446,7 +443,11 @@ export class ConversationsService implements OnModuleInit {
    * The customer's answer to the survey, in the caller's transaction (which holds the conversation):
    * a rating (which clears an earlier comment) or the comment written after it; `conversation.rated`.
    */
-  async recordSurveyAnswer(db: Db, id: string, answer: { rating: number; at: Date } | { comment: string }): Promise<void> {
+  async recordSurveyAnswer(
+    db: Db,
+    id: string,
+    answer: { rating: number; at: Date; commentUntil: Date } | { comment: string },
+  ): Promise<void> {
     await this.conversations.setSurveyAnswer(db, id, answer);
     await this.events.record(db, 'conversation.rated', ConversationEvent.of(ConversationResponse.of(await this.findWithCustomer(db, id))));
   }

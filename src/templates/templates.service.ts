@@ -187,6 +187,15 @@ export class TemplatesService {
     if (problem) throw new UnprocessableEntityException(`Template ${which}: ${problem}`);
   }
 
+  /** Whether any catalogue an active inbox reads has the template (in any status): automation turns off a rule only when none has. */
+  async inAnyCatalogue(template: TemplateToSend): Promise<boolean> {
+    const db = this.database.db;
+    const catalogues = new Set((await this.inboxes.catalogues(db)).map((inbox) => inbox.catalogue));
+    for (const catalogue of catalogues)
+      if (await this.templates.findByNameAndLanguage(db, catalogue, template.name, template.language)) return true;
+    return false;
+  }
+
   /**
    * A change the channel webhook reported, in the caller's (the webhook's) transaction, to the
    * catalogue of its business account: a status or category set at once, and a sync of that

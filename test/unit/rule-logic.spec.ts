@@ -40,6 +40,7 @@ describe('rule conditions', () => {
     expect(holds('contact.attributes.vip', 'equals', 'true')).toBe(true);
     expect(holds('contact.attributes.missing', 'equals', 'x')).toBe(false);
     expect(holds('contact.attributes.missing', 'not_equals', 'x')).toBe(true);
+    expect(holds('contact.attributes.toString', 'contains', 'function')).toBe(false);
   });
 
   it('compare business hours as a boolean', () => {

@@ -5,7 +5,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *
  * `inboxes.csat` (`{enabled, question}` or null). On conversations, the survey of the last
  * episode an agent closed (`csat_message_id`) and its answer (`csat_rating`, `csat_comment`,
- * `csat_rated_at`). `events.automated`: recorded by a rule's actions, so no rule runs on it.
+ * `csat_rated_at`; `csat_comment_until`: while the customer's next text is
+ * the rating's comment). `events.automated`: recorded by a rule's actions, so no rule runs on it.
  *
  * `automation_rules` in their order (`position`); `automation_triggers`, recorded work: one row
  * per event that rules may act on, its id the event's, run once (all rules of the event in one
@@ -23,7 +24,8 @@ export class RulesMacrosCsat1764200000000 implements MigrationInterface {
         ADD COLUMN csat_message_id uuid,
         ADD COLUMN csat_rating smallint CHECK (csat_rating BETWEEN 1 AND 5),
         ADD COLUMN csat_comment text,
-        ADD COLUMN csat_rated_at timestamptz(3)`);
+        ADD COLUMN csat_rated_at timestamptz(3),
+        ADD COLUMN csat_comment_until timestamptz(3)`);
     await q.query('ALTER TABLE events ADD COLUMN automated boolean NOT NULL DEFAULT false');
     await q.query(`
       CREATE TABLE automation_rules (
@@ -61,7 +63,7 @@ export class RulesMacrosCsat1764200000000 implements MigrationInterface {
         trigger_id uuid NOT NULL,
         event_type text NOT NULL,
         conversation_id uuid,
-        outcome text NOT NULL CHECK (outcome IN ('acted', 'disabled')),
+        outcome text NOT NULL CHECK (outcome IN ('acted', 'disabled', 'failed')),
         actions jsonb NOT NULL,
         reason text,
         created_at timestamptz(3) NOT NULL
@@ -85,7 +87,7 @@ export class RulesMacrosCsat1764200000000 implements MigrationInterface {
     await q.query('DROP TABLE macros, automation_runs, automation_triggers, automation_rules');
     await q.query('ALTER TABLE events DROP COLUMN automated');
     await q.query(
-      'ALTER TABLE conversations DROP COLUMN csat_rated_at, DROP COLUMN csat_comment, DROP COLUMN csat_rating, DROP COLUMN csat_message_id',
+      'ALTER TABLE conversations DROP COLUMN csat_comment_until, DROP COLUMN csat_rated_at, DROP COLUMN csat_comment, DROP COLUMN csat_rating, DROP COLUMN csat_message_id',
     );
     await q.query('ALTER TABLE inboxes DROP COLUMN csat');
   }
