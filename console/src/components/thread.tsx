@@ -116,6 +116,18 @@ export function Thread(props: {
     }
   }, [messages, conversation !== null]);
 
+  // The thread's box changes size when what is above it does (the actions wrap onto a second line
+  // once the macros load): a reader at the newest stays there.
+  useEffect(() => {
+    const element = list.current;
+    if (!element) return;
+    const observer = new ResizeObserver(() => {
+      if (stickToBottom.current && positioned.current) element.scrollTop = element.scrollHeight;
+    });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [conversation !== null]);
+
   const loadOlder = async () => {
     if (!olderCursor) return;
     if (list.current) keepFromEnd.current = list.current.scrollHeight - list.current.scrollTop;
