@@ -103,6 +103,10 @@ const FOLDERS = {
     ],
     why: 'what an inbox does by itself (greeting and away messages, auto-resolve, the survey) and what agents automate: rules run as recorded work after the relay records their triggers, and macros, acting through the services that own what they change',
   },
+  campaigns: {
+    uses: ['common', 'config', 'contacts', 'conversations', 'database'],
+    why: "outreach to customers: their own opt-out (STOP, START), in the transaction of the customer's message",
+  },
   assignment: {
     uses: ['common', 'config', 'conversations', 'database', 'inboxes', 'users'],
     why: 'the router: the queue handed out to available agents (conversations: the assignment and its event)',
@@ -120,6 +124,7 @@ const FOLDERS = {
       'audit',
       'auth',
       'automation',
+      'campaigns',
       'common',
       'config',
       'contacts',

@@ -243,6 +243,20 @@ describeWithBrowser('the agent console in Chromium', () => {
     );
   }
 
+  it('shows a customer who wrote STOP as opted out of campaigns on the contacts page, and lets an admin opt them back in', async () => {
+    const { phone } = await customerWrites(t, { name: 'Stella Stop', text: 'Hi' });
+    await customerWrites(t, { phone: phone.slice(1), text: 'STOP' });
+    const page = await openAs(ADMIN.email, ADMIN.password);
+    await page.getByRole('link', { name: 'Contacts' }).click();
+    await page.getByLabel('Search contacts').fill('Stella Stop');
+    await page.getByRole('button', { name: 'Search' }).click();
+    const row = page.getByRole('row', { name: /Stella Stop/ });
+    await row.getByText('Opted out of campaigns').waitFor();
+    await row.getByRole('button', { name: 'Opt in Stella Stop of campaigns' }).click();
+    await row.getByRole('button', { name: 'Opt out Stella Stop of campaigns' }).waitFor();
+    expect(await row.getByText('Opted out of campaigns').count()).toBe(0);
+  });
+
   it('blocks and unblocks a customer from the contacts page, and shows why the channel cannot block an older one', async () => {
     const today = await customerWrites(t, { name: 'Block Today', text: 'Rude words' });
     await customerWrites(t, { name: 'Block Yesterday', text: 'Old words', timestamp: Math.floor(Date.now() / 1000) - 25 * 3600 });

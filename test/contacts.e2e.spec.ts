@@ -52,6 +52,7 @@ describe('contacts', () => {
       tags: [],
       attributes: {},
       blocked: false,
+      opted_out: false,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updated_at: answer.body.created_at,
     });
@@ -170,7 +171,7 @@ describe('contacts', () => {
   });
 
   it.each([
-    ['an empty body', {}, /^Body must set at least one of phone, wa_user_id, name, email, tags, attributes$/],
+    ['an empty body', {}, /^Body must set at least one of phone, wa_user_id, name, email, tags, attributes, opted_out$/],
     ['a null phone', { phone: null }, /^phone must be a phone number/],
     ['an unparseable phone', { phone: 'nope' }, /^phone must be a phone number/],
     ['an invalid email', { email: 'nope' }, /^email /],

@@ -137,6 +137,9 @@ export class AppConfig {
   readonly emailNotificationDelayMs!: number;
   /** How long an agent set `online` counts as present after their last event stream ended, and how long one `offline` keeps their conversations in inboxes that assign by themselves. */
   readonly availabilityTimeoutMs!: number;
+  /** A customer's whole message equal (any case) to one of these opts them out of campaigns; to one of the opt-in words, back in. Upper-cased. */
+  readonly campaignOptOutWords!: string[];
+  readonly campaignOptInWords!: string[];
   /** At most one digest e-mail per user per this long. */
   readonly emailDigestIntervalMs!: number;
   /** A port of its own for GET /metrics (on HOST), or null: then metrics are on the main port when metricsToken is set. */
@@ -335,6 +338,8 @@ export function loadConfig(env: Env, generateSecret: () => string): AppConfig {
     emailRetryScheduleMs: read.durations('EMAIL_RETRY_SCHEDULE', '10s,1m,5m,15m,30m,1h,2h'),
     emailNotificationDelayMs: read.duration('EMAIL_NOTIFICATION_DELAY', '5m'),
     availabilityTimeoutMs: read.duration('AVAILABILITY_TIMEOUT', '5m'),
+    campaignOptOutWords: read.words('CAMPAIGN_OPT_OUT_WORDS', 'STOP'),
+    campaignOptInWords: read.words('CAMPAIGN_OPT_IN_WORDS', 'START'),
     emailDigestIntervalMs: read.duration('EMAIL_DIGEST_INTERVAL', '1h'),
     metricsPort,
     metricsToken,
@@ -434,6 +439,12 @@ class SettingReader {
       return this.fail(name, `entry ${bad.join(', ')} of ${values.length} is not 32 bytes in base64 or hex (values not shown)`, []);
     }
     return keys as Buffer[];
+  }
+
+  /** Comma-separated words (or phrases) compared case-insensitively: upper-cased, at least one. */
+  words(name: string, fallback: string): string[] {
+    const words = (this.string(name) === null ? fallback.split(',') : this.list(name)).map((word) => word.trim().toUpperCase());
+    return words.length > 0 ? words : this.fail(name, 'expected at least one word, comma-separated', []);
   }
 
   list(name: string): string[] {

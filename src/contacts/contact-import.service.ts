@@ -223,6 +223,7 @@ function applyRow(contact: ContactRow | null, row: ImportRow, now: Date): Contac
     tags: [],
     attributes: {},
     blocked_at: null,
+    opted_out_at: null,
     created_at: now,
     updated_at: now,
   };

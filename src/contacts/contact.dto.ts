@@ -1,6 +1,17 @@
 import { ApiProperty, ApiPropertyOptional, IntersectionType, type ApiPropertyOptions } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsEmail, IsOptional, IsString, Length, MaxLength, ValidateBy, ValidateIf } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsEmail,
+  IsOptional,
+  IsString,
+  Length,
+  MaxLength,
+  ValidateBy,
+  ValidateIf,
+} from 'class-validator';
 import { IsOmittable } from '../common/omittable';
 import { IsPublicId } from '../common/is-public-id';
 import type { ContactFilter } from './contact.repository';
@@ -184,6 +195,11 @@ export class UpdateContactDto {
   @IsPresent()
   @IsAttributes()
   attributes?: ContactAttributes;
+
+  @ApiPropertyOptional({ description: 'Admins only (403): opts the customer out of campaigns (true) or back in (false)' })
+  @IsOmittable()
+  @IsBoolean({ message: 'opted_out must be true or false' })
+  opted_out?: boolean;
 }
 
 /** The filters of the contact list, which the CSV export takes too. */
@@ -265,6 +281,11 @@ export class ContactResponse {
   })
   blocked!: boolean;
 
+  @ApiProperty({
+    description: 'Takes no campaign: the customer wrote STOP (CAMPAIGN_OPT_OUT_WORDS), or an admin set it; START or an admin clears it',
+  })
+  opted_out!: boolean;
+
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
 
@@ -282,6 +303,7 @@ export class ContactResponse {
       tags: contact.tags,
       attributes: sortedAttributes(contact.attributes),
       blocked: contact.blocked_at !== null,
+      opted_out: contact.opted_out_at !== null,
       created_at: contact.created_at.toISOString(),
       updated_at: contact.updated_at.toISOString(),
     };

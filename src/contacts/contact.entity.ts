@@ -16,6 +16,8 @@ export interface ContactRow {
   attributes: ContactAttributes;
   /** When the customer was blocked on the channel; null when they are not. */
   blocked_at: Date | null;
+  /** Since when the customer wants no campaign (they wrote STOP, or an admin said so); null: they take them. */
+  opted_out_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }

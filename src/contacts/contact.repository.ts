@@ -6,7 +6,7 @@ import { Db, execute, query, queryOne, Sql, sql } from '../database/sql';
 import { contactSearchText, type ContactRow } from './contact.entity';
 
 const COLUMNS = sql.raw(
-  'c.id, c.phone, c.wa_user_id, c.username, c.name, c.email, c.tags, c.attributes, c.blocked_at, c.created_at, c.updated_at',
+  'c.id, c.phone, c.wa_user_id, c.username, c.name, c.email, c.tags, c.attributes, c.blocked_at, c.opted_out_at, c.created_at, c.updated_at',
 );
 const NEWEST_FIRST = new Keyset<ContactRow>({ time: 'c.created_at', id: 'c.id' }, 'DESC', (row) => [row.created_at, row.id]);
 
@@ -129,6 +129,14 @@ export class ContactRepository {
       db,
       sql`UPDATE contacts c SET blocked_at = ${block?.at ?? null}, blocked_inbox_id = ${block?.inboxId ?? null}, updated_at = ${at}
            WHERE c.id = ${id} RETURNING ${COLUMNS}`,
+    );
+  }
+
+  /** Marks the customer opted out of campaigns (since `optedOutAt`) or in (null); answers the contact as it now is. */
+  async setOptedOut(db: Db, id: string, optedOutAt: Date | null, at: Date): Promise<ContactRow | null> {
+    return queryOne(
+      db,
+      sql`UPDATE contacts c SET opted_out_at = ${optedOutAt}, updated_at = ${at} WHERE c.id = ${id} RETURNING ${COLUMNS}`,
     );
   }
 

@@ -98,12 +98,12 @@ export class ContactsController {
   @Patch(':id')
   @ApiOperation({
     summary:
-      'Change any subset of phone, name, email, tags and attributes (null clears name or email; tags and attributes are replaced whole)',
+      'Change any subset of phone, name, email, tags, attributes and (admins) opted_out (null clears name or email; tags and attributes are replaced whole)',
   })
   @ApiOkResponse({ type: ContactResponse })
-  @ApiErrors(400, 404, 409)
-  update(@Param('id', ContactId) id: string, @Body() dto: UpdateContactDto): Promise<ContactResponse> {
-    return this.contacts.update(id, dto);
+  @ApiErrors(400, 403, 404, 409)
+  update(@Param('id', ContactId) id: string, @Body() dto: UpdateContactDto, @CurrentUser() caller: UserRow): Promise<ContactResponse> {
+    return this.contacts.update(id, dto, caller);
   }
 
   @Delete(':id')

@@ -1,6 +1,7 @@
 import { AuditLogService } from '../audit/audit-log.service';
 import {
   BadRequestException,
+  ForbiddenException,
   ConflictException,
   Injectable,
   Logger,
@@ -109,6 +110,7 @@ export class ContactsService {
           tags: dto.tags ?? [],
           attributes: dto.attributes ?? {},
           blocked_at: null,
+          opted_out_at: null,
           created_at: now,
           updated_at: now,
         };
@@ -121,7 +123,9 @@ export class ContactsService {
   }
 
   /** Changes the fields present in `dto`; a change that leaves the contact as it was writes nothing. */
-  async update(id: string, dto: UpdateContactDto): Promise<ContactResponse> {
+  async update(id: string, dto: UpdateContactDto, caller: UserRow): Promise<ContactResponse> {
+    if (dto.opted_out !== undefined && caller.role !== 'admin')
+      throw new ForbiddenException('Only admins opt a contact in or out of campaigns');
     const changes: Partial<ContactFields> = {};
     if (dto.phone !== undefined) changes.phone = dto.phone;
     if (dto.wa_user_id !== undefined) changes.wa_user_id = dto.wa_user_id;
@@ -129,8 +133,8 @@ export class ContactsService {
     if (dto.email !== undefined) changes.email = dto.email;
     if (dto.tags !== undefined) changes.tags = dto.tags;
     if (dto.attributes !== undefined) changes.attributes = dto.attributes;
-    if (Object.keys(changes).length === 0)
-      throw new BadRequestException('Body must set at least one of phone, wa_user_id, name, email, tags, attributes');
+    if (Object.keys(changes).length === 0 && dto.opted_out === undefined)
+      throw new BadRequestException('Body must set at least one of phone, wa_user_id, name, email, tags, attributes, opted_out');
     try {
       return await this.database.transaction(async (db) => {
         const contact = await this.lock(db, id);
@@ -143,9 +147,12 @@ export class ContactsService {
             ? !sameAttributes(changes.attributes!, contact.attributes)
             : JSON.stringify(changes[field]) !== JSON.stringify(contact[field]),
         );
-        if (changed.length === 0) return ContactResponse.of(contact);
-        Object.assign(contact, changes, { updated_at: new Date() });
-        await this.contacts.update(db, contact);
+        const optIn = dto.opted_out !== undefined && dto.opted_out !== (contact.opted_out_at !== null);
+        if (changed.length === 0 && !optIn) return ContactResponse.of(contact);
+        const now = new Date();
+        Object.assign(contact, changes, { updated_at: now });
+        if (changed.length > 0) await this.contacts.update(db, contact);
+        if (optIn) Object.assign(contact, await this.contacts.setOptedOut(db, id, dto.opted_out ? now : null, now));
         return this.record(db, 'contact.updated', contact);
       });
     } catch (error) {
@@ -206,6 +213,7 @@ export class ContactsService {
         tags: [],
         attributes: {},
         blocked_at: null,
+        opted_out_at: null,
         created_at: now,
         updated_at: now,
       };
@@ -337,6 +345,18 @@ export class ContactsService {
   /** The contact as it is (its tags and attributes, which automation's conditions read), or null. */
   find(db: Db, id: string): Promise<ContactRow | null> {
     return this.contacts.find(db, id);
+  }
+
+  /**
+   * The customer's own opt-out of campaigns (or back in), in the caller's transaction, with
+   * `contact.updated`; answers whether it changed anything (a second STOP does not).
+   */
+  async setOptedOut(db: Db, id: string, optedOut: boolean): Promise<boolean> {
+    const contact = await this.lock(db, id);
+    if ((contact.opted_out_at !== null) === optedOut) return false;
+    const now = new Date();
+    await this.record(db, 'contact.updated', (await this.contacts.setOptedOut(db, id, optedOut ? now : null, now))!);
+    return true;
   }
 
   /** Holds the contact until the caller's transaction ends (a 404 when it is gone): automation takes it before its conversation, as the ingest does. */

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AutomationModule } from '../automation/automation.module';
+import { CampaignsModule } from '../campaigns/campaigns.module';
 import { ContactsModule } from '../contacts/contacts.module';
 import { ConversationsModule } from '../conversations/conversations.module';
 import { InboxesModule } from '../inboxes/inboxes.module';
@@ -13,7 +14,7 @@ import { InboundController } from './inbound.controller';
 import { InboundService } from './inbound.service';
 
 @Module({
-  imports: [AutomationModule, ContactsModule, ConversationsModule, InboxesModule, NotificationsModule, TemplatesModule],
+  imports: [AutomationModule, CampaignsModule, ContactsModule, ConversationsModule, InboxesModule, NotificationsModule, TemplatesModule],
   controllers: [InboundController, DeadLettersController, ChannelErrorsController],
   providers: [InboundService, DeadLetterRepository, ChannelErrorRepository],
 })

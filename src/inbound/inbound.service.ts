@@ -38,6 +38,7 @@ import { DeadLetterRepository } from './dead-letter.repository';
 import { InboxesService, type InboxRouter } from '../inboxes/inboxes.service';
 import { AutoRepliesService } from '../automation/auto-replies.service';
 import { CsatService } from '../automation/csat.service';
+import { OptOutService } from '../campaigns/opt-out.service';
 import { MessageAddedEvent } from '../conversations/conversation.events';
 
 const STORE_LATER = 'The webhook could not be stored; retry later';
@@ -85,6 +86,7 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
     private readonly inboxes: InboxesService,
     private readonly autoReplies: AutoRepliesService,
     private readonly csat: CsatService,
+    private readonly optOut: OptOutService,
   ) {}
 
   /** An inbox created, given a number or enabled may be the one bodies kept as dead letters waited for. */
@@ -291,7 +293,8 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
     if (!saved) return false;
     const shown = await this.recordReceived(db, saved, contact);
     if (answer) await this.csat.keep(db, conversation.id, answer);
-    else await this.autoReplies.afterCustomerMessage(db, saved.conversation, { created, at: new Date() });
+    else if (!(await this.optOut.afterCustomerMessage(db, contact, saved.conversation, message.text, new Date())))
+      await this.autoReplies.afterCustomerMessage(db, saved.conversation, { created, at: new Date() });
     if (conversation.assigned_to) {
       await this.notifications.notify(db, {
         userId: conversation.assigned_to,

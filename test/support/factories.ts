@@ -23,6 +23,7 @@ export async function createContact(t: TestApp, fields: Partial<ContactRow> = {}
     email: null,
     tags: [],
     blocked_at: null,
+    opted_out_at: null,
     created_at: now,
     updated_at: now,
     ...fields,

@@ -59,6 +59,7 @@ describe('contact CSV', () => {
       tags: ['-a', 'b'],
       attributes: { n: 42, s: '42', t: 'true', q: "'x", plain: 'hello', at: '@me', neg: -3 },
       blocked_at: null,
+      opted_out_at: null,
       created_at: new Date(),
       updated_at: new Date(),
     };
@@ -116,6 +117,7 @@ describe('contact CSV', () => {
           tags,
           attributes: attributes as ContactAttributes,
           blocked_at: null,
+          opted_out_at: null,
           created_at: new Date(),
           updated_at: new Date(),
         };

@@ -430,7 +430,7 @@ export interface paths {
     delete: operations['ContactsController_remove'];
     options?: never;
     head?: never;
-    /** Change any subset of phone, name, email, tags and attributes (null clears name or email; tags and attributes are replaced whole) */
+    /** Change any subset of phone, name, email, tags, attributes and (admins) opted_out (null clears name or email; tags and attributes are replaced whole) */
     patch: operations['ContactsController_update'];
     trace?: never;
   };
@@ -2023,6 +2023,8 @@ export interface components {
       };
       /** @description Blocked on the channel (POST /api/v1/contacts/:id/block): the customer cannot write in, nor the inbox to them */
       blocked: boolean;
+      /** @description Takes no campaign: the customer wrote STOP (CAMPAIGN_OPT_OUT_WORDS), or an admin set it; START or an admin clears it */
+      opted_out: boolean;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -2125,6 +2127,8 @@ export interface components {
       attributes?: {
         [key: string]: string | number | boolean;
       };
+      /** @description Admins only (403): opts the customer out of campaigns (true) or back in (false) */
+      opted_out?: boolean;
     };
     NotificationResponse: {
       /** @example ntf_0193a5f2c3e47b1a9c4e2d6f8a0b1c2d */

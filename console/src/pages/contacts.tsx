@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, currentToken, type Schemas, urlOf } from '../api/client';
 import { customerHandle } from '../format';
 import { Dialog, ErrorNote, Field, LoadMore, PageHeader, useAction, usePages, valueOf } from '../ui';
+import { useWorkspace } from '../workspace';
 
 type Contact = Schemas['ContactResponse'];
 type Attribute = { key: string; value: string };
@@ -14,6 +15,7 @@ function parseValue(value: string): string | number | boolean {
 }
 
 export function ContactsPage() {
+  const admin = useWorkspace().me.role === 'admin';
   const [q, setQ] = useState('');
   const [search, setSearch] = useState('');
   const [editing, setEditing] = useState<Contact | 'new' | null>(null);
@@ -28,6 +30,11 @@ export function ContactsPage() {
   const changeBlock = useAction(async (contact: Contact) => {
     const path = contact.blocked ? '/api/v1/contacts/{id}/unblock' : '/api/v1/contacts/{id}/block';
     await api.post(path, { params: { id: contact.id } });
+    pages.reload();
+  });
+  // Campaigns skip a contact opted out: the customer's STOP sets it, START or an admin here clears it.
+  const changeOptOut = useAction(async (contact: Contact) => {
+    await api.patch('/api/v1/contacts/{id}', { params: { id: contact.id }, body: { opted_out: !contact.opted_out } });
     pages.reload();
   });
   const exportAll = useAction(async () => {
@@ -67,7 +74,7 @@ export function ContactsPage() {
           Export CSV
         </button>
       </PageHeader>
-      <ErrorNote error={importFile.error ?? exportAll.error ?? changeBlock.error} />
+      <ErrorNote error={importFile.error ?? exportAll.error ?? changeBlock.error ?? changeOptOut.error} />
       {report && (
         <div class="report" role="status">
           <p>
@@ -116,6 +123,7 @@ export function ContactsPage() {
               <td>
                 {contact.name ?? '—'}
                 {contact.blocked && <span class="label-chip blocked-chip">Blocked</span>}
+                {contact.opted_out && <span class="label-chip blocked-chip">Opted out of campaigns</span>}
               </td>
               <td>{customerHandle(contact)}</td>
               <td>{contact.email ?? '—'}</td>
@@ -146,6 +154,17 @@ export function ContactsPage() {
                 >
                   {contact.blocked ? 'Unblock' : 'Block'}
                 </button>
+                {admin && (
+                  <button
+                    type="button"
+                    class="link-button"
+                    disabled={changeOptOut.pending}
+                    onClick={() => void changeOptOut.run(contact)}
+                    aria-label={`${contact.opted_out ? 'Opt in' : 'Opt out'} ${contact.name ?? customerHandle(contact)} of campaigns`}
+                  >
+                    {contact.opted_out ? 'Opt in' : 'Opt out'}
+                  </button>
+                )}
               </td>
             </tr>
           ))}

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Satisfaction surveys, automation rules and macros.
+ * Satisfaction surveys, automation rules and macros; customers opted out of campaigns.
  *
  * `inboxes.csat` (`{enabled, question}` or null). On conversations, the survey of the last
  * episode an agent closed (`csat_message_id`) and its answer (`csat_rating`, `csat_comment`,
@@ -12,13 +12,15 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * per event that rules may act on, its id the event's, run once (all rules of the event in one
  * transaction, which deletes the row; one that failed for good stays, `failed`); `automation_runs`, the log: what each rule whose conditions held did
  * (one row per rule and trigger, which is also what makes a rule act once per trigger).
- * `macros`: saved actions, an agent's own (`personal`) or everyone's (`team`).
+ * `macros`: saved actions, an agent's own (`personal`) or everyone's (`team`). `contacts.opted_out_at`:
+ * since when the customer wants no campaign (null: they take them).
  */
 export class RulesMacrosCsat1764200000000 implements MigrationInterface {
   name = 'RulesMacrosCsat1764200000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query('ALTER TABLE inboxes ADD COLUMN csat jsonb');
+    await q.query('ALTER TABLE contacts ADD COLUMN opted_out_at timestamptz(3)');
     await q.query(`
       ALTER TABLE conversations
         ADD COLUMN csat_message_id uuid,
@@ -89,6 +91,7 @@ export class RulesMacrosCsat1764200000000 implements MigrationInterface {
     await q.query(
       'ALTER TABLE conversations DROP COLUMN csat_comment_until, DROP COLUMN csat_rated_at, DROP COLUMN csat_comment, DROP COLUMN csat_rating, DROP COLUMN csat_message_id',
     );
+    await q.query('ALTER TABLE contacts DROP COLUMN opted_out_at');
     await q.query('ALTER TABLE inboxes DROP COLUMN csat');
   }
 }
