@@ -61,8 +61,8 @@ describe('the folder rules of .dependency-cruiser.cjs', () => {
     expect(
       await violationsOf({
         'src/common/ids.js': 'exports.id = 1;\n',
-        'src/campaigns/campaign.js': "exports.campaign = require('../common/ids.js').id;\n",
+        'src/forecasts/forecast.js': "exports.forecast = require('../common/ids.js').id;\n",
       }),
-    ).toEqual(['folder-declared: src/campaigns/campaign.js -> src/common/ids.js']);
+    ).toEqual(['folder-declared: src/forecasts/forecast.js -> src/common/ids.js']);
   });
 });
