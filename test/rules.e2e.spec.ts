@@ -1,4 +1,5 @@
 import { parsePublicId } from '../src/common/ids';
+import { RetentionService } from '../src/events/retention.service';
 import { eventually } from './support/channel';
 import { numberChangeWebhook } from './support/channel-fixtures';
 import { customerWrites } from './support/inbox';
@@ -439,6 +440,18 @@ describe('automation rules', () => {
       const changed = await t.request('POST', '/api/webhooks/messaging', { body: numberChangeWebhook(phone.slice(1), '16505550199') });
       expect(changed.status).toBe(200);
       await rulesSettled();
+      expect(await runsOf(rule.id)).toHaveLength(1);
+    });
+
+    it('keeps the run log as long as EVENT_RETENTION keeps events: the prune takes older runs and leaves recent ones', async () => {
+      const rule = await createRule({ actions: [{ type: 'add_labels', labels: ['vip'] }] });
+      const { phone } = await customerWrites(t, { text: 'old' });
+      await rulesSettled();
+      await t.sql(`UPDATE automation_runs SET created_at = now() - interval '400 days'`);
+      await customerWrites(t, { phone: phone.slice(1), text: 'recent' });
+      await rulesSettled();
+      expect(await runsOf(rule.id)).toHaveLength(2);
+      await t.app.get(RetentionService).pruneNow();
       expect(await runsOf(rule.id)).toHaveLength(1);
     });
 

@@ -147,6 +147,24 @@ export class RuleRepository {
     );
   }
 
+  /**
+   * The retention prune's part: runs logged before `before`, and triggers that failed for good
+   * before it, up to `limit` of each; answers how many it deleted.
+   */
+  async prune(db: Db, before: Date, limit: number): Promise<number> {
+    const runs = await execute(
+      db,
+      sql`DELETE FROM automation_runs
+           WHERE id IN (SELECT id FROM automation_runs WHERE created_at < ${before} LIMIT ${limit} FOR UPDATE SKIP LOCKED)`,
+    );
+    const triggers = await execute(
+      db,
+      sql`DELETE FROM automation_triggers
+           WHERE id IN (SELECT id FROM automation_triggers WHERE status = 'failed' AND updated_at < ${before} LIMIT ${limit} FOR UPDATE SKIP LOCKED)`,
+    );
+    return runs + triggers;
+  }
+
   /** A rule's runs, the newest first, on automation_runs_rule_idx. */
   async runs(db: Db, ruleId: string, page: PageQuery): Promise<Page<RuleRunRow>> {
     const after = NEWEST_FIRST.after(page.cursor);

@@ -72,6 +72,7 @@ export class RulesMacrosCsat1764200000000 implements MigrationInterface {
       )`);
     await q.query('CREATE UNIQUE INDEX automation_runs_rule_trigger_key ON automation_runs (rule_id, trigger_id)');
     await q.query('CREATE INDEX automation_runs_rule_idx ON automation_runs (rule_id, created_at DESC, id DESC)');
+    await q.query('CREATE INDEX automation_runs_created_idx ON automation_runs (created_at)');
     await q.query(`
       CREATE TABLE macros (
         id uuid PRIMARY KEY,
