@@ -138,6 +138,21 @@ describe('contact merge', () => {
     expect(reply.status).toBe(201);
   });
 
+  it('keeps the merged contact opted out of campaigns when the other one was, and in when neither was', async () => {
+    const admin = await t.adminToken();
+    const x = (await t.request('POST', '/api/v1/contacts', { token, body: { phone: `+${freshPhone()}` } })).body;
+    const y = (await t.request('POST', '/api/v1/contacts', { token, body: { phone: `+${freshPhone()}` } })).body;
+    expect((await t.request('PATCH', `/api/v1/contacts/${y.id}`, { token: admin, body: { opted_out: true } })).body.opted_out).toBe(true);
+    const merged = await merge(x.id, { from: y.id });
+    expect(merged.status).toBe(200);
+    expect(merged.body.opted_out).toBe(true);
+    expect((await t.request('GET', `/api/v1/contacts/${x.id}`, { token })).body.opted_out).toBe(true);
+
+    const p = (await t.request('POST', '/api/v1/contacts', { token, body: { phone: `+${freshPhone()}` } })).body;
+    const q = (await t.request('POST', '/api/v1/contacts', { token, body: { phone: `+${freshPhone()}` } })).body;
+    expect((await merge(p.id, { from: q.id })).body.opted_out).toBe(false);
+  });
+
   it("keeps this contact's conversation as it was when the other has none, and merges two contacts without any", async () => {
     const phoneA = freshPhone();
     const a = await writes(phoneA, 'I have one');

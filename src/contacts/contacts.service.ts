@@ -321,10 +321,13 @@ export class ContactsService {
       email: into.email ?? from.email,
       tags,
       attributes,
+      // Either one's STOP holds for the person they both are.
+      opted_out_at: into.opted_out_at ?? from.opted_out_at,
       updated_at: new Date(),
     };
     // The other contact holds its phone and user id until completeMerge deletes it: they are unique.
     await this.contacts.update(db, { ...merged, phone: into.phone, wa_user_id: into.wa_user_id });
+    if (merged.opted_out_at !== into.opted_out_at) await this.contacts.setOptedOut(db, into.id, merged.opted_out_at, merged.updated_at);
     return { into, from, merged };
   }
 
