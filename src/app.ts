@@ -200,6 +200,7 @@ function openApiDescription() {
       .addTag('Teams', 'Teams of agents, and the inboxes they work')
       .addTag('Assignment', 'Who takes which conversation: the queue and every agent’s load')
       .addTag('Automation', 'Rules that act on events by themselves, and macros agents run on a conversation')
+      .addTag('Campaigns', 'Templates sent to an audience of contacts, paced, with each recipient’s outcome')
       .addTag('Notifications', "The caller's notifications")
       .addTag('Reports', 'Figures over a period: what the channel charged')
       .addTag('Users', 'The team, and one’s own profile')

@@ -1,4 +1,5 @@
 import { AUTOMATION_EVENT_SCHEMAS } from './automation/automation.events';
+import { CAMPAIGN_EVENT_SCHEMAS } from './campaigns/campaign.events';
 import { CONTACT_EVENT_SCHEMAS } from './contacts/contact.events';
 import { CONVERSATION_EVENT_SCHEMAS } from './conversations/conversation.events';
 import type { EventPayloadSchemas } from './events/event-payloads';
@@ -15,4 +16,5 @@ export const EVENT_PAYLOAD_SCHEMAS = {
   ...CONTACT_EVENT_SCHEMAS,
   ...NOTIFICATION_EVENT_SCHEMAS,
   ...AUTOMATION_EVENT_SCHEMAS,
+  ...CAMPAIGN_EVENT_SCHEMAS,
 } satisfies EventPayloadSchemas;

@@ -22,7 +22,8 @@ export type IdPrefix =
   | 'team'
   | 'rule'
   | 'run'
-  | 'mac';
+  | 'mac'
+  | 'cmp';
 
 /**
  * A new UUIDv7: 48 bits of milliseconds then 74 random bits. Time-ordered, so primary-key

@@ -9,3 +9,8 @@ import { ValidateIf } from 'class-validator';
 export function IsOmittable(): PropertyDecorator {
   return ValidateIf((_object: object, value: unknown) => value !== undefined);
 }
+
+/** A field that may be left out or set to null (clearing it); any other value is validated. */
+export function IsOmittableOrNull(): PropertyDecorator {
+  return ValidateIf((_object: object, value: unknown) => value !== undefined && value !== null);
+}

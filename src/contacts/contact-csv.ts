@@ -162,7 +162,8 @@ function textOf(cell: string): string {
   return trimmed.startsWith(TEXT_MARKER) ? trimmed.slice(1) : trimmed;
 }
 
-function textCell(text: string): string {
+/** A text cell a spreadsheet will not take for a formula (see above). */
+export function textCell(text: string): string {
   return NEEDS_MARKER.test(text) ? TEXT_MARKER + text : text;
 }
 

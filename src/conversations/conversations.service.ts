@@ -353,6 +353,8 @@ export class ConversationsService implements OnModuleInit {
    * The contact's conversation inside the caller's transaction, created if new and reopened if
    * closed or snoozed (recording conversation.created / conversation.reopened), locked until
    * commit. `reopen: false` leaves it as it is (a system message is not the customer writing).
+   * `status: 'closed'` makes a new one closed: a campaign's message is no work for an agent until
+   * the customer answers, which reopens it.
    * The lock makes the customer's message and the snooze's own wake-up exclusive: the one that
    * comes second finds the conversation open and records nothing.
    */
@@ -360,13 +362,13 @@ export class ConversationsService implements OnModuleInit {
     db: Db,
     contactId: string,
     at: Date,
-    { reopen = true, inboxId = DEFAULT_INBOX_ID } = {},
+    { reopen = true, inboxId = DEFAULT_INBOX_ID, status = 'open' as 'open' | 'closed' } = {},
   ): Promise<{ conversation: ConversationRow; created: boolean }> {
     const fresh: ConversationRow = {
       id: newUuid(at.getTime()),
       contact_id: contactId,
       inbox_id: inboxId,
-      status: 'open',
+      status,
       assigned_to: null,
       last_message_at: at,
       last_inbound_at: null,

@@ -40,6 +40,8 @@ export interface MessageRow {
   pricing_type: string | null;
   /** Outbound: the pricing model of its latest status that had one (`PMP`, per-message pricing; `CBP` before July 2025). */
   pricing_model: string | null;
+  /** Outbound: the campaign it was sent for (the id stays when the campaign is deleted). */
+  campaign_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -73,6 +75,7 @@ export function automatedMessage(conversationId: string, kind: 'text' | 'note', 
     pricing_category: null,
     pricing_type: null,
     pricing_model: null,
+    campaign_id: null,
     created_at: at,
     updated_at: at,
   };

@@ -7,7 +7,7 @@ import type { WorkKind } from '../recorded-work/work-kind';
 import type { FoundMessage, MessagePricing, MessageRow, MessageStatus } from './message.entity';
 
 const COLUMNS = sql.raw(
-  'id, conversation_id, direction, type, text, content, status, error, channel_message_id, sent_by, automated, idempotency_key, request_hash, channel_timestamp, media_id, attempts, next_attempt_at, reply_to_id, referral, pricing_category, pricing_type, pricing_model, created_at, updated_at',
+  'id, conversation_id, direction, type, text, content, status, error, channel_message_id, sent_by, automated, idempotency_key, request_hash, channel_timestamp, media_id, attempts, next_attempt_at, reply_to_id, referral, pricing_category, pricing_type, pricing_model, campaign_id, created_at, updated_at',
 );
 /**
  * Queued messages as recorded work (alias `w`): a message whose sending is not finished, and what
@@ -94,7 +94,7 @@ export class MessageRepository {
                   ${message.content === null ? null : JSON.stringify(message.content)}, ${message.status}, ${message.error}, ${message.channel_message_id},
                   ${message.sent_by}, ${message.automated}, ${message.idempotency_key}, ${message.request_hash}, ${message.channel_timestamp}, ${message.media_id}, ${message.attempts},
                   ${message.next_attempt_at}, ${message.reply_to_id}, ${message.referral === null ? null : JSON.stringify(message.referral)},
-                  ${message.pricing_category}, ${message.pricing_type}, ${message.pricing_model}, ${message.created_at}, ${message.updated_at})
+                  ${message.pricing_category}, ${message.pricing_type}, ${message.pricing_model}, ${message.campaign_id}, ${message.created_at}, ${message.updated_at})
           ON CONFLICT (channel_message_id) WHERE channel_message_id IS NOT NULL DO NOTHING RETURNING id`,
     );
     return inserted.length > 0;

@@ -174,6 +174,7 @@ export class MessagesService implements OnModuleInit {
           pricing_category: null,
           pricing_type: null,
           pricing_model: null,
+          campaign_id: null,
           created_at: now,
           updated_at: now,
         };
@@ -201,7 +202,7 @@ export class MessagesService implements OnModuleInit {
    * A template must have passed `TemplatesService.checkSend` (outside the transaction) and may not
    * carry an upload. Nothing is queued to a blocked customer, through an inbox that does not send,
    * or, but for a template, outside the customer's 24 hours: the answer says which, or is the
-   * message queued.
+   * message queued. `campaignId`: the campaign it is sent for.
    */
   async queueAutomatic(
     db: Db,
@@ -209,6 +210,7 @@ export class MessagesService implements OnModuleInit {
     send: AutomaticSend,
     now: Date,
     sentBy: string | null = null,
+    campaignId: string | null = null,
   ): Promise<{ queued: MessageRow } | { skipped: string }> {
     if (send.type !== 'template' && !isWithinCustomerWindow(conversation, now)) return { skipped: "outside the customer's 24-hour window" };
     if (await this.contacts.isBlocked(db, conversation.contact_id)) return { skipped: 'the customer is blocked' };
@@ -219,6 +221,7 @@ export class MessagesService implements OnModuleInit {
       ...payload,
       sent_by: sentBy,
       automated: sentBy === null,
+      campaign_id: campaignId,
     };
     await this.messages.insert(db, queued);
     await this.conversationRows.recordOutbound(db, conversation.id, now);
@@ -295,6 +298,7 @@ export class MessagesService implements OnModuleInit {
       pricing_category: null,
       pricing_type: null,
       pricing_model: null,
+      campaign_id: null,
       created_at: now,
       updated_at: now,
     };

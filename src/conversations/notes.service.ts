@@ -69,6 +69,7 @@ export class NotesService {
         pricing_category: null,
         pricing_type: null,
         pricing_model: null,
+        campaign_id: null,
         attempts: 0,
         next_attempt_at: null,
         created_at: now,

@@ -37,6 +37,7 @@ import { MessagePricing1764170000000 } from './migrations/1764170000000-message-
 import { TeamsAndAssignment1764180000000 } from './migrations/1764180000000-teams-and-assignment';
 import { InboxAutomation1764190000000 } from './migrations/1764190000000-inbox-automation';
 import { RulesMacrosCsat1764200000000 } from './migrations/1764200000000-rules-macros-csat';
+import { Campaigns1764210000000 } from './migrations/1764210000000-campaigns';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -79,4 +80,5 @@ export const MIGRATIONS = [
   TeamsAndAssignment1764180000000,
   InboxAutomation1764190000000,
   RulesMacrosCsat1764200000000,
+  Campaigns1764210000000,
 ];

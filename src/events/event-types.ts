@@ -18,6 +18,9 @@ export const EVENT_TYPES = [
   'contact.merged',
   'notification.created',
   'automation.triggered',
+  'campaign.created',
+  'campaign.updated',
+  'campaign.deleted',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

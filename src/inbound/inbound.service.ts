@@ -38,6 +38,7 @@ import { DeadLetterRepository } from './dead-letter.repository';
 import { InboxesService, type InboxRouter } from '../inboxes/inboxes.service';
 import { AutoRepliesService } from '../automation/auto-replies.service';
 import { CsatService } from '../automation/csat.service';
+import { CampaignRepliesService } from '../campaigns/campaign-replies.service';
 import { OptOutService } from '../campaigns/opt-out.service';
 import { MessageAddedEvent } from '../conversations/conversation.events';
 
@@ -87,6 +88,7 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
     private readonly autoReplies: AutoRepliesService,
     private readonly csat: CsatService,
     private readonly optOut: OptOutService,
+    private readonly campaignReplies: CampaignRepliesService,
   ) {}
 
   /** An inbox created, given a number or enabled may be the one bodies kept as dead letters waited for. */
@@ -292,6 +294,7 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
     const saved = await this.messages.recordInbound(db, conversation, message);
     if (!saved) return false;
     const shown = await this.recordReceived(db, saved, contact);
+    await this.campaignReplies.afterCustomerMessage(db, saved.conversation.id, saved.message.created_at);
     if (answer) await this.csat.keep(db, conversation.id, answer);
     else if (!(await this.optOut.afterCustomerMessage(db, contact, saved.conversation, message.text, new Date())))
       await this.autoReplies.afterCustomerMessage(db, saved.conversation, { created, at: new Date() });

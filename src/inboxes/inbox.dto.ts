@@ -13,20 +13,17 @@ import {
   Max,
   Min,
   ValidateBy,
-  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { formatDuration, parseDuration } from '../config/duration';
 import { IsBusinessHours, isOpenAt } from './business-hours';
 import { IsPublicId } from '../common/is-public-id';
-import { IsOmittable } from '../common/omittable';
+import { IsOmittable, IsOmittableOrNull } from '../common/omittable';
 import { toPublicId } from '../common/ids';
 import { ASSIGNMENT_MODES, type AssignmentMode, INBOX_STATUSES, type InboxRow, type InboxStatus } from './inbox.entity';
 
 /** The channel's ids of numbers and business accounts are digits. */
 const GRAPH_ID = /^[0-9]{1,32}$/;
-/** Set to a value, or null to remove it: omitted leaves it as it is. */
-const IsOmittableOrNull = (): PropertyDecorator => ValidateIf((_dto: object, value: unknown) => value !== undefined && value !== null);
 
 export class CreateInboxDto {
   @ApiProperty({ example: 'Sales', minLength: 1, maxLength: 100 })

@@ -11,6 +11,7 @@ export const JOB_NAMES = [
   'email.send',
   'media.download',
   'automation.run',
+  'campaign.dispatch',
 ] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 

@@ -10,7 +10,8 @@ export type RecordedWorkTable =
   | 'template_syncs'
   | 'outbound_emails'
   | 'media'
-  | 'automation_triggers';
+  | 'automation_triggers'
+  | 'campaigns';
 
 /** A row claimed for one attempt: its id, the attempt it was claimed for, and what the kind asked the claim to return. */
 export interface ClaimedWork {

@@ -300,3 +300,42 @@ function buttonProblem(expected: Expected, component: Json, seen: Set<number>): 
     return `button ${index} (${button.type}) ${kind} must be ${kind === 'action' ? 'an object' : 'a non-empty string'}`;
   return null;
 }
+
+/** What a text, currency or date_time parameter shows the customer. */
+function shownValue(parameter: unknown): string {
+  if (!isObject(parameter)) return '';
+  if (typeof parameter.text === 'string') return parameter.text;
+  for (const kind of ['currency', 'date_time']) {
+    const value = parameter[kind];
+    if (isObject(value) && typeof value.fallback_value === 'string') return value.fallback_value;
+  }
+  return '';
+}
+
+/** A definition's text with its placeholders replaced by the send's parameters of that component (`{{1}}` by position, `{{name}}` by parameter_name). */
+function filledText(text: string, named: boolean, parameters: unknown): string {
+  const given = Array.isArray(parameters) ? parameters : [];
+  return text.replace(named ? NAMED : POSITIONAL, (written, key: string) => {
+    const parameter = named ? given.find((p) => isObject(p) && p.parameter_name === key) : given[Number(key) - 1];
+    return parameter === undefined ? written : shownValue(parameter);
+  });
+}
+
+/**
+ * The message the customer reads (text header, body and footer, one per line), the definition's
+ * texts filled with the send's parameters: a preview, e.g. of a campaign's message for a contact.
+ */
+export function templateTextOf(definition: TemplateDefinition, components: unknown[] | undefined): string {
+  const named = definition.parameter_format.toUpperCase() === 'NAMED';
+  const sent = (type: string) => (components ?? []).find((c) => isObject(c) && lower(c.type) === type) as Json | undefined;
+  const lines: string[] = [];
+  for (const component of definition.components) {
+    if (!isObject(component) || typeof component.text !== 'string') continue;
+    const type = lower(component.type);
+    if (type === 'header' && (lower(component.format) ?? 'text') === 'text')
+      lines.push(filledText(component.text, named, sent('header')?.parameters));
+    else if (type === 'body') lines.push(filledText(component.text, named, sent('body')?.parameters));
+    else if (type === 'footer') lines.push(component.text);
+  }
+  return lines.join('\n');
+}

@@ -7,7 +7,7 @@ import { type ChannelClient, type ChannelTemplate, InboxChannels, SANDBOX_CATALO
 import { InboxesService, type InboxCatalogue } from '../inboxes/inboxes.service';
 import { seesInbox, type UserRow, visibleInboxesOf } from '../users/user.entity';
 import type { Db } from '../database/sql';
-import { parametersOf, sendProblem } from './template-parameters';
+import { parametersOf, sendProblem, type TemplateDefinition } from './template-parameters';
 import { ListTemplatesQuery, SyncResponse, TemplateResponse } from './template.dto';
 import { SENDABLE_STATUS, type TemplateChange } from './template.entity';
 import { SyncedTemplate, TemplateRepository } from './template.repository';
@@ -185,6 +185,13 @@ export class TemplatesService {
     }
     const problem = sendProblem(row, template.components);
     if (problem) throw new UnprocessableEntityException(`Template ${which}: ${problem}`);
+  }
+
+  /** The catalogue's definition of a template an inbox sends, for a preview of it filled; null when the inbox reads no catalogue or it lacks the template. */
+  async definitionFor(template: TemplateToSend, inboxId: string): Promise<TemplateDefinition | null> {
+    const catalogue = (await this.inboxes.catalogues(this.database.db)).find((inbox) => inbox.inboxId === inboxId)?.catalogue;
+    if (catalogue === undefined) return null;
+    return this.templates.findByNameAndLanguage(this.database.db, catalogue, template.name, template.language);
   }
 
   /** Whether any catalogue an active inbox reads has the template (in any status): automation turns off a rule only when none has. */

@@ -9,6 +9,8 @@ export interface GraphRequest {
   body: Record<string, unknown> | null;
   /** The whole answer has been written to the caller. */
   answered: boolean;
+  /** When it arrived (Date.now()). */
+  at: number;
 }
 
 export interface GraphAnswer {
@@ -44,6 +46,7 @@ export class FakeGraphApi {
       authorization: request.headers.authorization,
       body: null,
       answered: false,
+      at: Date.now(),
     };
     void this.handle(request, record).then(({ status, body, bytes, contentType, headers }) => {
       response.writeHead(status, { 'content-type': bytes ? (contentType ?? 'application/octet-stream') : 'application/json', ...headers });

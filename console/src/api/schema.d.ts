@@ -1585,6 +1585,192 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/campaigns': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List campaigns, newest first, with their totals (admin) */
+    get: operations['CampaignsController_list'];
+    put?: never;
+    /**
+     * Create a campaign, as a draft (admin)
+     * @description The template is checked against the inbox’s catalogue like any template send (422). `schedule` starts it; until then it can be changed. Its audience is resolved into the recipient list when it starts.
+     */
+    post: operations['CampaignsController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/campaigns/preview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The audience’s size and the message its first three contacts would read, before saving (admin)
+     * @description Counts the contacts the audience names now (and those of them a campaign would skip), and fills the template for three of them.
+     */
+    post: operations['CampaignsController_preview'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/campaigns/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a campaign with its totals (admin)
+     * @description The totals are read from a ledger folded every 2 s, never counted over the list.
+     */
+    get: operations['CampaignsController_get'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a campaign and its recipient list (admin)
+     * @description A draft, completed or cancelled one; one scheduled, running or paused is a 409 (cancel it first). The messages it sent stay.
+     */
+    delete: operations['CampaignsController_remove'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a campaign (admin)
+     * @description The name and `rate_per_second` until it ends; the inbox, template, audience and `scheduled_at` before it starts (else 409).
+     */
+    patch: operations['CampaignsController_update'];
+    trace?: never;
+  };
+  '/api/v1/campaigns/{id}/schedule': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Schedule a draft (admin)
+     * @description It starts at `scheduled_at` (given here or on the campaign), at once without one. A template or inbox that cannot send is a 422.
+     */
+    post: operations['CampaignsController_schedule'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/campaigns/{id}/pause': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Pause a scheduled or running campaign (admin)
+     * @description No new message is queued; one the channel is being sent goes.
+     */
+    post: operations['CampaignsController_pause'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/campaigns/{id}/resume': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Resume a paused campaign where it stopped (admin)
+     * @description A template or inbox that cannot send is a 422.
+     */
+    post: operations['CampaignsController_resume'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/campaigns/{id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a campaign for good (admin)
+     * @description The recipients not sent to yet are skipped.
+     */
+    post: operations['CampaignsController_cancel'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/campaigns/{id}/recipients': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A campaign's recipients in send order, each with its status, message and error (admin) */
+    get: operations['CampaignsController_recipients'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/campaigns/{id}/recipients.csv': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A campaign's recipients as CSV, streamed (admin)
+     * @description The `status` filter applies; `limit` and `cursor` do not.
+     */
+    get: operations['CampaignsController_recipientsCsv'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3218,7 +3404,7 @@ export interface components {
        */
       url: string;
       /**
-       * @description Event types, or ["*"] for all: message.received, message.sent, message.status, message.reaction, message.media, conversation.created, conversation.assigned, conversation.closed, conversation.reopened, conversation.updated, conversation.rated, note.created, contact.created, contact.updated, contact.deleted, contact.merged, automation.triggered
+       * @description Event types, or ["*"] for all: message.received, message.sent, message.status, message.reaction, message.media, conversation.created, conversation.assigned, conversation.closed, conversation.reopened, conversation.updated, conversation.rated, note.created, contact.created, contact.updated, contact.deleted, contact.merged, automation.triggered, campaign.created, campaign.updated, campaign.deleted
        * @example [
        *       "message.received",
        *       "conversation.assigned"
@@ -3585,6 +3771,198 @@ export interface components {
       /** @description What each action did, in order */
       actions: components['schemas']['ActionOutcomeResponse'][];
     };
+    CampaignAudienceResponse: {
+      tags: string[];
+      labels: string[];
+      contact_ids: string[];
+      attributes: {
+        [key: string]: string | number | boolean;
+      };
+    };
+    CampaignTotalsResponse: {
+      /** @description Everyone on the recipient list, the skipped ones included */
+      recipients: number;
+      /** @description Not sent yet (waiting for their turn, or being sent) */
+      queued: number;
+      /** @description Accepted by the channel (the delivered and read ones included) */
+      sent: number;
+      /** @description Delivered to the phone (the read ones included) */
+      delivered: number;
+      read: number;
+      /** @description Wrote back within 7 days of the message */
+      replied: number;
+      failed: number;
+      /** @description Not sent to: opted out, blocked, or missing a value the template needs */
+      skipped: number;
+    };
+    CampaignResponse: {
+      /** @example cmp_01a2047c8e2078c99d14947d2651598e */
+      id: string;
+      name: string;
+      /** @example inb_01a2047c8e2078c99d14947d2651598e */
+      inbox_id: string;
+      template: components['schemas']['TemplateDto'];
+      audience: components['schemas']['CampaignAudienceResponse'];
+      scheduled_at: string | null;
+      rate_per_second: number;
+      /** @enum {string} */
+      status: 'draft' | 'scheduled' | 'running' | 'paused' | 'completed' | 'cancelled';
+      /**
+       * @description Why it paused by itself (its template no longer sendable, its inbox disabled, steps failing); null otherwise
+       * @example null
+       */
+      status_reason: string | null;
+      /** @example user_01a2047c8e2078c99d14947d2651598e */
+      created_by: string | null;
+      /** @description When its recipient list was built and sending began */
+      started_at: string | null;
+      /** @description When it completed or was cancelled */
+      finished_at: string | null;
+      totals: components['schemas']['CampaignTotalsResponse'];
+      created_at: string;
+      updated_at: string;
+    };
+    CampaignPage: {
+      data: components['schemas']['CampaignResponse'][];
+      /** @description Pass as cursor to get the next page; null on the last page */
+      next_cursor: string | null;
+    };
+    CampaignAudienceDto: {
+      /**
+       * @description Contacts with any of these tags
+       * @example [
+       *       "customer"
+       *     ]
+       */
+      tags?: string[];
+      /**
+       * @description Contacts with a conversation that has any of these labels
+       * @example [
+       *       "order-shipped"
+       *     ]
+       */
+      labels?: string[];
+      /**
+       * @description Contacts named one by one (at most 10000)
+       * @example [
+       *       "ct_01a2047c8e2078c99d14947d2651598e"
+       *     ]
+       */
+      contact_ids?: string[];
+      /**
+       * @description Contacts whose attributes equal each of these
+       * @example {
+       *       "city": "Berlin"
+       *     }
+       */
+      attributes?: {
+        [key: string]: string | number | boolean;
+      };
+    };
+    CreateCampaignDto: {
+      /** @example Shipping notice, November */
+      name: string;
+      /** @example inb_01a2047c8e2078c99d14947d2651598e */
+      inbox_id: string;
+      /** @description An approved template of the inbox, `components` as a send takes them. Any parameter text may name `{{contact.name}}`, `{{contact.phone}}` or `{{contact.attributes.<key>}}`, filled per recipient (one without the value is skipped with that reason). */
+      template: components['schemas']['TemplateDto'];
+      /** @description Who gets it: the contacts in `contact_ids`, and the contacts that match every filter given (`tags`: any of them; `labels`: a conversation with any of them; `attributes`: each equal). Resolved into the recipient list when the campaign starts. */
+      audience: components['schemas']['CampaignAudienceDto'];
+      /**
+       * @description When `schedule` starts it; null: at once
+       * @example 2026-12-01T09:00:00Z
+       */
+      scheduled_at?: string | null;
+      /**
+       * @description Messages a second at most, 1 to 1000; keep it below the number's throughput (80 by default on the Cloud API)
+       * @default 10
+       */
+      rate_per_second: number;
+    };
+    PreviewCampaignDto: {
+      /** @example inb_01a2047c8e2078c99d14947d2651598e */
+      inbox_id: string;
+      /** @description An approved template of the inbox, `components` as a send takes them. Any parameter text may name `{{contact.name}}`, `{{contact.phone}}` or `{{contact.attributes.<key>}}`, filled per recipient (one without the value is skipped with that reason). */
+      template: components['schemas']['TemplateDto'];
+      /** @description Who gets it: the contacts in `contact_ids`, and the contacts that match every filter given (`tags`: any of them; `labels`: a conversation with any of them; `attributes`: each equal). Resolved into the recipient list when the campaign starts. */
+      audience: components['schemas']['CampaignAudienceDto'];
+    };
+    AudienceSizeResponse: {
+      /** @description Contacts the audience names now */
+      contacts: number;
+      /** @description Of them, opted out of campaigns: they will be skipped */
+      opted_out: number;
+      /** @description Of them, blocked: they will be skipped */
+      blocked: number;
+    };
+    RecipientContactResponse: {
+      /** @example ct_01a2047c8e2078c99d14947d2651598e */
+      id: string;
+      name: string | null;
+      /** @example +4915112345678 */
+      phone: string | null;
+      wa_user_id: string | null;
+    };
+    CampaignSampleResponse: {
+      contact: components['schemas']['RecipientContactResponse'];
+      /** @description The message as this contact would read it; null when they would be skipped */
+      text: string | null;
+      /**
+       * @description Why they would be skipped
+       * @example null
+       */
+      skipped: string | null;
+    };
+    CampaignPreviewResponse: {
+      audience: components['schemas']['AudienceSizeResponse'];
+      /** @description The first three contacts of the audience, with their message filled */
+      samples: components['schemas']['CampaignSampleResponse'][];
+    };
+    UpdateCampaignDto: {
+      name?: string;
+      /** @description Before it starts only */
+      inbox_id?: string;
+      /** @description Before it starts only */
+      template?: components['schemas']['TemplateDto'];
+      /** @description Before it starts only */
+      audience?: components['schemas']['CampaignAudienceDto'];
+      /** @description Before it starts only */
+      scheduled_at?: string | null;
+      /** @description Any time before it ends: a running campaign takes it at its next step */
+      rate_per_second?: number;
+    };
+    ScheduleCampaignDto: {
+      /**
+       * @description Overrides the campaign's `scheduled_at`; null or past: at once
+       * @example 2026-12-01T09:00:00Z
+       */
+      scheduled_at?: string | null;
+    };
+    CampaignRecipientResponse: {
+      /** @description null once the contact was deleted */
+      contact: components['schemas']['RecipientContactResponse'] | null;
+      /** @enum {string} */
+      status: 'queued' | 'sent' | 'delivered' | 'read' | 'replied' | 'failed' | 'skipped';
+      /**
+       * @description Why it was skipped, or the channel’s reason it failed
+       * @example opted out
+       */
+      reason: string | null;
+      /**
+       * @description The channel's error code of a failure
+       * @example 131026
+       */
+      error_code: number | null;
+      /** @example msg_01a2047c8e2078c99d14947d2651598e */
+      message_id: string | null;
+      replied_at: string | null;
+      updated_at: string;
+    };
+    CampaignRecipientPage: {
+      data: components['schemas']['CampaignRecipientResponse'][];
+      /** @description Pass as cursor to get the next page; null on the last page */
+      next_cursor: string | null;
+    };
     MessageAddedEvent: {
       message: components['schemas']['MessageResponse'];
       conversation: components['schemas']['ConversationResponse'];
@@ -3683,6 +4061,9 @@ export interface components {
       trigger_event_type: string | null;
       /** @description The conversation as the actions before this one left it */
       conversation: components['schemas']['ConversationResponse'];
+    };
+    CampaignEvent: {
+      campaign: components['schemas']['CampaignResponse'];
     };
   };
   responses: never;
@@ -10441,6 +10822,850 @@ export interface operations {
       };
     };
   };
+  CampaignsController_list: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description The next_cursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CampaignPage'];
+        };
+      };
+      /** @description Malformed JSON, an unknown or mistyped field, or failed validation (the text names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  CampaignsController_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateCampaignDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CampaignResponse'];
+        };
+      };
+      /** @description Malformed JSON, an unknown or mistyped field, or failed validation (the text names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Valid, but refused by a rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  CampaignsController_preview: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PreviewCampaignDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CampaignPreviewResponse'];
+        };
+      };
+      /** @description Malformed JSON, an unknown or mistyped field, or failed validation (the text names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Valid, but refused by a rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  CampaignsController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CampaignResponse'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  CampaignsController_remove: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflict with an existing resource */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  CampaignsController_update: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateCampaignDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CampaignResponse'];
+        };
+      };
+      /** @description Malformed JSON, an unknown or mistyped field, or failed validation (the text names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflict with an existing resource */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Valid, but refused by a rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  CampaignsController_schedule: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ScheduleCampaignDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CampaignResponse'];
+        };
+      };
+      /** @description Malformed JSON, an unknown or mistyped field, or failed validation (the text names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflict with an existing resource */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Valid, but refused by a rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  CampaignsController_pause: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CampaignResponse'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflict with an existing resource */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  CampaignsController_resume: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CampaignResponse'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflict with an existing resource */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Valid, but refused by a rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  CampaignsController_cancel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CampaignResponse'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflict with an existing resource */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  CampaignsController_recipients: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description The next_cursor of the previous page */
+        cursor?: string;
+        /** @description Only recipients in this status (`queued`: not sent yet) */
+        status?: 'queued' | 'sent' | 'delivered' | 'read' | 'replied' | 'failed' | 'skipped';
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CampaignRecipientPage'];
+        };
+      };
+      /** @description Malformed JSON, an unknown or mistyped field, or failed validation (the text names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  CampaignsController_recipientsCsv: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description The next_cursor of the previous page */
+        cursor?: string;
+        /** @description Only recipients in this status (`queued`: not sent yet) */
+        status?: 'queued' | 'sent' | 'delivered' | 'read' | 'replied' | 'failed' | 'skipped';
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The CSV file */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': string;
+        };
+      };
+      /** @description Malformed JSON, an unknown or mistyped field, or failed validation (the text names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
 }
 
 /** The payload (`data`) of each event type. */
@@ -10463,4 +11688,7 @@ export interface EventPayloads {
   'contact.merged': components['schemas']['ContactMergedEvent'];
   'notification.created': components['schemas']['NotificationEvent'];
   'automation.triggered': components['schemas']['AutomationTriggeredEvent'];
+  'campaign.created': components['schemas']['CampaignEvent'];
+  'campaign.updated': components['schemas']['CampaignEvent'];
+  'campaign.deleted': components['schemas']['CampaignEvent'];
 }
