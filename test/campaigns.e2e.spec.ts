@@ -5,7 +5,10 @@ import { eventually } from './support/channel';
 import { statusWebhook } from './support/channel-fixtures';
 import { FakeGraphApi, type GraphAnswer, type GraphRequest } from './support/fake-graph-api';
 import { customerWrites } from './support/inbox';
-import { startTestApp, TestApp } from './support/test-app';
+import { startTestApp, TestApp, type Answer } from './support/test-app';
+import type { components } from '../console/src/api/schema';
+
+type Campaign = components['schemas']['CampaignResponse'];
 
 type Json = Record<string, unknown>;
 
@@ -81,7 +84,7 @@ describe('campaigns', () => {
 
   const campaign = async (id: string) => (await t.request('GET', `/api/v1/campaigns/${id}`, { token: admin })).body;
   const act = (id: string, action: 'schedule' | 'pause' | 'resume' | 'cancel', body: Json = {}) =>
-    t.request('POST', `/api/v1/campaigns/${id}/${action}`, { token: admin, body });
+    t.request('POST', `/api/v1/campaigns/${id}/${action}`, { token: admin, body }) as Promise<Answer<Campaign>>;
   async function recipients(id: string, status = ''): Promise<Json[]> {
     const all: Json[] = [];
     let cursor = '';
@@ -164,7 +167,7 @@ describe('campaigns', () => {
 
   it('never has more sends in one second than rate_per_second at the channel', async () => {
     const tag = newTag();
-    const phones = [];
+    const phones: string[] = [];
     for (let i = 0; i < 14; i += 1) phones.push((await contact({ name: `P${i}`, tags: [tag], attributes: { city: 'Rome' } })).phone);
     const started = Date.now();
     const created = await createCampaign({ audience: { tags: [tag] }, rate_per_second: 4 });
@@ -182,7 +185,7 @@ describe('campaigns', () => {
 
   it('pauses without sending anyone more, resumes where it stopped, and sends everyone once', async () => {
     const tag = newTag();
-    const phones = [];
+    const phones: string[] = [];
     for (let i = 0; i < 8; i += 1) phones.push((await contact({ name: `Q${i}`, tags: [tag], attributes: { city: 'Rome' } })).phone);
     const created = await createCampaign({ audience: { tags: [tag] }, rate_per_second: 2 });
     await act(created.id, 'schedule');
@@ -288,7 +291,7 @@ describe('campaigns', () => {
     expect((await act(created.id, 'schedule')).body).toMatchObject({ status: 'scheduled', scheduled_at: at });
     expect((await campaign(created.id)).status).toBe('scheduled');
     const done = await finished(created.id);
-    expect(new Date(done.started_at).getTime()).toBeGreaterThanOrEqual(new Date(at).getTime());
+    expect(new Date(done.started_at!).getTime()).toBeGreaterThanOrEqual(new Date(at).getTime());
     expect(sendsTo(one.phone)).toHaveLength(1);
   });
 
