@@ -552,6 +552,31 @@ describeWithBrowser('the agent console in Chromium', () => {
     }
   });
 
+  it('creates a campaign with a preview of the filled message, starts it and follows its totals live', async () => {
+    const admin = await t.adminToken();
+    const phones = ['+16315550901', '+16315550902'];
+    for (const [i, phone] of phones.entries())
+      await t.request('POST', '/api/v1/contacts', { token: admin, body: { phone, name: `Camper ${i + 1}`, tags: ['browser-campaign'] } });
+    const page = await openAs(ADMIN.email, ADMIN.password);
+    await page.getByRole('link', { name: 'Campaigns' }).click();
+    await page.getByRole('button', { name: 'New campaign' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New campaign' });
+    await dialog.getByLabel('Name').fill('Browser campaign');
+    await dialog.getByLabel('Template').selectOption({ label: 'order_update (en_US)' });
+    await dialog.getByLabel('Body {{1}}').fill('for {{contact.name}}');
+    await dialog.getByLabel('Tags (any of them, separated by commas)').fill('browser-campaign');
+    await dialog.getByRole('button', { name: 'Preview' }).click();
+    const preview = dialog.getByRole('status');
+    await preview.getByText('2 contacts').waitFor();
+    await preview.getByText('Your order for Camper 1 is on its way.').waitFor();
+    await dialog.getByRole('button', { name: 'Start sending' }).click();
+    const detail = page.getByRole('dialog', { name: 'Browser campaign' });
+    // The totals come from the stream as the campaign sends: both sent, with no reload.
+    await detail.getByRole('row', { name: 'Sent 2' }).waitFor({ timeout: 20_000 });
+    await detail.getByText('Completed').waitFor({ timeout: 20_000 });
+    expect(phones.map((phone) => graph.sendsTo(phone).length)).toEqual([1, 1]);
+  });
+
   it('runs a macro saved on the macros page from the reply box with a / command', async () => {
     const page = await openAs(ADMIN.email, ADMIN.password);
     await page.getByRole('link', { name: 'Macros' }).click();
@@ -1065,6 +1090,7 @@ describeWithBrowser('the agent console in Chromium', () => {
     { name: 'labels', path: '/admin/labels', ready: (page) => page.getByRole('heading', { name: 'Labels' }).waitFor() },
     { name: 'automation', path: '/admin/automation', ready: (page) => page.getByRole('heading', { name: 'Automation rules' }).waitFor() },
     { name: 'macros', path: '/macros', ready: (page) => page.getByRole('heading', { name: 'Macros' }).waitFor() },
+    { name: 'campaigns', path: '/admin/campaigns', ready: (page) => page.getByRole('heading', { name: 'Campaigns' }).waitFor() },
     {
       name: 'canned-responses',
       path: '/admin/canned-responses',

@@ -6,6 +6,7 @@ import { AdminInboxes } from './admin/inboxes';
 import { AdminCannedResponses } from './admin/canned-responses';
 import { AdminDeadLetters } from './admin/dead-letters';
 import { AdminAutomation } from './admin/automation';
+import { AdminCampaigns } from './admin/campaigns';
 import { AdminLabels } from './admin/labels';
 import { AdminUsers } from './admin/users';
 import { AdminWebhooks } from './admin/webhooks';
@@ -204,6 +205,7 @@ function Shell(props: { me: Me; setMe: (me: Me | null) => void; path: string }) 
             {admin && link('/admin/users', 'Users', path === '/admin/users')}
             {admin && link('/admin/labels', 'Labels', path === '/admin/labels')}
             {admin && link('/admin/automation', 'Automation', path === '/admin/automation')}
+            {admin && link('/admin/campaigns', 'Campaigns', path === '/admin/campaigns')}
             {link('/admin/canned-responses', 'Canned responses', path === '/admin/canned-responses')}
             {admin && link('/admin/webhooks', 'Webhooks', path === '/admin/webhooks')}
             {admin && link('/admin/dead-letters', 'Dead letters', path === '/admin/dead-letters')}
@@ -252,6 +254,7 @@ function Page(props: { path: string; admin: boolean }) {
   if (admin && path === '/admin/users') return <AdminUsers />;
   if (admin && path === '/admin/labels') return <AdminLabels />;
   if (admin && path === '/admin/automation') return <AdminAutomation />;
+  if (admin && path === '/admin/campaigns') return <AdminCampaigns />;
   if (admin && path === '/admin/webhooks') return <AdminWebhooks />;
   if (admin && path === '/admin/dead-letters') return <AdminDeadLetters />;
   if (admin && path === '/admin/audit-log') return <AdminAuditLog />;

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type Message, type Schemas } from '../api/client';
 import { ErrorNote, Field, useAction, valueOf } from '../ui';
 
-type Template = Schemas['TemplateResponse'];
+export type Template = Schemas['TemplateResponse'];
 interface DefinitionComponent {
   type?: string;
   format?: string;
@@ -16,7 +16,7 @@ function placeholders(text: string | undefined): string[] {
 }
 
 /** The form a template needs, read from its definition in the catalogue: header, body and button parameters. */
-function formOf(template: Template) {
+export function formOf(template: Template) {
   const definition = template.components as unknown as DefinitionComponent[];
   const header = definition.find((c) => c.type?.toUpperCase() === 'HEADER');
   const body = definition.find((c) => c.type?.toUpperCase() === 'BODY');
@@ -35,6 +35,29 @@ function formOf(template: Template) {
 
 function parameter(name: string, value: string) {
   return /^\d+$/.test(name) ? { type: 'text', text: value } : { type: 'text', parameter_name: name, text: value };
+}
+
+/** The send's `components` for the template's form filled with `values` (keyed `header.1`, `body.name`, `button.0`, `header.media`). */
+export function componentsOf(form: ReturnType<typeof formOf>, values: Record<string, string>): Record<string, unknown>[] {
+  const components: Record<string, unknown>[] = [];
+  if (form.headerText.length > 0)
+    components.push({ type: 'header', parameters: form.headerText.map((n) => parameter(n, values[`header.${n}`] ?? '')) });
+  if (form.headerMedia)
+    components.push({
+      type: 'header',
+      parameters: [{ type: form.headerMedia, [form.headerMedia]: { link: values['header.media'] ?? '' } }],
+    });
+  if (form.body.length > 0) components.push({ type: 'body', parameters: form.body.map((n) => parameter(n, values[`body.${n}`] ?? '')) });
+  for (const button of form.buttons) {
+    const value = values[`button.${button.index}`] ?? '';
+    components.push({
+      type: 'button',
+      sub_type: button.type.toLowerCase(),
+      index: String(button.index),
+      parameters: [button.type.toLowerCase() === 'quick_reply' ? { type: 'payload', payload: value } : { type: 'text', text: value }],
+    });
+  }
+  return components;
 }
 
 /** Outside the 24-hour window only an approved template may be sent: pick one of its inbox's catalogue, fill its parameters, send. */
@@ -60,24 +83,7 @@ export function TemplatePicker(props: {
   const form = chosen ? formOf(chosen) : null;
   const send = useAction(async () => {
     if (!chosen || !form) return;
-    const components: Record<string, unknown>[] = [];
-    if (form.headerText.length > 0)
-      components.push({ type: 'header', parameters: form.headerText.map((n) => parameter(n, values[`header.${n}`] ?? '')) });
-    if (form.headerMedia)
-      components.push({
-        type: 'header',
-        parameters: [{ type: form.headerMedia, [form.headerMedia]: { link: values['header.media'] ?? '' } }],
-      });
-    if (form.body.length > 0) components.push({ type: 'body', parameters: form.body.map((n) => parameter(n, values[`body.${n}`] ?? '')) });
-    for (const button of form.buttons) {
-      const value = values[`button.${button.index}`] ?? '';
-      components.push({
-        type: 'button',
-        sub_type: button.type.toLowerCase(),
-        index: String(button.index),
-        parameters: [button.type.toLowerCase() === 'quick_reply' ? { type: 'payload', payload: value } : { type: 'text', text: value }],
-      });
-    }
+    const components = componentsOf(form, values);
     props.onSent(
       await api.post('/api/v1/conversations/{id}/messages', {
         params: { id: props.conversationId },
