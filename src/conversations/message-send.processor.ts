@@ -18,6 +18,8 @@ import { AnsweredSend, SendJournal } from './send-journal';
  * to MEDIA_TRANSFER_TIMEOUT_MS): a crash mid-send leaves the message due again after this.
  */
 const SEND_LEASE_MS = MEDIA_TRANSFER_TIMEOUT_MS + 15_000;
+const IN_FLIGHT_AT_CRASH =
+  'The service stopped while the channel was taking this campaign message, so whether it arrived is unknown: it is not sent again';
 
 /**
  * Sends queued messages through the channel, as recorded work (the message row). 429, 5xx,
@@ -63,11 +65,17 @@ export class MessageSendProcessor implements OnModuleInit {
   private async send(message: MessageToSend): Promise<void> {
     const earlier = this.journal.answerFor(message.id);
     if (earlier) return this.recordSent(earlier, message);
+    // A campaign never sends anyone twice: an attempt that died while the channel had the message
+    // (a kill -9, not a refusal) may have reached the customer, so the message fails instead.
+    if (message.campaign_id && message.sending_since) throw new ChannelError(IN_FLIGHT_AT_CRASH, false);
     const channel = await this.channels.of(message.inbox_id);
+    const outbound = toOutboundMessage(message, await this.channelMediaIdOf(message, channel));
+    if (message.campaign_id) await this.messages.markSending(message.id, new Date());
     let channelMessageId: string;
     try {
-      channelMessageId = await channel.send(toOutboundMessage(message, await this.channelMediaIdOf(message, channel)));
+      channelMessageId = await channel.send(outbound);
     } catch (error) {
+      if (message.campaign_id) await this.messages.markSending(message.id, null);
       // Said by the client that was used, so that a refusal of a token an admin has replaced since does not mark the new one broken.
       if (error instanceof ChannelError && error.accountBroken) await this.channels.accountBroken(message.inbox_id, error.message, channel);
       throw error;

@@ -103,6 +103,10 @@ export interface MessageToSend {
   reply_to_channel_message_id: string | null;
   /** When it was queued: the start of its delivery time. */
   created_at: Date;
+  /** The campaign it is sent for, if any. */
+  campaign_id: string | null;
+  /** Set while an attempt of a campaign's message is with the channel: found set, an earlier attempt died there. */
+  sending_since: Date | null;
 }
 
 /** What the channel said a message costs, on its statuses' `pricing`: each part null where it said nothing. */

@@ -19,7 +19,7 @@ export const SEND_WORK = {
   needs: {
     from: sql`conversations c, contacts ct`,
     where: sql`c.id = w.conversation_id AND ct.id = c.contact_id`,
-    columns: sql`w.type, w.text, w.content, w.media_id, w.created_at, ct.phone AS customer_phone, ct.wa_user_id AS customer_wa_user_id, c.inbox_id,
+    columns: sql`w.type, w.text, w.content, w.media_id, w.created_at, w.campaign_id, w.sending_since, ct.phone AS customer_phone, ct.wa_user_id AS customer_wa_user_id, c.inbox_id,
                  (SELECT q.channel_message_id FROM messages q WHERE q.id = w.reply_to_id) AS reply_to_channel_message_id`,
   },
 } satisfies Pick<WorkKind, 'table' | 'waiting' | 'needs'>;
@@ -98,6 +98,11 @@ export class MessageRepository {
           ON CONFLICT (channel_message_id) WHERE channel_message_id IS NOT NULL DO NOTHING RETURNING id`,
     );
     return inserted.length > 0;
+  }
+
+  /** A campaign's message is with the channel from now (null: the attempt ended without it reaching the channel). */
+  async markSending(db: Db, id: string, since: Date | null): Promise<void> {
+    await execute(db, sql`UPDATE messages SET sending_since = ${since} WHERE id = ${id}`);
   }
 
   /** Moves every message of one conversation into another (two customers' conversations merged); their times, and so the thread's order, stay. */

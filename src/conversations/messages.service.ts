@@ -243,6 +243,11 @@ export class MessagesService implements OnModuleInit {
     return quoted;
   }
 
+  /** Marks a campaign's message as being with the channel (`since`), or no longer (null: that attempt failed before or at the channel). */
+  async markSending(messageId: string, since: Date | null): Promise<void> {
+    await this.messages.markSending(this.database.db, messageId, since);
+  }
+
   async markSent(messageId: string, channelMessageId: string): Promise<void> {
     await this.finishSend(messageId, { status: 'sent', channel_message_id: channelMessageId, error: null });
   }

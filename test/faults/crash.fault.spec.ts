@@ -314,4 +314,50 @@ describe('kill -9 and a restart', () => {
     const [contact] = await database!.query<{ attributes: Record<string, unknown> }>('SELECT attributes FROM contacts LIMIT 1');
     expect(contact.attributes).toEqual({ closed_once: true });
   });
+
+  it('sends a campaign to everyone once across a kill -9 mid-campaign: nobody twice, nobody left without an outcome', async () => {
+    const token = await login();
+    const phones: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const phone = `+1415777${String(1000 + i)}`;
+      expect((await api('POST', '/api/v1/contacts', token, { phone, name: `Crash ${i}`, tags: ['crash-campaign'] })).status).toBe(201);
+      phones.push(phone);
+    }
+    const created = await api('POST', '/api/v1/campaigns', token, {
+      name: 'Crash',
+      inbox_id: 'inb_00000000000070008000000000000001',
+      template: { name: 'hello_world', language: 'en_US' },
+      audience: { tags: ['crash-campaign'] },
+      rate_per_second: 20,
+    });
+    expect(created.status).toBe(201);
+    // Slow answers keep sends with the channel at the kill: the case where whether a message arrived is unknown.
+    graph.sendDelayMs = 200;
+    expect((await api('POST', `/api/v1/campaigns/${created.body.id}/schedule`, token, {})).status).toBe(200);
+    const sendsTo = (phone: string) => graph.sendsTo(phone).length;
+    await waitFor(() => phones.filter((phone) => sendsTo(phone) > 0).length >= 12, 20_000);
+    await service.kill();
+    const reachedAtKill = phones.filter((phone) => sendsTo(phone) > 0).length;
+    graph.sendDelayMs = 0;
+
+    await service.start();
+    const fresh = await login();
+    await waitFor(async () => (await api('GET', `/api/v1/campaigns/${created.body.id}`, fresh)).body.status === 'completed', 60_000);
+    const recipients = (await api('GET', `/api/v1/campaigns/${created.body.id}/recipients?limit=100`, fresh)).body.data as {
+      contact: { phone: string };
+      status: string;
+      reason: string | null;
+    }[];
+    const inFlight = recipients.filter((r) => r.status === 'failed');
+    process.stdout.write(
+      `kill -9 mid-campaign: ${reachedAtKill} of ${phones.length} reached before the kill, ${inFlight.length} with the channel at the kill ` +
+        `(failed, not sent again), ${recipients.filter((r) => r.status === 'sent').length} sent\n`,
+    );
+    expect(phones.map(sendsTo).filter((count) => count > 1)).toEqual([]);
+    expect(recipients).toHaveLength(phones.length);
+    for (const recipient of recipients) {
+      if (recipient.status === 'sent') expect(sendsTo(recipient.contact.phone)).toBe(1);
+      else expect(recipient).toMatchObject({ status: 'failed', reason: expect.stringContaining('it is not sent again') });
+    }
+  });
 });

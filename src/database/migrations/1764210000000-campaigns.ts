@@ -10,7 +10,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * skips it (`reason`); then it follows its message's status (a trigger on `messages`, so no path
  * that moves a status can forget it), `completed_at` when the send ended, `replied_at` when the
  * customer wrote back. `messages.campaign_id` names the campaign a message was sent for (kept when
- * the campaign is deleted: reports still count the send).
+ * the campaign is deleted: reports still count the send); `messages.sending_since` is set while an
+ * attempt of a campaign's message is with the channel, so an attempt after a crash knows the
+ * earlier one may have reached the customer and sends nothing (a campaign never sends twice).
  *
  * The totals are a ledger, `campaign_counters`, as the tabs' counts are: a statement trigger on
  * the recipients appends one row of deltas per campaign and statement; the fold sums it every few
@@ -67,7 +69,7 @@ export class Campaigns1764210000000 implements MigrationInterface {
     );
     await q.query('CREATE UNIQUE INDEX campaign_recipients_message_key ON campaign_recipients (message_id) WHERE message_id IS NOT NULL');
     await q.query('CREATE INDEX campaign_recipients_contact_idx ON campaign_recipients (contact_id)');
-    await q.query('ALTER TABLE messages ADD COLUMN campaign_id uuid');
+    await q.query('ALTER TABLE messages ADD COLUMN campaign_id uuid, ADD COLUMN sending_since timestamptz(3)');
 
     await q.query(`
       CREATE TABLE campaign_counters (
@@ -143,7 +145,7 @@ export class Campaigns1764210000000 implements MigrationInterface {
   async down(q: QueryRunner): Promise<void> {
     await q.query('DROP TRIGGER campaign_recipient_message ON messages');
     await q.query('DROP FUNCTION campaign_recipient_on_message()');
-    await q.query('ALTER TABLE messages DROP COLUMN campaign_id');
+    await q.query('ALTER TABLE messages DROP COLUMN campaign_id, DROP COLUMN sending_since');
     await q.query('DROP TABLE campaign_counters, campaign_recipients, campaigns');
     await q.query('DROP FUNCTION campaign_counters_on_insert(), campaign_counters_on_update(), campaign_counted(text, timestamptz)');
   }
