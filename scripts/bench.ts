@@ -22,6 +22,10 @@
  *   rules: customer messages with no rule, then with 50 rules on message.received (49 passed over, 1
  *     acting): the webhook's rate in both cases, the events run through the rules per second, and the
  *     mean run of one event (all 50 rules) from the service's own histogram
+ *   campaigns: a campaign to BENCH_CAMPAIGN_RECIPIENTS contacts at BENCH_CAMPAIGN_RATE into a fake
+ *     Graph API on loopback: the time to its first send, the rate received against the rate asked
+ *     for, the busiest second, duplicates, the service's memory along the run, the cost of reading
+ *     its totals while it sends
  *   inboxes: the list, the open list, the counts and a message search as today (every conversation
  *     in one inbox), then with the conversations spread over 20 inboxes and 200 agents each in 3,
  *     for one such agent (goal: at least 90 % of today's requests per second), and for the admin
@@ -30,7 +34,7 @@
  * conversations, 100,000 messages, in a database beside BENCH_DATABASE_URL that the bench creates
  * and drops), and a table shows what 10x more data costs each of them.
  *
- * Options: `--only <section>[,<section>…]` runs only those sections: me, fanout, rules, list, search,
+ * Options: `--only <section>[,<section>…]` runs only those sections: me, fanout, rules, campaigns, list, search,
  * ingest, console, inboxes (e.g. `npm run bench -- --only me` for the framework floor alone). `--quick`: a short
  * run to see that everything works, not to compare (3 s per case, 1 s warm-up, 1,000 fan-out
  * events), unless BENCH_DURATION or BENCH_WEBHOOK_EVENTS say otherwise.
@@ -52,6 +56,8 @@
  *   BENCH_REDIS_URL     Redis for the service (default: none, in-process)
  *   BENCH_WEBHOOK_EVENTS events of the webhook fan-out section (default 10000), each to 10 receivers
  *   BENCH_RULE_MESSAGES  customer messages of the rules section (default 2000)
+ *   BENCH_CAMPAIGN_RECIPIENTS  recipients of the campaigns section (default 100000)
+ *   BENCH_CAMPAIGN_RATE  its rate_per_second (default 1000, the most a campaign takes)
  *   BENCH_LOG_LEVEL     the service's LOG_LEVEL (default info, as in production)
  *   BENCH_KEEP_TMP=1    keep the temporary directory (service log, database) after the run
  *
@@ -62,11 +68,13 @@ import { availableParallelism } from 'node:os';
 import { startBareServer } from './bench/bare';
 import { Cleanup, describe } from './bench/cleanup';
 import { countStoredWamids, countStoredWamidsEmbedded, dropDatabase, siblingDatabase } from './bench/database';
+import { benchCampaigns } from './bench/campaigns';
 import { benchConsole } from './bench/console';
 import { benchWebhookFanOut } from './bench/fanout';
 import { benchIngest } from './bench/ingest';
 import { benchInboxes } from './bench/inboxes';
 import { benchConversationList } from './bench/list';
+import { startFakeGraph } from './bench/graph';
 import { warnIfMachineBusy } from './bench/machine';
 import { Load, measure } from './bench/measure';
 import { printGrowth, printRatio, printTable, type Row } from './bench/report';
@@ -94,6 +102,8 @@ interface Settings {
   redisUrl: string | null;
   webhookEvents: number;
   ruleMessages: number;
+  campaignRecipients: number;
+  campaignRate: number;
   logLevel: string;
   keepFiles: boolean;
 }
@@ -109,6 +119,8 @@ function readSettings(env: NodeJS.ProcessEnv, quick: boolean): Settings {
     redisUrl: env.BENCH_REDIS_URL?.trim() || null,
     webhookEvents: positiveInteger(env, 'BENCH_WEBHOOK_EVENTS', quick ? 1_000 : 10_000),
     ruleMessages: positiveInteger(env, 'BENCH_RULE_MESSAGES', quick ? 300 : 2_000),
+    campaignRecipients: positiveInteger(env, 'BENCH_CAMPAIGN_RECIPIENTS', quick ? 2_000 : 100_000),
+    campaignRate: positiveInteger(env, 'BENCH_CAMPAIGN_RATE', 1_000),
     logLevel: env.BENCH_LOG_LEVEL?.trim() || 'info',
     keepFiles: env.BENCH_KEEP_TMP === '1',
   };
@@ -121,7 +133,7 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
   return Number(value);
 }
 
-const SECTIONS = ['me', 'fanout', 'rules', 'list', 'search', 'ingest', 'console', 'inboxes'] as const;
+const SECTIONS = ['me', 'fanout', 'rules', 'campaigns', 'list', 'search', 'ingest', 'console', 'inboxes'] as const;
 type Section = (typeof SECTIONS)[number];
 /** The sections whose cost depends on how much data there is: run at both sizes on PostgreSQL. */
 const DATA_SECTIONS: Section[] = ['list', 'search', 'ingest', 'console', 'inboxes'];
@@ -141,8 +153,10 @@ async function main(cleanup: Cleanup): Promise<void> {
   const settings = readSettings(process.env, process.argv.includes('--quick'));
   const sections = sectionsToRun(process.argv.slice(2));
   const { load } = settings;
+  const graph = await startFakeGraph(cleanup);
   const serviceOptions: ServiceOptions = {
     ...settings,
+    channelBaseUrl: graph.baseUrl,
     adminEmail: ADMIN_EMAIL,
     adminPassword: ADMIN_PASSWORD,
     messagingAppSecret: MESSAGING_APP_SECRET,
@@ -218,6 +232,16 @@ async function main(cleanup: Cleanup): Promise<void> {
       appSecret: MESSAGING_APP_SECRET,
       metricsToken: BENCH_METRICS_TOKEN,
       messages: settings.ruleMessages,
+    });
+
+  if (sections.has('campaigns'))
+    await benchCampaigns({
+      serviceUrl: service.baseUrl,
+      token,
+      pid: service.pid,
+      graph,
+      recipients: settings.campaignRecipients,
+      ratePerSecond: settings.campaignRate,
     });
 
   if (!settings.databaseUrl) {

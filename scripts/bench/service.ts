@@ -3,6 +3,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Cleanup } from './cleanup';
+import { BENCH_ACCESS_TOKEN, BENCH_PHONE_NUMBER_ID } from './graph';
 import { exited, freePort, sleep, stopChild, tail } from './process';
 
 /** The bearer token of the service's GET /metrics during a bench. */
@@ -33,6 +34,8 @@ export interface ServiceOptions {
   poolMax: number;
   /** Keep the temporary directory (logs, database) for inspection instead of deleting it. */
   keepFiles: boolean;
+  /** The fake Graph API the default inbox sends through (the campaigns section counts what arrives). */
+  channelBaseUrl: string;
 }
 
 export interface RunningService {
@@ -146,6 +149,9 @@ function serviceEnv(options: ServiceOptions, port: number, dataDir: string): Nod
     DATABASE_POOL_MAX: String(options.poolMax),
     // The rules section reads the service's own timing of each rule run.
     METRICS_TOKEN: BENCH_METRICS_TOKEN,
+    MESSAGING_ACCESS_TOKEN: BENCH_ACCESS_TOKEN,
+    MESSAGING_PHONE_NUMBER_ID: BENCH_PHONE_NUMBER_ID,
+    MESSAGING_API_BASE_URL: options.channelBaseUrl,
   });
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
   else env.DATA_DIR = dataDir;

@@ -1,0 +1,121 @@
+import { readFileSync } from 'node:fs';
+import type { FakeGraph } from './graph';
+import { warnIfMachineBusy } from './machine';
+import { sleep } from './process';
+
+const TAG = 'bench-campaign';
+/** Contacts per CSV import request: well under the import's 10 MiB. */
+const IMPORT_BATCH = 50_000;
+
+export interface CampaignsContext {
+  serviceUrl: string;
+  token: string;
+  /** The service's process, whose resident memory is sampled as the campaign sends. */
+  pid: number;
+  graph: FakeGraph;
+  recipients: number;
+  ratePerSecond: number;
+}
+
+/**
+ * A campaign to `recipients` contacts (imported by CSV with a tag, the same phones on every run)
+ * at `ratePerSecond`, sent into the fake Graph API. Reports how long the start took (the recipient
+ * list is built by one statement), the rate the channel received against the rate asked for, the
+ * most sends the channel received in any one second (never above the rate), duplicates (none),
+ * the service's resident memory as the campaign went on (flat: nothing grows with the list), and
+ * what one read of the campaign's totals costs while it sends (no count over the list).
+ */
+export async function benchCampaigns(context: CampaignsContext): Promise<void> {
+  console.log(`\ncampaigns: importing ${context.recipients} contacts tagged ${TAG} ...`);
+  const api = apiOf(context);
+  const imported = performance.now();
+  for (let from = 0; from < context.recipients; from += IMPORT_BATCH) {
+    const lines = ['phone,name,tags'];
+    for (let n = from; n < Math.min(context.recipients, from + IMPORT_BATCH); n++)
+      lines.push(`+1555${String(7_000_000 + n).padStart(7, '0')},Bench ${n},${TAG}`);
+    await api('POST', '/api/v1/contacts/import', lines.join('\n'), 'text/csv');
+  }
+  console.log(`  imported in ${((performance.now() - imported) / 1000).toFixed(1)} s`);
+  await warnIfMachineBusy('before the campaign');
+
+  const campaign = (await api('POST', '/api/v1/campaigns', {
+    name: `Bench ${new Date().toISOString()}`,
+    inbox_id: 'inb_00000000000070008000000000000001',
+    template: { name: 'hello_world', language: 'en_US' },
+    audience: { tags: [TAG] },
+    rate_per_second: context.ratePerSecond,
+  })) as { id: string };
+  context.graph.reset();
+  const scheduledAt = Date.now();
+  await api('POST', `/api/v1/campaigns/${campaign.id}/schedule`, {});
+  const memory: { done: number; megabytes: number }[] = [];
+  const reads: number[] = [];
+  let status = 'scheduled';
+  let totals = { recipients: 0, queued: 1 };
+  const deadline = Date.now() + Math.max(600_000, (context.recipients / context.ratePerSecond) * 3_000);
+  while (status !== 'completed') {
+    if (Date.now() > deadline) throw new Error(`the campaign did not complete in time (${status}, ${JSON.stringify(totals)})`);
+    await sleep(1000);
+    const before = performance.now();
+    const now = (await api('GET', `/api/v1/campaigns/${campaign.id}`)) as { status: string; totals: typeof totals };
+    reads.push(performance.now() - before);
+    status = now.status;
+    totals = now.totals;
+    const rss = residentMegabytes(context.pid);
+    if (rss !== null) memory.push({ done: context.graph.sends().length, megabytes: rss });
+  }
+  const sends = context.graph.sends();
+  const seconds = (sends[sends.length - 1].at - sends[0].at) / 1000;
+  const distinct = new Set(sends.map((send) => send.to)).size;
+  console.log(`\ncampaigns: ${context.recipients} recipients at rate_per_second ${context.ratePerSecond}, into the fake Graph API`);
+  console.log(
+    `  start: the first message at the channel ${((sends[0].at - scheduledAt) / 1000).toFixed(1)} s after the schedule (the recipient list built by one statement)`,
+  );
+  console.log(
+    `  sent ${sends.length} in ${seconds.toFixed(1)} s: ${(sends.length / seconds).toFixed(0)} messages/s against the ${context.ratePerSecond} asked for`,
+  );
+  console.log(
+    `  most sends received in any one second: ${busiestSecond(sends.map((send) => send.at))} (the rate: ${context.ratePerSecond})`,
+  );
+  console.log(`  recipients sent twice: ${sends.length - distinct}; not sent: ${context.recipients - distinct}`);
+  const at = (share: number) => memory[Math.min(memory.length - 1, Math.floor(share * memory.length))]?.megabytes.toFixed(0) ?? '?';
+  console.log(`  service resident memory at 10 %, 50 % and 100 % of the run: ${at(0.1)}, ${at(0.5)}, ${at(0.999)} MB`);
+  const sorted = [...reads].sort((a, b) => a - b);
+  console.log(
+    `  GET /api/v1/campaigns/:id while sending (${reads.length} reads): median ${sorted[Math.floor(sorted.length / 2)].toFixed(1)} ms, ` +
+      `max ${sorted[sorted.length - 1].toFixed(1)} ms`,
+  );
+}
+
+/** The most arrivals within any window of one second. */
+function busiestSecond(arrivals: number[]): number {
+  const sorted = [...arrivals].sort((a, b) => a - b);
+  let most = 0;
+  let from = 0;
+  for (let to = 0; to < sorted.length; to++) {
+    while (sorted[to] - sorted[from] >= 1000) from++;
+    most = Math.max(most, to - from + 1);
+  }
+  return most;
+}
+
+function residentMegabytes(pid: number): number | null {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+function apiOf(context: CampaignsContext) {
+  return async (method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<unknown> => {
+    const response = await fetch(`${context.serviceUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${context.token}`, ...(body ? { 'content-type': contentType } : {}) },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
+    return response.status === 204 ? null : response.json();
+  };
+}
