@@ -234,15 +234,24 @@ async function main(cleanup: Cleanup): Promise<void> {
       messages: settings.ruleMessages,
     });
 
-  if (sections.has('campaigns'))
-    await benchCampaigns({
-      serviceUrl: service.baseUrl,
-      token,
-      pid: service.pid,
-      graph,
-      recipients: settings.campaignRecipients,
-      ratePerSecond: settings.campaignRate,
-    });
+  if (sections.has('campaigns')) {
+    const campaign = { graph, recipients: settings.campaignRecipients, ratePerSecond: settings.campaignRate };
+    if (!settings.databaseUrl) {
+      await benchCampaigns({ ...campaign, serviceUrl: service.baseUrl, token, pid: service.pid });
+    } else {
+      // Its contacts and conversations would change the seed the data sections read: a database of its own, dropped after.
+      const own = await siblingDatabase(settings.databaseUrl, 'campaigns');
+      cleanup.defer(`drop ${own.name}`, () => dropDatabase(settings.databaseUrl!, own.name));
+      const campaignService = await startService({ ...serviceOptions, databaseUrl: own.url }, cleanup);
+      await benchCampaigns({
+        ...campaign,
+        serviceUrl: campaignService.baseUrl,
+        token: await logIn(campaignService.baseUrl),
+        pid: campaignService.pid,
+      });
+      await campaignService.stop();
+    }
+  }
 
   if (!settings.databaseUrl) {
     if (sections.has('ingest')) {

@@ -5,6 +5,7 @@ import { eventually } from './support/channel';
 import { statusWebhook } from './support/channel-fixtures';
 import { FakeGraphApi, type GraphAnswer, type GraphRequest } from './support/fake-graph-api';
 import { customerWrites } from './support/inbox';
+import { SseClient } from './support/sse-client';
 import { startTestApp, TestApp, type Answer } from './support/test-app';
 import type { components } from '../console/src/api/schema';
 
@@ -404,6 +405,51 @@ describe('campaigns', () => {
     expect((await act(created.id, 'schedule')).status).toBe(409);
     const agent = await t.createUser({ role: 'agent' });
     expect((await t.request('GET', '/api/v1/campaigns', { token: agent.token })).status).toBe(403);
+  });
+
+  it("carries campaign events on an admin's stream and not on an agent's, who still sees the messages it sends", async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const url = `${(await t.app.getUrl()).replace('[::1]', '127.0.0.1')}/api/v1/events/stream`;
+    const agent = await t.createUser({ role: 'agent' });
+    const adminStream = await SseClient.connect(url, { authorization: `Bearer ${admin}` });
+    const agentStream = await SseClient.connect(url, { authorization: `Bearer ${agent.token}` });
+    try {
+      const tag = newTag();
+      await contact({ name: 'Streamed', tags: [tag], attributes: { city: 'Rome' } });
+      const created = await createCampaign({ audience: { tags: [tag] } });
+      await act(created.id, 'schedule');
+      await finished(created.id);
+      const campaignEvents = (client: SseClient) =>
+        client.events.filter((e) => e.event?.startsWith('campaign.') && e.data.includes(created.id));
+      const sentEvents = (client: SseClient) => client.events.filter((e) => e.event === 'message.sent' && e.data.includes('Streamed'));
+      await adminStream.until((client) => campaignEvents(client).some((e) => e.data.includes('"completed"')));
+      await agentStream.until((client) => sentEvents(client).length > 0);
+      expect(campaignEvents(agentStream)).toEqual([]);
+    } finally {
+      await adminStream.close();
+      await agentStream.close();
+    }
+  });
+
+  it('refuses a template whose header media is an upload (422) and a made-up recipients cursor (400)', async () => {
+    const upload = await t.request('POST', '/api/v1/campaigns', {
+      token: admin,
+      body: {
+        name: 'Upload',
+        inbox_id: DEFAULT_INBOX,
+        audience: { tags: ['x'] },
+        template: { ...TEMPLATE, components: [{ type: 'header', parameters: [{ type: 'image', image: { media_id: 'med_0123' } }] }] },
+      },
+    });
+    expect(upload.status).toBe(422);
+    expect(upload.body.error).toContain('header media must be a link');
+    const tag = newTag();
+    const created = await createCampaign({ audience: { tags: [tag] } });
+    const cursor = Buffer.from(JSON.stringify(['3000000000'])).toString('base64url');
+    const answer = await t.request('GET', `/api/v1/campaigns/${created.id}/recipients?cursor=${cursor}`, { token: admin });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toBe('cursor is not a cursor returned by this list');
+    expect((await t.request('GET', `/api/v1/campaigns/${created.id}/recipients`, { token: admin })).status).toBe(200);
   });
 
   it('lists campaigns newest first with their totals, and tells their changes as campaign events', async () => {

@@ -31,7 +31,7 @@ export class CampaignDispatchProcessor implements OnModuleInit {
       failure: (error) => ({ reason: (error as Error).message, retryable: true }),
       nextAttemptInMs: (campaign) => RETRY_SCHEDULE_MS[campaign.failures] ?? null,
       retry: (campaign, at, failure) => this.campaigns.recordStepFailed(campaign.id, campaign.attempts, failure.reason, at),
-      fail: (campaign, failure) => this.campaigns.pauseAfterFailures(campaign.id, failure.reason),
+      fail: (campaign, failure) => this.campaigns.pauseAfterFailures(campaign.id, campaign.attempts, failure.reason),
     });
   }
 }

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { BadRequestException, Injectable } from '@nestjs/common';
 import { decodeCursor, encodeCursor, Page, PageQuery } from '../common/pagination';
 import { Keyset } from '../database/keyset';
 import { Db, execute, query, queryOne, sql, Sql } from '../database/sql';
@@ -15,6 +15,9 @@ import type {
 const COLUMNS = sql.raw(
   'id, name, inbox_id, template, audience, scheduled_at, rate_per_second, status, status_reason, created_by, started_at, finished_at, attempts, next_attempt_at, failures, last_error, created_at, updated_at',
 );
+
+/** Positions are PostgreSQL integers. */
+const MAX_POSITION = 2_147_483_647;
 
 const NEWEST_FIRST = new Keyset<CampaignRow>({ time: 'created_at', id: 'id' }, 'DESC', (row) => [row.created_at, row.id]);
 
@@ -77,9 +80,14 @@ export class CampaignRepository {
     );
   }
 
-  /** The campaign; `lock` holds it until the transaction ends (a step, a pause and an edit take turns on it). */
+  /**
+   * The campaign; `lock` holds it until the transaction ends (a step, a pause and an edit take
+   * turns on it). FOR NO KEY UPDATE, not FOR UPDATE: the totals' ledger and the recipients check
+   * their foreign key with KEY SHARE on this row, and a send recording its status must never wait
+   * for a step.
+   */
   find(db: Db, id: string, lock = false): Promise<CampaignRow | null> {
-    return queryOne(db, sql`SELECT ${COLUMNS} FROM campaigns WHERE id = ${id} ${lock ? sql`FOR UPDATE` : sql``}`);
+    return queryOne(db, sql`SELECT ${COLUMNS} FROM campaigns WHERE id = ${id} ${lock ? sql`FOR NO KEY UPDATE` : sql``}`);
   }
 
   async list(db: Db, page: PageQuery): Promise<Page<CampaignRow>> {
@@ -91,15 +99,15 @@ export class CampaignRepository {
     return NEWEST_FIRST.page(rows, page);
   }
 
-  /** Writes every column an edit, a change of status or a step may change. */
-  async update(db: Db, row: CampaignRow): Promise<void> {
+  /** Writes every column an edit, a change of status or a step may change; `release`: a step ends its claim. */
+  async update(db: Db, row: CampaignRow, release = false): Promise<void> {
     await execute(
       db,
       sql`UPDATE campaigns SET name = ${row.name}, inbox_id = ${row.inbox_id}, template = ${JSON.stringify(row.template)},
                  audience = ${JSON.stringify(row.audience)}, scheduled_at = ${row.scheduled_at}, rate_per_second = ${row.rate_per_second},
                  status = ${row.status}, status_reason = ${row.status_reason}, started_at = ${row.started_at}, finished_at = ${row.finished_at},
                  next_attempt_at = ${row.next_attempt_at}, failures = ${row.failures}, last_error = ${row.last_error},
-                 claimed_by = NULL, updated_at = ${row.updated_at}
+                 ${release ? sql`claimed_by = NULL,` : sql``} updated_at = ${row.updated_at}
            WHERE id = ${row.id}`,
     );
   }
@@ -253,7 +261,8 @@ export class CampaignRepository {
   /** One page of a campaign's recipients in send order, with their contacts; `status` keeps to one public status. */
   async recipients(db: Db, campaignId: string, filter: RecipientFilter | undefined, page: PageQuery): Promise<Page<RecipientRow>> {
     const after = page.cursor ? Number(decodeCursor(page.cursor, ['string'])[0]) : 0;
-    if (!Number.isSafeInteger(after) || after < 0) decodeCursor('', ['string']);
+    if (!Number.isInteger(after) || after < 0 || after > MAX_POSITION)
+      throw new BadRequestException('cursor is not a cursor returned by this list');
     const rows = await this.recipientsAfter(db, campaignId, filter, after, page.limit + 1);
     const data = rows.slice(0, page.limit);
     const last = data[data.length - 1];

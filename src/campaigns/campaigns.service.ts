@@ -14,7 +14,7 @@ import { newUuid, parsePublicId } from '../common/ids';
 import { mapPage, Page, PageQuery } from '../common/pagination';
 import { PeriodicTask } from '../common/periodic-task';
 import { ConversationsService } from '../conversations/conversations.service';
-import { MessagesService } from '../conversations/messages.service';
+import { automaticTemplateProblem, MessagesService } from '../conversations/messages.service';
 import { Database } from '../database/database';
 import type { Db } from '../database/sql';
 import { textCell } from '../contacts/contact-csv';
@@ -115,7 +115,7 @@ export class CampaignsService implements OnApplicationBootstrap, BeforeApplicati
     const audience = audienceOf(dto.audience);
     assertNamesSomeone(audience);
     const inboxId = await this.sendingInbox(dto.inbox_id);
-    await this.templates.checkSend(dto.template, inboxId);
+    await this.checkTemplate(templateOf(dto.template), inboxId);
     const now = new Date();
     const row: CampaignRow = {
       id: newUuid(now.getTime()),
@@ -150,9 +150,12 @@ export class CampaignsService implements OnApplicationBootstrap, BeforeApplicati
     const before = await this.existing(this.database.db, id);
     const inboxId = dto.inbox_id === undefined ? before.inbox_id : await this.sendingInbox(dto.inbox_id);
     const template = dto.template === undefined ? before.template : templateOf(dto.template);
-    if (dto.inbox_id !== undefined || dto.template !== undefined) await this.templates.checkSend(template, inboxId);
+    if (dto.inbox_id !== undefined || dto.template !== undefined) await this.checkTemplate(template, inboxId);
     return this.database.transaction(async (db) => {
       const row = await this.existing(db, id, true);
+      // What was checked above was read before the lock: another change since would be undone, or left unchecked.
+      if (row.updated_at.getTime() !== before.updated_at.getTime())
+        throw new ConflictException('The campaign changed while this change was checked: read it again and retry');
       if (row.status === 'completed' || row.status === 'cancelled')
         throw new ConflictException(`The campaign is ${row.status}: it cannot change`);
       if (changesWhat && row.started_at !== null)
@@ -296,7 +299,7 @@ export class CampaignsService implements OnApplicationBootstrap, BeforeApplicati
     assertNamesSomeone(audience);
     const inboxId = await this.sendingInbox(dto.inbox_id);
     const template = templateOf(dto.template);
-    await this.templates.checkSend(template, inboxId);
+    await this.checkTemplate(template, inboxId);
     const definition = await this.templates.definitionFor(template, inboxId);
     const db = this.database.db;
     const [size, samples] = await Promise.all([
@@ -355,7 +358,7 @@ export class CampaignsService implements OnApplicationBootstrap, BeforeApplicati
           row.next_attempt_at = whenRoomFrees(window, now);
         }
       }
-      await this.campaigns.update(db, row);
+      await this.campaigns.update(db, row, true);
       if (row.status !== 'running' || row.started_at === now) await this.record(db, 'campaign.updated', row);
     });
   }
@@ -367,10 +370,10 @@ export class CampaignsService implements OnApplicationBootstrap, BeforeApplicati
   }
 
   /** Steps failed too often in a row: the campaign pauses with the reason, for an admin to resume. */
-  async pauseAfterFailures(id: string, reason: string): Promise<void> {
+  async pauseAfterFailures(id: string, attempts: number, reason: string): Promise<void> {
     await this.database.transaction(async (db) => {
       const row = await this.campaigns.find(db, id, true);
-      if (!row || (row.status !== 'scheduled' && row.status !== 'running')) return;
+      if (!row || row.attempts !== attempts || (row.status !== 'scheduled' && row.status !== 'running')) return;
       const now = new Date();
       Object.assign(row, { status: 'paused', status_reason: `Its steps kept failing: ${reason}`, next_attempt_at: null, updated_at: now });
       await this.campaigns.update(db, row);
@@ -427,12 +430,23 @@ export class CampaignsService implements OnApplicationBootstrap, BeforeApplicati
   private async sendProblem(row: CampaignRow): Promise<string | null> {
     if (!(await this.inboxes.isActive(this.database.db, row.inbox_id))) return 'its inbox is disabled';
     try {
-      await this.templates.checkSend(row.template, row.inbox_id);
+      await this.checkTemplate(row.template, row.inbox_id);
       return null;
     } catch (error) {
       if (error instanceof UnprocessableEntityException) return error.message;
       throw error;
     }
+  }
+
+  /**
+   * A 422 unless the inbox can send the template as the campaign fills it: checked against its
+   * catalogue like any template send, and its header media a link (an upload is not kept for a
+   * campaign's time).
+   */
+  private async checkTemplate(template: TemplateToSend, inboxId: string): Promise<void> {
+    const problem = automaticTemplateProblem(template);
+    if (problem) throw new UnprocessableEntityException(`template: ${problem}`);
+    await this.templates.checkSend(template, inboxId);
   }
 
   private async assertSendable(row: CampaignRow): Promise<void> {

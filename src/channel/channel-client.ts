@@ -88,22 +88,26 @@ export interface ChannelMediaUpload {
  * A refusal or failure of the channel. Retryable ones (429, 5xx, network, the channel's codes
  * that ask to slow down) are tried again, not before `retryAfterMs` when the channel asked for a
  * pause; `gone` says the channel no longer has what was asked for (a media id past its 7 days);
- * `accountBroken` that the number's token or business account is (190, 131031).
+ * `accountBroken` that the number's token or business account is (190, 131031); `refused` that
+ * the channel answered with a refusal (a 4xx), so it surely did not take what was sent (after a
+ * timeout, a lost connection or a 5xx it may have).
  */
 export class ChannelError extends Error {
   readonly retryAfterMs: number | null;
   readonly accountBroken: boolean;
+  readonly refused: boolean;
 
   constructor(
     message: string,
     readonly retryable: boolean,
     readonly gone = false,
-    more: { retryAfterMs?: number | null; accountBroken?: boolean } = {},
+    more: { retryAfterMs?: number | null; accountBroken?: boolean; refused?: boolean } = {},
   ) {
     super(message);
     this.name = 'ChannelError';
     this.retryAfterMs = more.retryAfterMs ?? null;
     this.accountBroken = more.accountBroken ?? false;
+    this.refused = more.refused ?? false;
   }
 }
 

@@ -70,12 +70,15 @@ export class MessageSendProcessor implements OnModuleInit {
     if (message.campaign_id && message.sending_since) throw new ChannelError(IN_FLIGHT_AT_CRASH, false);
     const channel = await this.channels.of(message.inbox_id);
     const outbound = toOutboundMessage(message, await this.channelMediaIdOf(message, channel));
-    if (message.campaign_id) await this.messages.markSending(message.id, new Date());
+    // Taken in one statement for this attempt: an attempt of another replica (after this one was
+    // thought dead) finds it taken and stands aside.
+    if (message.campaign_id && !(await this.messages.markSending(message.id, message.attempts))) return;
     let channelMessageId: string;
     try {
       channelMessageId = await channel.send(outbound);
     } catch (error) {
-      if (message.campaign_id) await this.messages.markSending(message.id, null);
+      // Only a refusal proves the channel did not take it; after a timeout or a 5xx the mark stays, and the next attempt fails it.
+      if (message.campaign_id && error instanceof ChannelError && error.refused) await this.messages.clearSending(message.id);
       // Said by the client that was used, so that a refusal of a token an admin has replaced since does not mark the new one broken.
       if (error instanceof ChannelError && error.accountBroken) await this.channels.accountBroken(message.inbox_id, error.message, channel);
       throw error;

@@ -100,9 +100,19 @@ export class MessageRepository {
     return inserted.length > 0;
   }
 
-  /** A campaign's message is with the channel from now (null: the attempt ended without it reaching the channel). */
-  async markSending(db: Db, id: string, since: Date | null): Promise<void> {
-    await execute(db, sql`UPDATE messages SET sending_since = ${since} WHERE id = ${id}`);
+  /** A campaign's message is with the channel from now, for attempt `attempt` if it is still that one's and no other attempt's. */
+  async markSending(db: Db, id: string, attempt: number): Promise<boolean> {
+    return (
+      (await execute(
+        db,
+        sql`UPDATE messages SET sending_since = now()
+             WHERE id = ${id} AND attempts = ${attempt} AND status = 'queued' AND sending_since IS NULL`,
+      )) > 0
+    );
+  }
+
+  async clearSending(db: Db, id: string): Promise<void> {
+    await execute(db, sql`UPDATE messages SET sending_since = NULL WHERE id = ${id}`);
   }
 
   /** Moves every message of one conversation into another (two customers' conversations merged); their times, and so the thread's order, stay. */

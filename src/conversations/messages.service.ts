@@ -243,9 +243,14 @@ export class MessagesService implements OnModuleInit {
     return quoted;
   }
 
-  /** Marks a campaign's message as being with the channel (`since`), or no longer (null: that attempt failed before or at the channel). */
-  async markSending(messageId: string, since: Date | null): Promise<void> {
-    await this.messages.markSending(this.database.db, messageId, since);
+  /** Marks a campaign's message as being with the channel for this attempt; false when another attempt has it, or took it on. */
+  markSending(messageId: string, attempt: number): Promise<boolean> {
+    return this.messages.markSending(this.database.db, messageId, attempt);
+  }
+
+  /** The channel refused the campaign message's attempt: it surely did not reach the customer, and may be tried again. */
+  async clearSending(messageId: string): Promise<void> {
+    await this.messages.clearSending(this.database.db, messageId);
   }
 
   async markSent(messageId: string, channelMessageId: string): Promise<void> {

@@ -245,7 +245,11 @@ class SseConnection {
   /** Its user's own events, and everyone's of the inboxes they see, as they were when it opened (a change of them ends it). */
   private get viewer(): StreamViewer {
     const inboxId = this.access.inboxId;
-    return { userId: this.access.user.id, inboxes: inboxId === null ? visibleInboxesOf(this.access.user) : [inboxId] };
+    return {
+      userId: this.access.user.id,
+      inboxes: inboxId === null ? visibleInboxesOf(this.access.user) : [inboxId],
+      admin: this.access.user.role === 'admin',
+    };
   }
 
   start(lastEventId: string | null, keepAliveMs: number): void {
@@ -260,7 +264,7 @@ class SseConnection {
     this.held = [];
     // Subscribed before the replay reads the table: an event is either read or held, or both.
     this.unsubscribe = this.stream.subscribe((event) => {
-      if (sees(this.viewer, event)) this.receive(event.envelope);
+      if (sees(this.viewer, { ...event, type: event.envelope.type })) this.receive(event.envelope);
     });
     this.timer = setInterval(() => this.keepAlive(), keepAliveMs);
     // The position is read after subscribing: an event relayed since is at or before it, or held and sent after it.

@@ -1,4 +1,5 @@
 import type { EventEnvelope } from './event.entity';
+import { ADMIN_EVENT_TYPES } from './event-types';
 
 /** An event as the stream carries it: the envelope, and who may see it. */
 export interface StreamedEvent {
@@ -9,15 +10,17 @@ export interface StreamedEvent {
   inboxId: string | null;
 }
 
-/** Who a stream is for: their own events, and everyone's of the inboxes they see (null: every inbox). */
+/** Who a stream is for: their own events, and everyone's of the inboxes they see (null: every inbox), and admins' events for an admin. */
 export interface StreamViewer {
   userId: string;
   inboxes: readonly string[] | null;
+  admin: boolean;
 }
 
-/** Whether the viewer's stream carries an event for this audience and inbox. */
-export function sees(viewer: StreamViewer, event: Pick<StreamedEvent, 'audience' | 'inboxId'>): boolean {
+/** Whether the viewer's stream carries an event of this type, audience and inbox. */
+export function sees(viewer: StreamViewer, event: Pick<StreamedEvent, 'audience' | 'inboxId'> & { type: string }): boolean {
   if (event.audience !== null && event.audience !== viewer.userId) return false;
+  if (!viewer.admin && (ADMIN_EVENT_TYPES as readonly string[]).includes(event.type)) return false;
   return event.inboxId === null || viewer.inboxes === null || viewer.inboxes.includes(event.inboxId);
 }
 

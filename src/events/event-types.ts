@@ -31,5 +31,11 @@ export type EventType = (typeof EVENT_TYPES)[number];
  */
 export const USER_EVENT_TYPES: readonly EventType[] = ['notification.created'];
 
+/**
+ * Events only admins' streams carry (campaigns are admins' work: their audience and template are
+ * not for every agent of the inbox); webhooks carry them as any other.
+ */
+export const ADMIN_EVENT_TYPES: readonly EventType[] = ['campaign.created', 'campaign.updated', 'campaign.deleted'];
+
 /** What a webhook registration may subscribe to: every type but the user-only ones. */
 export const WEBHOOK_EVENT_TYPES: readonly EventType[] = EVENT_TYPES.filter((type) => !USER_EVENT_TYPES.includes(type));

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Db, execute, query, queryOne, sql } from '../database/sql';
 import type { EventRow } from './event.entity';
 import type { StreamViewer } from './event-stream';
+import { ADMIN_EVENT_TYPES } from './event-types';
 
 /** An event read back for a replay: its place in the stream, and whether it may still arrive live. */
 export interface ReplayRow extends EventRow {
@@ -114,11 +115,12 @@ export class EventRepository {
    */
   after(db: Db, seq: string, viewer: StreamViewer, limit: number): Promise<ReplayRow[]> {
     const inboxes = viewer.inboxes === null ? sql`` : sql`AND (inbox_id IS NULL OR inbox_id = ANY(${[...viewer.inboxes]}::uuid[]))`;
+    const types = viewer.admin ? sql`` : sql`AND type <> ALL(${[...ADMIN_EVENT_TYPES]}::text[])`;
     return query(
       db,
       sql`SELECT id, type, data, created_at, audience, inbox_id, seq, relayed_at > now() - ${RELAY_GRACE} AS may_still_arrive
             FROM events
-           WHERE seq > ${seq} AND (audience IS NULL OR audience = ${viewer.userId}) ${inboxes}
+           WHERE seq > ${seq} AND (audience IS NULL OR audience = ${viewer.userId}) ${inboxes} ${types}
            ORDER BY seq
            LIMIT ${limit}`,
     );

@@ -343,7 +343,11 @@ function templateOf(item: unknown, where: string): ChannelTemplate {
 /** A refused call as the table of the channel's codes judges it (channel-errors.ts). */
 function refusalOf(response: Response, code: number | string | undefined, reason: string): ChannelError {
   const judged = judgeChannelError(response.status, code === undefined ? undefined : Number(code), response.headers.get('retry-after'));
-  return new ChannelError(reason, judged.retryable, false, { retryAfterMs: judged.retryAfterMs, accountBroken: judged.accountBroken });
+  return new ChannelError(reason, judged.retryable, false, {
+    retryAfterMs: judged.retryAfterMs,
+    accountBroken: judged.accountBroken,
+    refused: response.status >= 400 && response.status < 500,
+  });
 }
 
 /** `(#<code>) <the channel's title>: <details>`; the channel often starts its message with the code already, said once here. */

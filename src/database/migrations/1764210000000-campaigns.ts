@@ -130,7 +130,7 @@ export class Campaigns1764210000000 implements MigrationInterface {
         UPDATE campaign_recipients
            SET status = CASE NEW.status WHEN 'played' THEN 'read' ELSE NEW.status END,
                reason = CASE WHEN NEW.status = 'failed' THEN NEW.error END,
-               error_code = CASE WHEN NEW.status = 'failed' THEN substring(NEW.error FROM '^\\(#(\\d+)\\)')::integer END,
+               error_code = CASE WHEN NEW.status = 'failed' THEN substring(NEW.error FROM '^\\(#(\\d{1,9})\\)')::integer END,
                completed_at = CASE WHEN NEW.status = 'queued' THEN NULL ELSE coalesce(completed_at, now()) END,
                updated_at = now()
          WHERE message_id = NEW.id;
