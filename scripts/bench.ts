@@ -242,7 +242,7 @@ async function main(cleanup: Cleanup): Promise<void> {
       // Its contacts and conversations would change the seed the data sections read: a database of its own, dropped after.
       const own = await siblingDatabase(settings.databaseUrl, 'campaigns');
       cleanup.defer(`drop ${own.name}`, () => dropDatabase(settings.databaseUrl!, own.name));
-      const campaignService = await startService({ ...serviceOptions, databaseUrl: own.url }, cleanup);
+      const campaignService = await startService({ ...serviceOptions, databaseUrl: own.url, redisPrefix: 'bench-campaigns' }, cleanup);
       await benchCampaigns({
         ...campaign,
         serviceUrl: campaignService.baseUrl,

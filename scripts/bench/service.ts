@@ -36,6 +36,8 @@ export interface ServiceOptions {
   keepFiles: boolean;
   /** The fake Graph API the default inbox sends through (the campaigns section counts what arrives). */
   channelBaseUrl: string;
+  /** REDIS_PREFIX: two services on two databases must not share one Redis's queues. */
+  redisPrefix?: string;
 }
 
 export interface RunningService {
@@ -156,6 +158,7 @@ function serviceEnv(options: ServiceOptions, port: number, dataDir: string): Nod
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
   else env.DATA_DIR = dataDir;
   if (options.redisUrl) env.REDIS_URL = options.redisUrl;
+  if (options.redisPrefix) env.REDIS_PREFIX = options.redisPrefix;
   return env;
 }
 

@@ -25,7 +25,7 @@ export class RecordedWorkRepository {
       db,
       sql`UPDATE ${table} SET next_attempt_at = ${msFromNow(leaseMs)}
            WHERE id IN (SELECT w.id FROM ${table} w WHERE ${kind.waiting} AND w.next_attempt_at <= now()
-                         ORDER BY w.next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+                         ORDER BY w.next_attempt_at LIMIT ${limit} FOR NO KEY UPDATE SKIP LOCKED)
           RETURNING id, attempts`,
     );
     return rows.map((row) => ({ id: row.id, attempt: row.attempts + 1 }));
@@ -51,7 +51,9 @@ export class RecordedWorkRepository {
    * lease ends, and is handed on again). Counts each attempt, records this instance and pushes the
    * due time past the attempt's lease, so a crash mid-attempt leaves it due again. One round trip
    * for the batch: the claims and what the attempts need together. Rows come in no particular
-   * order; a row's `attempts` is the attempt it was claimed for.
+   * order; a row's `attempts` is the attempt it was claimed for. The rows are locked FOR NO KEY
+   * UPDATE, not FOR UPDATE: a foreign-key check on a row (KEY SHARE, taken by every insert that
+   * refers to it: a campaign's totals, a message's reaction) must not make a claim skip it.
    */
   claimAttempts<Claimed extends ClaimedWork>(db: Db, kind: RowsOfKind, work: WorkItem[], instanceId: string): Promise<Claimed[]> {
     if (work.length === 0) return Promise.resolve([]);
@@ -66,7 +68,7 @@ export class RecordedWorkRepository {
                             JOIN unnest(${work.map((item) => item.id)}::${idType}[], ${work.map((item) => item.attempt - 1)}::int[]) AS c (id, attempts)
                               ON w.id = c.id AND w.attempts = c.attempts
                            WHERE ${kind.waiting}
-                           FOR UPDATE OF w SKIP LOCKED)
+                           FOR NO KEY UPDATE OF w SKIP LOCKED)
              ${where ? sql`AND ${where}` : sql.raw('')}
           RETURNING w.id, w.attempts${columns ? sql`, ${columns}` : sql.raw('')}`,
     );
