@@ -6,7 +6,8 @@ import { statusWebhook } from './support/channel-fixtures';
 import { FakeGraphApi, type GraphAnswer, type GraphRequest } from './support/fake-graph-api';
 import { customerWrites } from './support/inbox';
 import { SseClient } from './support/sse-client';
-import { startTestApp, TestApp, type Answer } from './support/test-app';
+import { describeWithPostgresAndRedis } from './support/environment';
+import { startTestApp, startTwoInstances, TestApp, type Answer } from './support/test-app';
 import type { components } from '../console/src/api/schema';
 
 type Campaign = components['schemas']['CampaignResponse'];
@@ -468,5 +469,52 @@ describe('campaigns', () => {
     expect(statuses).toContain('running');
     expect(statuses).toContain('completed');
     expect((await t.events('campaign.created')).some((event) => (event.data.campaign as Json).id === created.id)).toBe(true);
+  });
+});
+
+describeWithPostgresAndRedis('a campaign on two replicas', () => {
+  let graph: FakeGraphApi;
+  let replicas: Awaited<ReturnType<typeof startTwoInstances>>;
+  beforeAll(async () => {
+    graph = await FakeGraphApi.start();
+    replicas = await startTwoInstances({ ...graph.channelEnv, MESSAGING_RETRY_SCHEDULE: '50ms,50ms,50ms' });
+  });
+  afterAll(async () => {
+    await replicas.close();
+    await graph.close();
+  });
+
+  it('sends each recipient once at the pace, whichever replica runs each step and each send', async () => {
+    const { a, b } = replicas;
+    const admin = await a.adminToken();
+    const phones: string[] = [];
+    for (let i = 0; i < 24; i += 1) {
+      const phone = `+1415666${String(1000 + i)}`;
+      await a.request('POST', '/api/v1/contacts', { token: admin, body: { phone, name: `Replica ${i}`, tags: ['replicas'] } });
+      phones.push(phone);
+    }
+    const created = await a.request('POST', '/api/v1/campaigns', {
+      token: admin,
+      body: {
+        name: 'Replicas',
+        inbox_id: DEFAULT_INBOX,
+        template: { name: 'hello_world', language: 'en_US' },
+        audience: { tags: ['replicas'] },
+        rate_per_second: 8,
+      },
+    });
+    expect(created.status).toBe(201);
+    // Scheduled through one replica, watched through the other.
+    expect(
+      (await b.request('POST', `/api/v1/campaigns/${created.body.id}/schedule`, { token: await b.adminToken(), body: {} })).status,
+    ).toBe(200);
+    await eventually(async () => {
+      expect((await b.request('GET', `/api/v1/campaigns/${created.body.id}`, { token: await b.adminToken() })).body.status).toBe(
+        'completed',
+      );
+    }, 30_000);
+    expect(phones.map((phone) => graph.sendsTo(phone).length)).toEqual(phones.map(() => 1));
+    const arrivals = phones.map((phone) => graph.sendsTo(phone)[0].at).sort((x, y) => x - y);
+    for (let i = 8; i < arrivals.length; i += 1) expect(arrivals[i] - arrivals[i - 8]).toBeGreaterThanOrEqual(1000);
   });
 });
