@@ -109,13 +109,8 @@ const TEMPLATE_DESCRIPTION =
   '`{{contact.phone}}` or `{{contact.attributes.<key>}}`, filled per recipient (one without the value is skipped with that reason).';
 const RATE_DESCRIPTION = `Messages a second at most, 1 to ${MAX_RATE_PER_SECOND}; keep it below the number's throughput (80 by default on the Cloud API)`;
 
-export class CreateCampaignDto {
-  @ApiProperty({ minLength: 1, maxLength: 200, example: 'Shipping notice, November' })
-  @Transform(trimmed)
-  @IsString()
-  @Length(1, 200)
-  name!: string;
-
+/** What a campaign sends, from where and to whom: the body of a preview, and the most of a new campaign's. */
+export class PreviewCampaignDto {
   @ApiProperty({ example: 'inb_01a2047c8e2078c99d14947d2651598e' })
   @IsPublicId('inb', 'an inbox id')
   inbox_id!: string;
@@ -132,6 +127,15 @@ export class CreateCampaignDto {
   @ValidateNested()
   @Type(() => CampaignAudienceDto)
   audience!: CampaignAudienceDto;
+}
+
+/** A campaign: what the preview takes, with its name, start time and pace. */
+export class CreateCampaignDto extends PreviewCampaignDto {
+  @ApiProperty({ minLength: 1, maxLength: 200, example: 'Shipping notice, November' })
+  @Transform(trimmed)
+  @IsString()
+  @Length(1, 200)
+  name!: string;
 
   @ApiPropertyOptional({
     type: String,
@@ -206,25 +210,6 @@ export class ScheduleCampaignDto {
   @IsOmittableOrNull()
   @IsZonedTime()
   scheduled_at?: string | null;
-}
-
-export class PreviewCampaignDto {
-  @ApiProperty({ example: 'inb_01a2047c8e2078c99d14947d2651598e' })
-  @IsPublicId('inb', 'an inbox id')
-  inbox_id!: string;
-
-  @ApiProperty({ type: TemplateDto, description: TEMPLATE_DESCRIPTION })
-  @IsObject({ message: 'template must be an object' })
-  @ValidateNested()
-  @Type(() => TemplateDto)
-  @IsFillable()
-  template!: TemplateDto;
-
-  @ApiProperty({ type: CampaignAudienceDto, description: AUDIENCE_DESCRIPTION })
-  @IsObject({ message: 'audience must be an object' })
-  @ValidateNested()
-  @Type(() => CampaignAudienceDto)
-  audience!: CampaignAudienceDto;
 }
 
 export class ListRecipientsQuery extends PageQuery {

@@ -3860,14 +3860,14 @@ export interface components {
       };
     };
     CreateCampaignDto: {
-      /** @example Shipping notice, November */
-      name: string;
       /** @example inb_01a2047c8e2078c99d14947d2651598e */
       inbox_id: string;
       /** @description An approved template of the inbox, `components` as a send takes them. Any parameter text may name `{{contact.name}}`, `{{contact.phone}}` or `{{contact.attributes.<key>}}`, filled per recipient (one without the value is skipped with that reason). */
       template: components['schemas']['TemplateDto'];
       /** @description Who gets it: the contacts in `contact_ids`, and the contacts that match every filter given (`tags`: any of them; `labels`: a conversation with any of them; `attributes`: each equal). Resolved into the recipient list when the campaign starts. */
       audience: components['schemas']['CampaignAudienceDto'];
+      /** @example Shipping notice, November */
+      name: string;
       /**
        * @description When `schedule` starts it; null: at once
        * @example 2026-12-01T09:00:00Z
