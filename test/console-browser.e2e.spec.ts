@@ -575,6 +575,49 @@ describeWithBrowser('the agent console in Chromium', () => {
     await detail.getByRole('row', { name: 'Sent 2' }).waitFor({ timeout: 20_000 });
     await detail.getByText('Completed').waitFor({ timeout: 20_000 });
     expect(phones.map((phone) => graph.sendsTo(phone).length)).toEqual([1, 1]);
+    // The outcome table, and the same as CSV from its button.
+    await detail.getByRole('row', { name: /Camper 2 sent/ }).waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download'), detail.getByRole('button', { name: 'Download CSV' }).click()]);
+    expect(download.suggestedFilename()).toBe('recipients.csv');
+    const csv = readFileSync((await download.path())!, 'utf8');
+    expect(csv.split('\n')[0]).toBe('contact_id,name,phone,wa_user_id,status,reason,error_code,message_id,replied_at,updated_at');
+    expect(csv).toContain(`Camper 1,${phones[0]},,sent`);
+  });
+
+  it('pauses, resumes and cancels a campaign from its dialog, the recipients not sent to skipped', async () => {
+    const admin = await t.adminToken();
+    // At one a second, eight recipients outlast the clicks below by seconds.
+    for (let i = 1; i <= 8; i += 1)
+      await t.request('POST', '/api/v1/contacts', {
+        token: admin,
+        body: { phone: `+1631555092${i}`, name: `Slow ${i}`, tags: ['browser-slow'] },
+      });
+    const created = await t.request('POST', '/api/v1/campaigns', {
+      token: admin,
+      body: {
+        name: 'Slow campaign',
+        inbox_id: 'inb_00000000000070008000000000000001',
+        template: { name: 'hello_world', language: 'en_US' },
+        audience: { tags: ['browser-slow'] },
+        rate_per_second: 1,
+      },
+    });
+    expect(created.status).toBe(201);
+    const page = await openAs(ADMIN.email, ADMIN.password);
+    await page.goto(`${baseUrl}/admin/campaigns`);
+    await page.getByRole('button', { name: 'Slow campaign' }).click();
+    const detail = page.getByRole('dialog', { name: 'Slow campaign' });
+    await detail.getByRole('button', { name: 'Start sending' }).click();
+    await detail.getByRole('button', { name: 'Pause' }).click();
+    await detail.getByText(/^Paused/).waitFor();
+    expect((await t.request('GET', `/api/v1/campaigns/${created.body.id}`, { token: admin })).body.status).toBe('paused');
+    await detail.getByRole('button', { name: 'Resume' }).click();
+    await detail.getByText(/^Sending/).waitFor();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await detail.getByRole('button', { name: 'Cancel campaign' }).click();
+    await detail.getByText(/^Cancelled/).waitFor();
+    await detail.getByLabel('Status').selectOption('skipped');
+    await detail.getByRole('cell', { name: 'the campaign was cancelled' }).first().waitFor();
   });
 
   it('runs a macro saved on the macros page from the reply box with a / command', async () => {

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, currentToken, urlOf, type Schemas } from '../api/client';
+import { api, downloadFile, urlOf, type Schemas } from '../api/client';
 import { componentsOf, formOf, type Template } from '../components/template-picker';
 import { fullTime } from '../format';
 import { Dialog, ErrorNote, Field, LoadMore, PageHeader, useAction, usePages, valueOf } from '../ui';
@@ -301,7 +301,8 @@ function CampaignDetail(props: {
         params: { id: campaign.id },
         query: { limit: 50, cursor, status: status || undefined },
       }),
-    [campaign.id, status],
+    // Read again when the campaign's status changes: its end shows every outcome.
+    [campaign.id, status, campaign.status],
   );
   const act = useAction(async (action: 'schedule' | 'pause' | 'resume' | 'cancel') => {
     if (action === 'cancel' && !confirm(`Cancel ${campaign.name}? Those not sent to yet will be skipped.`)) return;
@@ -313,18 +314,9 @@ function CampaignDetail(props: {
     await api.delete('/api/v1/campaigns/{id}', { params: { id: campaign.id } });
     props.onDeleted();
   });
-  const download = useAction(async () => {
-    // The CSV needs the bearer header, so it is fetched, then handed to the browser as a file.
-    const response = await fetch(urlOf('/api/v1/campaigns/{id}/recipients.csv', { id: campaign.id }, { status: status || undefined }), {
-      headers: { authorization: `Bearer ${currentToken()}` },
-    });
-    if (!response.ok) throw new Error(`The export failed (${response.status})`);
-    const link = document.createElement('a');
-    link.href = URL.createObjectURL(await response.blob());
-    link.download = 'recipients.csv';
-    link.click();
-    URL.revokeObjectURL(link.href);
-  });
+  const download = useAction(() =>
+    downloadFile(urlOf('/api/v1/campaigns/{id}/recipients.csv', { id: campaign.id }, { status: status || undefined }), 'recipients.csv'),
+  );
   const totals = campaign.totals;
   const can = (action: 'schedule' | 'pause' | 'resume' | 'cancel') =>
     ({

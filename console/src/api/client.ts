@@ -54,6 +54,20 @@ export function urlOf(path: string, params: Record<string, string> = {}, query: 
   return text ? `${filled}?${text}` : filled;
 }
 
+/**
+ * Saves what a GET of the API answers (a CSV export) as a file: it needs the bearer header, which
+ * a plain link cannot send, so it is fetched, then handed to the browser.
+ */
+export async function downloadFile(url: string, filename: string): Promise<void> {
+  const response = await fetch(url, { headers: { authorization: `Bearer ${currentToken()}` } });
+  if (!response.ok) throw new Error(`The export failed (${response.status})`);
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(await response.blob());
+  link.download = filename;
+  link.click();
+  URL.revokeObjectURL(link.href);
+}
+
 async function errorOf(response: Response): Promise<ApiError> {
   let message = `The service answered ${response.status}`;
   try {

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, currentToken, type Schemas, urlOf } from '../api/client';
+import { api, downloadFile, type Schemas, urlOf } from '../api/client';
 import { customerHandle } from '../format';
 import { Dialog, ErrorNote, Field, LoadMore, PageHeader, useAction, usePages, valueOf } from '../ui';
 import { useWorkspace } from '../workspace';
@@ -37,18 +37,7 @@ export function ContactsPage() {
     await api.patch('/api/v1/contacts/{id}', { params: { id: contact.id }, body: { opted_out: !contact.opted_out } });
     pages.reload();
   });
-  const exportAll = useAction(async () => {
-    // The export needs the bearer header, so it is fetched, then handed to the browser as a file.
-    const response = await fetch(urlOf('/api/v1/contacts/export', {}, { q: search || undefined }), {
-      headers: { authorization: `Bearer ${currentToken()}` },
-    });
-    if (!response.ok) throw new Error(`The export failed (${response.status})`);
-    const link = document.createElement('a');
-    link.href = URL.createObjectURL(await response.blob());
-    link.download = 'contacts.csv';
-    link.click();
-    URL.revokeObjectURL(link.href);
-  });
+  const exportAll = useAction(() => downloadFile(urlOf('/api/v1/contacts/export', {}, { q: search || undefined }), 'contacts.csv'));
 
   return (
     <section class="page">
