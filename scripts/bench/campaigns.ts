@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { serviceApi } from './api';
 import type { FakeGraph } from './graph';
 import { warnIfMachineBusy } from './machine';
 import { sleep } from './process';
+import { readResident } from './service';
 
 const TAG = 'bench-campaign';
 /** Contacts per CSV import request: well under the import's 10 MiB. */
@@ -32,7 +33,7 @@ export interface CampaignsContext {
  */
 export async function benchCampaigns(context: CampaignsContext): Promise<void> {
   console.log(`\ncampaigns: importing ${context.recipients} contacts tagged ${TAG} ...`);
-  const api = apiOf(context);
+  const api = serviceApi(context.serviceUrl, context.token);
   const imported = performance.now();
   const paced = Math.min(PACED_RECIPIENTS, context.recipients);
   for (let from = 0; from < context.recipients; from += IMPORT_BATCH) {
@@ -84,7 +85,7 @@ function printRun(run: CampaignRun, rate: number): void {
 
 /** Creates and schedules a campaign, then reads it every second until it completes, sampling the service's memory. */
 async function runCampaign(context: CampaignsContext, audience: Record<string, unknown>, rate: number): Promise<CampaignRun> {
-  const api = apiOf(context);
+  const api = serviceApi(context.serviceUrl, context.token);
   const campaign = (await api('POST', '/api/v1/campaigns', {
     name: `Bench ${new Date().toISOString()}`,
     inbox_id: 'inb_00000000000070008000000000000001',
@@ -109,7 +110,7 @@ async function runCampaign(context: CampaignsContext, audience: Record<string, u
     reads.push(performance.now() - before);
     status = now.status;
     totals = now.totals;
-    const rss = residentMegabytes(context.pid);
+    const rss = readResident(context.pid);
     if (rss !== null) memory.push(rss);
   }
   const sends = [...context.graph.sends()];
@@ -126,25 +127,4 @@ function busiestSecond(arrivals: number[]): number {
     most = Math.max(most, to - from + 1);
   }
   return most;
-}
-
-function residentMegabytes(pid: number): number | null {
-  try {
-    const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : null;
-  } catch {
-    return null;
-  }
-}
-
-function apiOf(context: CampaignsContext) {
-  return async (method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<unknown> => {
-    const response = await fetch(`${context.serviceUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${context.token}`, ...(body ? { 'content-type': contentType } : {}) },
-      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-    });
-    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
-    return response.status === 204 ? null : response.json();
-  };
 }

@@ -1,3 +1,4 @@
+import { serviceApi } from './api';
 import { hubSignature, inboundTextWebhook, newWamid } from '../lib/channel-webhook';
 import { warnIfMachineBusy } from './machine';
 
@@ -30,7 +31,7 @@ interface RunFigures {
 export async function benchRules(context: RulesContext): Promise<void> {
   console.log(`\nrules: ${context.messages} customer messages with no rule, then with ${RULES} rules on message.received ...`);
   await warnIfMachineBusy('before this section');
-  const api = apiOf(context);
+  const api = serviceApi(context.serviceUrl, context.token);
   await api('POST', '/api/v1/labels', { name: LABEL, color: '#2f6fdf' }).catch(() => undefined);
   const without = await writeIn(context, 'a');
 
@@ -115,16 +116,4 @@ async function runMetrics(context: RulesContext): Promise<{ count: number; sum: 
       new RegExp(`^team_inbox_recorded_work_attempt_duration_seconds_${name}\\{job="automation.run"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0,
     );
   return { count: value('count'), sum: value('sum') };
-}
-
-function apiOf(context: RulesContext) {
-  return async (method: string, path: string, body?: unknown): Promise<unknown> => {
-    const response = await fetch(`${context.serviceUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${context.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
-    return response.status === 204 ? null : response.json();
-  };
 }

@@ -99,7 +99,7 @@ export async function startService(options: ServiceOptions, cleanup: Cleanup): P
   }
   const pid = child.pid ?? -1;
   let peakWhenStopped: number | null = null;
-  const peak = () => (child.exitCode === null && child.signalCode === null ? readPeakResident(pid) : peakWhenStopped);
+  const peak = () => (child.exitCode === null && child.signalCode === null ? readResident(pid, 'VmHWM') : peakWhenStopped);
   return {
     baseUrl,
     logFile,
@@ -114,10 +114,10 @@ export async function startService(options: ServiceOptions, cleanup: Cleanup): P
   };
 }
 
-/** A process's peak resident set size (Linux's VmHWM) in MB, or null where /proc does not say. */
-function readPeakResident(pid: number): number | null {
+/** A process's resident set size in MB, now (VmRSS) or its peak (VmHWM), from Linux's /proc; null where it does not say. */
+export function readResident(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number | null {
   try {
-    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Number(match[1]) / 1024 : null;
   } catch {
     return null;
