@@ -38,6 +38,7 @@ import { TeamsAndAssignment1764180000000 } from './migrations/1764180000000-team
 import { InboxAutomation1764190000000 } from './migrations/1764190000000-inbox-automation';
 import { RulesMacrosCsat1764200000000 } from './migrations/1764200000000-rules-macros-csat';
 import { Campaigns1764210000000 } from './migrations/1764210000000-campaigns';
+import { ReportFacts1764220000000 } from './migrations/1764220000000-report-facts';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -81,4 +82,5 @@ export const MIGRATIONS = [
   InboxAutomation1764190000000,
   RulesMacrosCsat1764200000000,
   Campaigns1764210000000,
+  ReportFacts1764220000000,
 ];

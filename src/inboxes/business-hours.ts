@@ -1,4 +1,5 @@
 import { ValidateBy } from 'class-validator';
+import { isTimeZone } from '../common/time-zones';
 
 /**
  * An inbox's business hours, pure: when it is open, in its own time zone. Used by the away reply
@@ -28,16 +29,6 @@ export const MAX_INTERVALS_PER_DAY = 10;
 export const MAX_HOLIDAYS = 400;
 
 const minutesOf = (time: string) => Number(time.slice(0, 2)) * 60 + Number(time.slice(3, 5));
-
-/** Whether the runtime knows the zone (it throws on an unknown one). */
-export function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * What is wrong with business hours as a request gives them, in one sentence naming the field;

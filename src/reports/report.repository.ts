@@ -18,6 +18,80 @@ export interface PricingFilter {
   visibleInboxes: readonly string[] | null;
 }
 
+/** How a summary groups: by the day or week (in the report's time zone) of each fact, by who or where it belongs, or not at all. */
+export type ReportGrouping = 'day' | 'week' | 'agent' | 'team' | 'inbox' | 'total';
+
+export interface SummaryFilter {
+  from: Date;
+  to: Date;
+  /** The IANA zone days and weeks are counted in. */
+  timeZone: string;
+  /** Durations counted within each inbox's business hours instead of the calendar's. */
+  businessHours: boolean;
+  groupBy: ReportGrouping;
+  inboxId?: string;
+  teamId?: string;
+  userId?: string;
+  /** The inboxes the reader sees; null: every one. */
+  visibleInboxes: readonly string[] | null;
+}
+
+/** Conversations opened, resolved and open per group: from the episodes, or from the holds when agents or teams are concerned. */
+export interface OpenedRow {
+  key: string | null;
+  opened: number;
+  /** Started within the period (for the day and week groupings: started in that bucket). */
+  starts: number;
+  /** Ended within the period (resolved, or handed on, for holds): for the day and week groupings, ended in that bucket. */
+  stops: number;
+  /** Open at the period's end (the other groupings). */
+  open_at_end: number;
+}
+
+export interface ResolvedRow {
+  key: string | null;
+  resolved: number;
+  resolution_median: number | null;
+  resolution_p90: number | null;
+  waiting_median: number | null;
+  waiting_p90: number | null;
+  csat_average: number | null;
+  csat_count: number;
+  /** Ratings 1 to 5, counted. */
+  csat_ratings: number[];
+}
+
+export interface FirstResponseRow {
+  key: string | null;
+  first_response_median: number | null;
+  first_response_p90: number | null;
+}
+
+export interface MessageCountRow {
+  key: string | null;
+  messages_in: number;
+  messages_out: number;
+  campaign_sends: number;
+}
+
+/** One conversation episode as the CSV shows it. */
+export interface EpisodeRow {
+  id: string;
+  conversation_id: string;
+  inbox_id: string;
+  contact_id: string;
+  assigned_to: string | null;
+  team_id: string | null;
+  opened_at: Date;
+  first_response_at: Date | null;
+  first_responder_id: string | null;
+  resolved_at: Date | null;
+  first_response_seconds: number | null;
+  resolution_seconds: number | null;
+  waiting_seconds: number;
+  csat_rating: number | null;
+}
+
 /** The SQL of the reports: aggregates over the tables of other modules, read only. */
 @Injectable()
 export class ReportRepository {
@@ -40,6 +114,200 @@ export class ReportRepository {
             FROM messages ${sql.where(where)}
            GROUP BY inbox_id, pricing_category, pricing_type, pricing_model
            ORDER BY inbox_id, pricing_category, pricing_type NULLS LAST, pricing_model NULLS LAST`,
+    );
+  }
+  /** The local day or week (`YYYY-MM-DD`, its first day) of a moment, in the report's zone. */
+  private bucketOf(filter: SummaryFilter, column: Sql): Sql {
+    const unit = filter.groupBy === 'week' ? 'week' : 'day';
+    return sql`to_char(date_trunc(${unit}, ${column} AT TIME ZONE ${filter.timeZone}), 'YYYY-MM-DD')`;
+  }
+
+  private timeGrouped(filter: SummaryFilter): boolean {
+    return filter.groupBy === 'day' || filter.groupBy === 'week';
+  }
+
+  /** The key of a fact: its time's bucket, or the column of who or where it belongs ('total' for one group). */
+  private keyOf(filter: SummaryFilter, time: Sql, columns: { agent: Sql; team: Sql; inbox: Sql }): Sql {
+    switch (filter.groupBy) {
+      case 'day':
+      case 'week':
+        return this.bucketOf(filter, time);
+      case 'agent':
+        return sql`${columns.agent}::text`;
+      case 'team':
+        return sql`${columns.team}::text`;
+      case 'inbox':
+        return sql`${columns.inbox}::text`;
+      case 'total':
+        return sql`'total'`;
+    }
+  }
+
+  /** The conditions every family of facts shares: the inboxes seen and asked for, the agent and the team asked for. */
+  private scope(filter: SummaryFilter, columns: { agent: Sql; team: Sql; inbox: Sql }): Sql[] {
+    const where: Sql[] = [];
+    if (filter.visibleInboxes !== null) where.push(sql`${columns.inbox} = ANY(${[...filter.visibleInboxes]}::uuid[])`);
+    if (filter.inboxId !== undefined) where.push(sql`${columns.inbox} = ${filter.inboxId}`);
+    if (filter.userId !== undefined) where.push(sql`${columns.agent} = ${filter.userId}`);
+    if (filter.teamId !== undefined) where.push(sql`${columns.team} = ${filter.teamId}`);
+    return where;
+  }
+
+  /**
+   * Conversations opened and open. By day, week, inbox or in total they are the episodes (opened,
+   * resolved); by agent or team, or for one agent or team, the holds (a conversation comes to an
+   * agent when it is handed to them, and leaves them when it is handed on or resolved).
+   */
+  opened(db: Db, filter: SummaryFilter): Promise<OpenedRow[]> {
+    const byHolds = filter.groupBy === 'agent' || filter.groupBy === 'team' || filter.userId !== undefined || filter.teamId !== undefined;
+    const units = byHolds
+      ? sql`SELECT h.episode_id AS episode, h.started_at AS start, h.ended_at AS stop, h.user_id AS agent, h.team_id AS team, h.inbox_id AS inbox
+              FROM conversation_holds h`
+      : sql`SELECT e.id AS episode, e.opened_at AS start, e.resolved_at AS stop, e.assigned_to AS agent, e.team_id AS team, e.inbox_id AS inbox
+              FROM conversation_episodes e`;
+    const columns = { agent: sql`u.agent`, team: sql`u.team`, inbox: sql`u.inbox` };
+    const scope = this.scope(filter, columns);
+    const { from, to } = filter;
+    if (this.timeGrouped(filter)) {
+      const started = [...scope, sql`u.start >= ${from}`, sql`u.start < ${to}`];
+      const ended = [...scope, sql`u.stop >= ${from}`, sql`u.stop < ${to}`];
+      const before = [...scope, sql`u.start < ${from}`, sql`(u.stop IS NULL OR u.stop >= ${from})`];
+      // The open at each bucket's end are those open at `from` ('before'), plus those started, less those ended, since.
+      return query<OpenedRow>(
+        db,
+        sql`SELECT ${this.bucketOf(filter, sql`u.start`)} AS key, count(DISTINCT u.episode)::int AS opened, count(*)::int AS starts,
+                   0 AS stops, 0 AS open_at_end
+              FROM (${units}) u ${sql.where(started)} GROUP BY 1
+            UNION ALL
+            SELECT ${this.bucketOf(filter, sql`u.stop`)}, 0, 0, count(*)::int, 0 FROM (${units}) u ${sql.where(ended)} GROUP BY 1
+            UNION ALL
+            SELECT 'before', 0, 0, 0, count(*)::int FROM (${units}) u ${sql.where(before)}`,
+      );
+    }
+    const key = this.keyOf(filter, sql`u.start`, columns);
+    const within = [...scope, sql`u.start < ${to}`, sql`(u.stop IS NULL OR u.stop >= ${from})`];
+    return query<OpenedRow>(
+      db,
+      sql`SELECT ${key} AS key,
+                 count(DISTINCT u.episode) FILTER (WHERE u.start >= ${from})::int AS opened,
+                 count(*) FILTER (WHERE u.start >= ${from})::int AS starts,
+                 count(*) FILTER (WHERE u.stop < ${to})::int AS stops,
+                 count(*) FILTER (WHERE u.stop IS NULL OR u.stop >= ${to})::int AS open_at_end
+            FROM (${units}) u ${sql.where(within)}
+           GROUP BY 1`,
+    );
+  }
+
+  /** Episodes resolved in the period: how many, how long they took and waited, and their customers' ratings; by the agent and team who held them last. */
+  resolved(db: Db, filter: SummaryFilter): Promise<ResolvedRow[]> {
+    const columns = { agent: sql`e.assigned_to`, team: sql`e.team_id`, inbox: sql`e.inbox_id` };
+    const seconds = sql.raw(filter.businessHours ? 'e.resolution_business_seconds' : 'e.resolution_seconds');
+    const where = [...this.scope(filter, columns), sql`e.resolved_at >= ${filter.from}`, sql`e.resolved_at < ${filter.to}`];
+    return query<ResolvedRow>(
+      db,
+      sql`SELECT ${this.keyOf(filter, sql`e.resolved_at`, columns)} AS key, count(*)::int AS resolved,
+                 round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ${seconds}))::float8 AS resolution_median,
+                 round(percentile_cont(0.9) WITHIN GROUP (ORDER BY ${seconds}))::float8 AS resolution_p90,
+                 round(percentile_cont(0.5) WITHIN GROUP (ORDER BY e.waiting_seconds))::float8 AS waiting_median,
+                 round(percentile_cont(0.9) WITHIN GROUP (ORDER BY e.waiting_seconds))::float8 AS waiting_p90,
+                 round(avg(e.csat_rating), 2)::float8 AS csat_average, count(e.csat_rating)::int AS csat_count,
+                 ARRAY[count(*) FILTER (WHERE e.csat_rating = 1), count(*) FILTER (WHERE e.csat_rating = 2),
+                       count(*) FILTER (WHERE e.csat_rating = 3), count(*) FILTER (WHERE e.csat_rating = 4),
+                       count(*) FILTER (WHERE e.csat_rating = 5)]::int[] AS csat_ratings
+            FROM conversation_episodes e ${sql.where(where)}
+           GROUP BY 1`,
+    );
+  }
+
+  /** First responses given in the period: how long the customer waited for them; by the agent who gave them. */
+  firstResponses(db: Db, filter: SummaryFilter): Promise<FirstResponseRow[]> {
+    const columns = { agent: sql`e.first_responder_id`, team: sql`e.team_id`, inbox: sql`e.inbox_id` };
+    const seconds = sql.raw(filter.businessHours ? 'e.first_response_business_seconds' : 'e.first_response_seconds');
+    const where = [...this.scope(filter, columns), sql`e.first_response_at >= ${filter.from}`, sql`e.first_response_at < ${filter.to}`];
+    return query<FirstResponseRow>(
+      db,
+      sql`SELECT ${this.keyOf(filter, sql`e.first_response_at`, columns)} AS key,
+                 round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ${seconds}))::float8 AS first_response_median,
+                 round(percentile_cont(0.9) WITHIN GROUP (ORDER BY ${seconds}))::float8 AS first_response_p90
+            FROM conversation_episodes e ${sql.where(where)}
+           GROUP BY 1`,
+    );
+  }
+
+  /**
+   * Messages of the period counted: the customers' (for the agent and team who held the thread then),
+   * the outbound ones (for the agent who sent them; automatic ones for nobody), and campaign sends.
+   */
+  messageCounts(db: Db, filter: SummaryFilter): Promise<MessageCountRow[]> {
+    const columns = {
+      agent: sql`(CASE WHEN m.direction = 'inbound' THEN m.assignee_id ELSE m.sent_by END)`,
+      team: sql`m.team_id`,
+      inbox: sql`m.inbox_id`,
+    };
+    const where = [
+      ...this.scope(filter, columns),
+      sql`m.direction <> 'internal'`,
+      sql`m.created_at >= ${filter.from}`,
+      sql`m.created_at < ${filter.to}`,
+    ];
+    return query<MessageCountRow>(
+      db,
+      sql`SELECT ${this.keyOf(filter, sql`m.created_at`, columns)} AS key,
+                 count(*) FILTER (WHERE m.direction = 'inbound')::int AS messages_in,
+                 count(*) FILTER (WHERE m.direction = 'outbound')::int AS messages_out,
+                 count(*) FILTER (WHERE m.campaign_id IS NOT NULL AND m.status NOT IN ('queued', 'failed'))::int AS campaign_sends
+            FROM messages m ${sql.where(where)}
+           GROUP BY 1`,
+    );
+  }
+
+  /** The local days or weeks from `from` to `to` (exclusive), each once, in order. */
+  async buckets(db: Db, filter: SummaryFilter): Promise<string[]> {
+    const [unit, step] = filter.groupBy === 'week' ? ['week', '1 week'] : ['day', '1 day'];
+    const rows = await query<{ key: string }>(
+      db,
+      sql`SELECT to_char(b, 'YYYY-MM-DD') AS key
+            FROM generate_series(date_trunc(${unit}, ${filter.from}::timestamptz AT TIME ZONE ${filter.timeZone}),
+                                 (${filter.to}::timestamptz - interval '1 millisecond') AT TIME ZONE ${filter.timeZone},
+                                 ${step}::interval) b`,
+    );
+    return rows.map((row) => row.key);
+  }
+
+  /** The names of users, teams or inboxes by id (a removed one is left out). */
+  names(db: Db, table: 'users' | 'teams' | 'inboxes', ids: string[]): Promise<{ id: string; name: string }[]> {
+    return query(db, sql`SELECT id, name FROM ${sql.raw(table)} WHERE id = ANY(${ids}::uuid[])`);
+  }
+
+  /**
+   * Up to `limit` episodes opened in [from, to) after the cursor (opened_at, id), oldest first,
+   * with their conversation's customer; durations in business-hours seconds when asked.
+   */
+  episodesAfter(
+    db: Db,
+    filter: Omit<SummaryFilter, 'groupBy' | 'timeZone'>,
+    after: { opened_at: Date; id: string } | null,
+    limit: number,
+  ): Promise<EpisodeRow[]> {
+    const columns = { agent: sql`e.assigned_to`, team: sql`e.team_id`, inbox: sql`e.inbox_id` };
+    const where = [
+      ...this.scope({ ...filter, groupBy: 'total', timeZone: 'UTC' }, columns),
+      sql`e.opened_at >= ${filter.from}`,
+      sql`e.opened_at < ${filter.to}`,
+    ];
+    if (after) where.push(sql`(e.opened_at, e.id) > (${after.opened_at}::timestamptz, ${after.id}::uuid)`);
+    const business = filter.businessHours;
+    return query<EpisodeRow>(
+      db,
+      sql`SELECT e.id, e.conversation_id, e.inbox_id, c.contact_id, e.assigned_to, e.team_id, e.opened_at, e.first_response_at,
+                 e.first_responder_id, e.resolved_at,
+                 ${sql.raw(business ? 'e.first_response_business_seconds' : 'e.first_response_seconds')} AS first_response_seconds,
+                 ${sql.raw(business ? 'e.resolution_business_seconds' : 'e.resolution_seconds')} AS resolution_seconds,
+                 e.waiting_seconds, e.csat_rating
+            FROM conversation_episodes e JOIN conversations c ON c.id = e.conversation_id
+            ${sql.where(where)}
+           ORDER BY e.opened_at, e.id
+           LIMIT ${limit}`,
     );
   }
 }

@@ -1,9 +1,15 @@
-import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Query, StreamableFile } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/api-errors';
 import { CurrentUser } from '../users/current-user.decorator';
 import type { UserRow } from '../users/user.entity';
-import { PricingReportQuery, PricingReportResponse } from './report.dto';
+import {
+  ConversationReportQuery,
+  PricingReportQuery,
+  PricingReportResponse,
+  ReportSummaryQuery,
+  ReportSummaryResponse,
+} from './report.dto';
 import { ReportsService } from './reports.service';
 
 @ApiTags('Reports')
@@ -12,6 +18,42 @@ import { ReportsService } from './reports.service';
 @Controller('v1/reports')
 export class ReportsController {
   constructor(private readonly reports: ReportsService) {}
+
+  @Get('summary')
+  @ApiOperation({
+    summary: 'How the team is doing: conversations, messages, first response and resolution times, ratings',
+    description:
+      'Figures of the period [from, to), one row per group, read from facts recorded as each conversation changed: first responses ' +
+      "(the first agent's answer after the customer's first message of an episode; automatic, campaign messages and notes are not " +
+      'answers), resolutions (each close; a reopened conversation has one episode per opening), who held each conversation when, its ' +
+      "time in the queue. Medians and 90th percentiles in seconds, of the calendar or (`business_hours=true`) of each inbox's business " +
+      'hours. An admin sees every inbox; an agent their inboxes, and by agent only themselves. A period over 366 days, or one that ends ' +
+      'before it starts, is a 400.',
+  })
+  @ApiOkResponse({ type: ReportSummaryResponse })
+  @ApiErrors(400)
+  summary(@Query() query: ReportSummaryQuery, @CurrentUser() reader: UserRow): Promise<ReportSummaryResponse> {
+    return this.reports.summary(query, reader);
+  }
+
+  @Get('conversations.csv')
+  @ApiOperation({
+    summary: 'One row per conversation episode opened in the period, as CSV, streamed',
+    description:
+      'Columns: conversation_id, inbox_id, contact_id, assigned_to (who held it last), team_id, opened_at, first_response_at, ' +
+      'resolved_at, first_response_seconds, resolution_seconds (calendar or, with `business_hours=true`, business-hours seconds), ' +
+      'csat_rating, first_response_by, waiting_seconds (in the queue). A conversation reopened after a close has one row per ' +
+      'opening. The filters of the summary apply (an agent: their inboxes; `user_id`: the episodes they held last).',
+  })
+  @ApiProduces('text/csv')
+  @ApiOkResponse({ description: 'The CSV file', content: { 'text/csv': { schema: { type: 'string' } } } })
+  @ApiErrors(400)
+  conversationsCsv(@Query() query: ConversationReportQuery, @CurrentUser() reader: UserRow): StreamableFile {
+    return new StreamableFile(this.reports.conversationsCsv(query, reader), {
+      type: 'text/csv; charset=utf-8',
+      disposition: 'attachment; filename="conversations.csv"',
+    });
+  }
 
   @Get('pricing')
   @ApiOperation({

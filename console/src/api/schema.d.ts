@@ -769,6 +769,46 @@ export interface paths {
     patch: operations['TeamsController_update'];
     trace?: never;
   };
+  '/api/v1/reports/summary': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * How the team is doing: conversations, messages, first response and resolution times, ratings
+     * @description Figures of the period [from, to), one row per group, read from facts recorded as each conversation changed: first responses (the first agent's answer after the customer's first message of an episode; automatic, campaign messages and notes are not answers), resolutions (each close; a reopened conversation has one episode per opening), who held each conversation when, its time in the queue. Medians and 90th percentiles in seconds, of the calendar or (`business_hours=true`) of each inbox's business hours. An admin sees every inbox; an agent their inboxes, and by agent only themselves. A period over 366 days, or one that ends before it starts, is a 400.
+     */
+    get: operations['ReportsController_summary'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/reports/conversations.csv': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One row per conversation episode opened in the period, as CSV, streamed
+     * @description Columns: conversation_id, inbox_id, contact_id, assigned_to (who held it last), team_id, opened_at, first_response_at, resolved_at, first_response_seconds, resolution_seconds (calendar or, with `business_hours=true`, business-hours seconds), csat_rating, first_response_by, waiting_seconds (in the queue). A conversation reopened after a close has one row per opening. The filters of the summary apply (an agent: their inboxes; `user_id`: the episodes they held last).
+     */
+    get: operations['ReportsController_conversationsCsv'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/reports/pricing': {
     parameters: {
       query?: never;
@@ -2762,6 +2802,75 @@ export interface components {
       member_ids?: string[];
       /** @description Every inbox it works: the set is replaced */
       inbox_ids?: string[];
+    };
+    ReportGroup: {
+      /**
+       * @description The day or week (its Monday) `YYYY-MM-DD`, a `user_…`, `team_…` or `inb_…` id, `total`; null: nobody (no agent, no team)
+       * @example 2026-11-16
+       */
+      key: string | null;
+      /**
+       * @description What the console shows: the date, the agent's, team's or inbox's name, `Unassigned`, `No team`
+       * @example Mon 16 Nov 2026
+       */
+      label: string;
+    };
+    DurationFigures: {
+      /**
+       * @description Seconds; null without any
+       * @example 540
+       */
+      median: number | null;
+      /**
+       * @description Seconds, the 90th percentile; null without any
+       * @example 3600
+       */
+      p90: number | null;
+    };
+    CsatFigures: {
+      /**
+       * @description The average rating (1-5) of the episodes resolved in the period; null without any
+       * @example 4.5
+       */
+      average: number | null;
+      /** @example 12 */
+      count: number;
+      /**
+       * @description How many rated 1, 2, 3, 4 and 5
+       * @example [
+       *       0,
+       *       1,
+       *       0,
+       *       3,
+       *       8
+       *     ]
+       */
+      ratings: number[];
+    };
+    ReportSummaryRow: {
+      group: components['schemas']['ReportGroup'];
+      /** @description Conversations opened (new, or reopened after a close) in the period; by agent or team (or for one), those handed to them in the period */
+      conversations_opened: number;
+      /** @description Closes in the period (each episode of a reopened conversation counts); by agent and team, those who held it last */
+      conversations_resolved: number;
+      /** @description Open (or snoozed) at the group's end: the end of the day or week, else the end of the period; by agent or team, those they hold */
+      conversations_open: number;
+      /** @description Customers' messages; by agent and team, in the threads they held when the message came */
+      messages_in: number;
+      /** @description Outbound messages (automatic and campaign ones included); by agent, those they sent */
+      messages_out: number;
+      /** @description From the customer's first message of an episode to the first agent's answer (automatic messages are not answers); by agent, who answered */
+      first_response_seconds: components['schemas']['DurationFigures'];
+      /** @description From the opening of an episode to its close, of the episodes resolved in the period */
+      resolution_seconds: components['schemas']['DurationFigures'];
+      /** @description Time open and unassigned (in the queue), of the episodes resolved in the period, in calendar seconds */
+      waiting_seconds: components['schemas']['DurationFigures'];
+      csat: components['schemas']['CsatFigures'];
+      /** @description Campaign messages the channel accepted (sent, delivered or read) */
+      campaign_sends: number;
+    };
+    ReportSummaryResponse: {
+      data: components['schemas']['ReportSummaryRow'][];
     };
     PricingReportRow: {
       /** @example inb_00000000000070008000000000000001 */
@@ -7372,6 +7481,149 @@ export interface operations {
       };
       /** @description Valid, but refused by a rule */
       422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ReportsController_summary: {
+    parameters: {
+      query?: {
+        /** @description From this moment on (inclusive); a date alone is its midnight in `time_zone`. The start of the current month when left out */
+        from?: string;
+        /** @description Before this moment (exclusive); a date alone is its midnight in `time_zone`. Now when left out */
+        to?: string;
+        /** @description Only this inbox */
+        inbox_id?: string;
+        /** @description Only this team's figures */
+        team_id?: string;
+        /** @description Only this agent's figures (an agent may only name themselves) */
+        user_id?: string;
+        /** @description `true`: durations count only the time within each inbox's business hours (as they were when the fact was recorded) */
+        business_hours?: 'true' | 'false';
+        /** @description The IANA time zone of the dates given and of days and weeks */
+        time_zone?: string;
+        /** @description One row per local day or week (every one of the period, in order), agent, team or inbox; one row for the whole period when left out */
+        group_by?: 'day' | 'week' | 'agent' | 'team' | 'inbox';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReportSummaryResponse'];
+        };
+      };
+      /** @description Malformed JSON, an unknown or mistyped field, or failed validation (the text names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ReportsController_conversationsCsv: {
+    parameters: {
+      query?: {
+        /** @description From this moment on (inclusive); a date alone is its midnight in `time_zone`. The start of the current month when left out */
+        from?: string;
+        /** @description Before this moment (exclusive); a date alone is its midnight in `time_zone`. Now when left out */
+        to?: string;
+        /** @description Only this inbox */
+        inbox_id?: string;
+        /** @description Only this team's figures */
+        team_id?: string;
+        /** @description Only this agent's figures (an agent may only name themselves) */
+        user_id?: string;
+        /** @description `true`: durations count only the time within each inbox's business hours (as they were when the fact was recorded) */
+        business_hours?: 'true' | 'false';
+        /** @description The IANA time zone of the dates given and of days and weeks */
+        time_zone?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The CSV file */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': string;
+        };
+      };
+      /** @description Malformed JSON, an unknown or mistyped field, or failed validation (the text names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Authenticated but not allowed (role or beta access) */
+      403: {
         headers: {
           [name: string]: unknown;
         };

@@ -1,0 +1,40 @@
+/** IANA time zones, pure: which exist, and when a wall-clock date begins in one. */
+
+/** Whether the runtime knows the zone (it throws on an unknown one). */
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** How far the zone's wall clock is ahead of UTC at `at`, in milliseconds. */
+function offsetAt(at: Date, timeZone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  }).formatToParts(at);
+  const part = (type: string) => Number(parts.find((found) => found.type === type)!.value);
+  const wall = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
+  return wall - Math.floor(at.getTime() / 1000) * 1000;
+}
+
+/**
+ * The moment a date (`YYYY-MM-DD`) begins in the zone: its midnight, or where a clock change skips
+ * midnight, the first moment of the day.
+ */
+export function midnightIn(date: string, timeZone: string): Date {
+  const wall = Date.parse(`${date}T00:00:00Z`);
+  // The offset at the guess may differ from the one at midnight by a clock change between them: read it again there.
+  const guess = wall - offsetAt(new Date(wall), timeZone);
+  const moment = wall - offsetAt(new Date(guess), timeZone);
+  return new Date(offsetAt(new Date(moment), timeZone) === wall - moment ? moment : guess);
+}

@@ -1,0 +1,405 @@
+import { parsePublicId } from '../src/common/ids';
+import { isOpenAt, type BusinessHours } from '../src/inboxes/business-hours';
+import { eventually } from './support/channel';
+import { messageWebhook } from './support/channel-fixtures';
+import { customerWrites } from './support/inbox';
+import { startTestApp, TestApp } from './support/test-app';
+
+const DEFAULT_INBOX = 'inb_00000000000070008000000000000001';
+const WEEKDAYS_9_TO_17: BusinessHours = {
+  timezone: 'UTC',
+  days: Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri'].map((day) => [day, [['09:00', '17:00']]])),
+  holidays: [],
+};
+const HOUR = 3600;
+
+interface Figures {
+  group: { key: string | null; label: string };
+  conversations_opened: number;
+  conversations_resolved: number;
+  conversations_open: number;
+  messages_in: number;
+  messages_out: number;
+  first_response_seconds: { median: number | null; p90: number | null };
+  resolution_seconds: { median: number | null; p90: number | null };
+  waiting_seconds: { median: number | null; p90: number | null };
+  csat: { average: number | null; count: number; ratings: number[] };
+  campaign_sends: number;
+}
+
+/**
+ * The service's clock set by the test (only `Date`: timers run as usual), so the facts the
+ * conversations record carry times the test chose: a week three weeks back, starting a Friday.
+ */
+const clock = {
+  start(at: Date) {
+    jest.useFakeTimers({
+      now: at,
+      doNotFake: [
+        'hrtime',
+        'nextTick',
+        'performance',
+        'queueMicrotask',
+        'setImmediate',
+        'clearImmediate',
+        'setInterval',
+        'clearInterval',
+        'setTimeout',
+        'clearTimeout',
+      ],
+    });
+  },
+  set: (at: Date) => jest.setSystemTime(at),
+  stop: () => jest.useRealTimers(),
+};
+
+const today = new Date();
+const FRIDAY = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - 21));
+while (FRIDAY.getUTCDay() !== 5) FRIDAY.setUTCDate(FRIDAY.getUTCDate() - 1);
+/** The week's day (0: the Friday) at a time of day, UTC. */
+const on = (day: number, time: string) =>
+  new Date(FRIDAY.getTime() + day * 86_400_000 + (Number(time.slice(0, 2)) * 60 + Number(time.slice(3))) * 60_000);
+const dateOf = (day: number) => on(day, '00:00').toISOString().slice(0, 10);
+const WEEK = `from=${dateOf(0)}&to=${dateOf(7)}`;
+
+describe('reports: the summary and the CSV of conversations, from facts recorded as conversations change', () => {
+  let t: TestApp;
+  let admin: string;
+  let alice: { id: string; token: string };
+  let bob: { id: string; token: string };
+  let billing: string;
+
+  const patch = (id: string, body: Record<string, unknown>, token = admin) =>
+    t.request('PATCH', `/api/v1/conversations/${id}`, { token, body });
+  const reply = async (id: string, token: string) =>
+    expect(
+      (await t.request('POST', `/api/v1/conversations/${id}/messages`, { token, body: { type: 'text', text: 'Here to help' } })).status,
+    ).toBe(201);
+  const summary = async (query: string, token = admin): Promise<Figures[]> => {
+    const answer = await t.request('GET', `/api/v1/reports/summary?${query}`, { token });
+    expect(answer.status).toBe(200);
+    return answer.body.data as Figures[];
+  };
+  const rowOf = (rows: Figures[], key: string | null) => rows.find((row) => row.group.key === key)!;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    admin = await t.adminToken();
+    alice = await t.createUser({ name: 'Alice Agent' });
+    bob = await t.createUser({ name: 'Bob Agent' });
+    billing = (
+      await t.request('POST', '/api/v1/teams', {
+        token: admin,
+        body: { name: 'Billing', member_ids: [bob.id], inbox_ids: [DEFAULT_INBOX] },
+      })
+    ).body.id;
+    const configure = (body: Record<string, unknown>) => t.request('PATCH', `/api/v1/inboxes/${DEFAULT_INBOX}`, { token: admin, body });
+    await configure({ business_hours: WEEKDAYS_9_TO_17, greeting: { enabled: true, text: 'Thanks, we answer soon.' } });
+
+    clock.start(on(0, '16:00'));
+    try {
+      // A: the greeting answers at once (automatic: no response); a second message on Sunday keeps the
+      // window open; Alice answers on Monday at 10:00 and closes at 11:00.
+      const a = await customerWrites(t, { text: 'My parcel is late' });
+      clock.set(on(2, '12:00'));
+      await customerWrites(t, { phone: a.phone.slice(1), text: 'Anyone there?' });
+      clock.set(on(3, '10:00'));
+      await patch(a.id, { assigned_to: alice.id });
+      await reply(a.id, alice.token);
+      clock.set(on(3, '11:00'));
+      expect((await patch(a.id, { status: 'closed' }, alice.token)).status).toBe(200);
+
+      // B: Bob's conversation, answered and closed twice: two episodes.
+      clock.set(on(4, '09:00'));
+      const b = await customerWrites(t, { text: 'How do I pay?' });
+      await patch(b.id, { assigned_to: bob.id });
+      clock.set(on(4, '09:10'));
+      await reply(b.id, bob.token);
+      clock.set(on(4, '09:20'));
+      await patch(b.id, { status: 'closed' }, bob.token);
+      clock.set(on(4, '10:00'));
+      await customerWrites(t, { phone: b.phone.slice(1), text: 'One more question' });
+      clock.set(on(4, '10:05'));
+      await reply(b.id, bob.token);
+      clock.set(on(4, '10:30'));
+      await patch(b.id, { status: 'closed' }, bob.token);
+
+      // C: Alice takes it after 5 minutes in the queue, hands it to Bob and Billing, who answers and closes.
+      await t.request('PATCH', `/api/v1/inboxes/${DEFAULT_INBOX}`, {
+        token: admin,
+        body: { csat: { enabled: true, question: 'How did we do?' } },
+      });
+      clock.set(on(5, '09:00'));
+      const c = await customerWrites(t, { text: 'Wrong invoice' });
+      clock.set(on(5, '09:05'));
+      await patch(c.id, { assigned_to: alice.id });
+      clock.set(on(5, '09:30'));
+      await patch(c.id, { assigned_to: bob.id, team_id: billing });
+      clock.set(on(5, '09:40'));
+      await reply(c.id, bob.token);
+      clock.set(on(5, '10:00'));
+      await patch(c.id, { status: 'closed' }, bob.token);
+      conversations.push(a.id, b.id, c.id);
+      phoneOfC = c.phone;
+    } finally {
+      clock.stop();
+    }
+    // The customer of C rates it 4 (now: a rating counts for the episode it rates, whenever it comes).
+    const survey = (
+      await t.request('GET', `/api/v1/conversations/${conversations[2]}/messages?limit=100`, { token: admin })
+    ).body.data.find((message: { type: string }) => message.type === 'interactive');
+    const wamid = await eventually(async () => {
+      const [row] = await t.sql<{ channel_message_id: string | null }>('SELECT channel_message_id FROM messages WHERE id = $1', [
+        parsePublicId('msg', survey!.id),
+      ]);
+      expect(row.channel_message_id).toEqual(expect.any(String));
+      return row.channel_message_id!;
+    });
+    const rated = await t.request('POST', '/api/webhooks/messaging', {
+      body: messageWebhook(phoneOfC.slice(1), {
+        type: 'interactive',
+        context: { from: '15550783881', id: wamid },
+        interactive: { type: 'list_reply', list_reply: { id: 'csat_4', title: '4' } },
+      }),
+    });
+    expect(rated.status).toBe(200);
+    await eventually(async () =>
+      expect((await t.request('GET', `/api/v1/conversations/${conversations[2]}`, { token: admin })).body.csat).toMatchObject({
+        rating: 4,
+      }),
+    );
+  });
+  const conversations: string[] = [];
+  let phoneOfC = '';
+  afterAll(() => t.close());
+
+  it('by day: every day of the period, the first response counted from the first customer message, the greeting before it not an answer', async () => {
+    const days = await summary(`${WEEK}&group_by=day`);
+    expect(days.map((row) => row.group.key)).toEqual([0, 1, 2, 3, 4, 5, 6].map(dateOf));
+    const [friday, saturday, sunday, monday, tuesday, wednesday, thursday] = days;
+    expect(friday).toMatchObject({
+      conversations_opened: 1,
+      conversations_resolved: 0,
+      conversations_open: 1,
+      messages_in: 1,
+      messages_out: 1,
+      first_response_seconds: { median: null, p90: null },
+    });
+    expect(saturday).toMatchObject({ conversations_opened: 0, conversations_open: 1, messages_in: 0, messages_out: 0 });
+    expect(sunday).toMatchObject({ conversations_open: 1, messages_in: 1 });
+    expect(monday).toMatchObject({
+      conversations_opened: 0,
+      conversations_resolved: 1,
+      conversations_open: 0,
+      messages_out: 1,
+      first_response_seconds: { median: 66 * HOUR, p90: 66 * HOUR },
+      resolution_seconds: { median: 67 * HOUR, p90: 67 * HOUR },
+      waiting_seconds: { median: 66 * HOUR, p90: 66 * HOUR },
+    });
+    expect(tuesday).toMatchObject({
+      conversations_opened: 2,
+      conversations_resolved: 2,
+      conversations_open: 0,
+      messages_in: 2,
+      messages_out: 3,
+      first_response_seconds: { median: 450, p90: 570 },
+      resolution_seconds: { median: 1500, p90: 1740 },
+    });
+    expect(wednesday).toMatchObject({
+      conversations_opened: 1,
+      messages_out: 3,
+      conversations_resolved: 1,
+      first_response_seconds: { median: 2400, p90: 2400 },
+      resolution_seconds: { median: 3600, p90: 3600 },
+      waiting_seconds: { median: 300, p90: 300 },
+      csat: { average: 4, count: 1, ratings: [0, 0, 0, 1, 0] },
+    });
+    expect(thursday).toMatchObject({
+      conversations_opened: 0,
+      conversations_resolved: 0,
+      conversations_open: 0,
+      messages_in: 0,
+      messages_out: 0,
+    });
+  });
+
+  it("in business hours: Friday 16:00 to Monday 10:00 is the hour before Friday's close and the hour after Monday's opening", async () => {
+    const days = await summary(`${WEEK}&group_by=day&business_hours=true`);
+    expect(rowOf(days, dateOf(3))).toMatchObject({
+      first_response_seconds: { median: 2 * HOUR, p90: 2 * HOUR },
+      resolution_seconds: { median: 3 * HOUR, p90: 3 * HOUR },
+    });
+    // Within the hours the figures are the calendar's.
+    expect(rowOf(days, dateOf(4))).toMatchObject({ first_response_seconds: { median: 450 }, resolution_seconds: { median: 1500 } });
+  });
+
+  it('by week (Monday to Sunday) and in total: medians and 90th percentiles over every episode of the group', async () => {
+    const weeks = await summary(`${WEEK}&group_by=week`);
+    expect(weeks.map((row) => row.group)).toEqual([
+      { key: dateOf(-4), label: `Week of ${dateOf(-4)}` },
+      { key: dateOf(3), label: `Week of ${dateOf(3)}` },
+    ]);
+    expect(weeks[0]).toMatchObject({ conversations_opened: 1, conversations_resolved: 0, conversations_open: 1, messages_in: 2 });
+    expect(weeks[1]).toMatchObject({ conversations_opened: 3, conversations_resolved: 4, conversations_open: 0, messages_in: 3 });
+    const [total] = await summary(WEEK);
+    expect(total).toMatchObject({
+      group: { key: 'total', label: 'Total' },
+      conversations_opened: 4,
+      conversations_resolved: 4,
+      conversations_open: 0,
+      messages_in: 5,
+      first_response_seconds: { median: 1500, p90: 167_040 },
+    });
+    expect(weeks[1].first_response_seconds).toEqual(total.first_response_seconds);
+  });
+
+  it('by agent: the first response is who answered, the resolution who held it at the close, a hand-over counts for whom it came to', async () => {
+    const agents = await summary(`${WEEK}&group_by=agent`);
+    expect(rowOf(agents, alice.id)).toMatchObject({
+      group: { key: alice.id, label: 'Alice Agent' },
+      conversations_opened: 2,
+      conversations_resolved: 1,
+      messages_out: 1,
+      messages_in: 0,
+      first_response_seconds: { median: 66 * HOUR },
+      csat: { count: 0 },
+    });
+    expect(rowOf(agents, bob.id)).toMatchObject({
+      conversations_opened: 3,
+      conversations_resolved: 3,
+      messages_out: 3,
+      messages_in: 1,
+      first_response_seconds: { median: 600, p90: 2040 },
+      resolution_seconds: { median: 1800, p90: 3240 },
+      csat: { average: 4, count: 1 },
+    });
+    expect(rowOf(agents, null)).toMatchObject({ group: { label: 'Unassigned' }, messages_in: 4, messages_out: 4 });
+    const forBob = await summary(`${WEEK}&user_id=${bob.id}`);
+    expect(forBob[0]).toMatchObject({ conversations_resolved: 3, first_response_seconds: { median: 600 } });
+  });
+
+  it("by team: the reassigned conversation is Billing's from the hand-over; by inbox, everything is the default inbox's", async () => {
+    const teams = await summary(`${WEEK}&group_by=team`);
+    expect(rowOf(teams, billing)).toMatchObject({
+      group: { label: 'Billing' },
+      conversations_opened: 1,
+      conversations_resolved: 1,
+      first_response_seconds: { median: 2400 },
+    });
+    expect(rowOf(teams, null)).toMatchObject({ group: { label: 'No team' }, conversations_resolved: 3 });
+    const [inbox] = await summary(`${WEEK}&group_by=inbox`);
+    expect(inbox).toMatchObject({ group: { key: DEFAULT_INBOX }, conversations_opened: 4, conversations_resolved: 4 });
+  });
+
+  it("an agent sees their own figures by agent and their inboxes' totals; another agent's is a 403", async () => {
+    const mine = await summary(`${WEEK}&group_by=agent`, alice.token);
+    expect(mine.map((row) => row.group.key)).toEqual([alice.id]);
+    const [total] = await summary(WEEK, alice.token);
+    expect(total.conversations_resolved).toBe(4);
+    const refused = await t.request('GET', `/api/v1/reports/summary?${WEEK}&user_id=${bob.id}`, { token: alice.token });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatch(/own figures/);
+    const outsider = await t.createUser({ inbox_ids: [] });
+    const [nothing] = await summary(WEEK, outsider.token);
+    expect(nothing).toMatchObject({ conversations_opened: 0, messages_in: 0 });
+  });
+
+  it('the CSV has one row per episode, oldest first, with the contract columns', async () => {
+    const answer = await t.request('GET', `/api/v1/reports/conversations.csv?${WEEK}`, { token: admin });
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toMatch(/^text\/csv/);
+    const [header, ...lines] = answer.text.trim().split('\n');
+    expect(header).toBe(
+      'conversation_id,inbox_id,contact_id,assigned_to,team_id,opened_at,first_response_at,resolved_at,first_response_seconds,' +
+        'resolution_seconds,csat_rating,first_response_by,waiting_seconds',
+    );
+    const rows = lines.map((line) => line.split(','));
+    expect(rows.map((row) => row[0])).toEqual([conversations[0], conversations[1], conversations[1], conversations[2]]);
+    expect(rows[0].slice(5)).toEqual([
+      on(0, '16:00').toISOString(),
+      on(3, '10:00').toISOString(),
+      on(3, '11:00').toISOString(),
+      String(66 * HOUR),
+      String(67 * HOUR),
+      '',
+      alice.id,
+      String(66 * HOUR),
+    ]);
+    expect(rows[0][3]).toBe(alice.id);
+    expect(rows[3]).toEqual([
+      conversations[2],
+      DEFAULT_INBOX,
+      expect.stringMatching(/^ct_/),
+      bob.id,
+      billing,
+      on(5, '09:00').toISOString(),
+      on(5, '09:40').toISOString(),
+      on(5, '10:00').toISOString(),
+      '2400',
+      '3600',
+      '4',
+      bob.id,
+      '300',
+    ]);
+    const business = await t.request('GET', `/api/v1/reports/conversations.csv?${WEEK}&business_hours=true`, { token: admin });
+    expect(business.text.split('\n')[1].split(',').slice(8, 10)).toEqual([String(2 * HOUR), String(3 * HOUR)]);
+  });
+
+  it('a period that ends before it starts, or longer than 366 days, and a wrong grouping or zone are 400s naming them', async () => {
+    const problems: [string, RegExp][] = [
+      [`from=${dateOf(7)}&to=${dateOf(0)}`, /from must be before to/],
+      ['from=2025-01-01&to=2026-06-01', /366 days/],
+      ['group_by=month', /group_by must be one of day, week, agent, team, inbox/],
+      ['time_zone=Mars/Base', /time_zone must be an IANA time zone/],
+      ['business_hours=yes', /business_hours must be true or false/],
+      ['user_id=42', /user_id/],
+    ];
+    for (const [query, error] of problems) {
+      const answer = await t.request('GET', `/api/v1/reports/summary?${query}`, { token: admin });
+      expect({ query, status: answer.status, error: answer.body.error }).toEqual({
+        query,
+        status: 400,
+        error: expect.stringMatching(error),
+      });
+    }
+  });
+
+  it('days follow the time zone asked for: Friday 16:00 UTC is Saturday 01:00 in Tokyo', async () => {
+    const [friday, saturday] = await summary(`from=${dateOf(0)}&to=${dateOf(2)}&time_zone=Asia/Tokyo&group_by=day`);
+    expect([friday.group.key, saturday.group.key]).toEqual([dateOf(0), dateOf(1)]);
+    expect(friday).toMatchObject({ conversations_opened: 0, messages_in: 0 });
+    expect(saturday).toMatchObject({ conversations_opened: 1, messages_in: 1, conversations_open: 1 });
+  });
+
+  it('business_seconds agrees with the inbox hours minute by minute, across a weekend, a holiday and a clock change', async () => {
+    const hours: BusinessHours = {
+      timezone: 'Europe/Berlin',
+      days: {
+        mon: [
+          ['08:00', '12:00'],
+          ['13:00', '17:30'],
+        ],
+        tue: [['09:00', '24:00']],
+        sat: [['00:00', '02:00']],
+        fri: [['22:00', '24:00']],
+      },
+      holidays: ['2026-10-27'],
+    };
+    const cases = [
+      ['2026-10-23T18:00:00Z', '2026-10-28T06:00:00Z'],
+      ['2026-10-26T07:15:00Z', '2026-10-26T15:45:00Z'],
+      ['2026-10-30T20:00:00Z', '2026-11-03T10:00:00Z'],
+      ['2026-11-02T11:30:00Z', '2026-11-02T11:31:00Z'],
+    ];
+    for (const [since, till] of cases) {
+      let minutes = 0;
+      for (let at = Date.parse(since); at < Date.parse(till); at += 60_000) if (isOpenAt(hours, new Date(at))) minutes += 1;
+      const [row] = await t.sql<{ seconds: number }>('SELECT business_seconds($1::jsonb, $2, $3) AS seconds', [
+        JSON.stringify(hours),
+        since,
+        till,
+      ]);
+      expect({ since, till, seconds: row.seconds }).toEqual({ since, till, seconds: minutes * 60 });
+    }
+  });
+});

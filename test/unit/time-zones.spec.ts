@@ -1,0 +1,19 @@
+import { midnightIn } from '../../src/common/time-zones';
+
+describe('midnightIn', () => {
+  it('is the moment the date begins in the zone, east and west of UTC', () => {
+    expect(midnightIn('2026-11-16', 'UTC').toISOString()).toBe('2026-11-16T00:00:00.000Z');
+    expect(midnightIn('2026-11-16', 'Europe/Berlin').toISOString()).toBe('2026-11-15T23:00:00.000Z');
+    expect(midnightIn('2026-07-16', 'Europe/Berlin').toISOString()).toBe('2026-07-15T22:00:00.000Z');
+    expect(midnightIn('2026-11-16', 'America/New_York').toISOString()).toBe('2026-11-16T05:00:00.000Z');
+    expect(midnightIn('2026-11-16', 'Asia/Kolkata').toISOString()).toBe('2026-11-15T18:30:00.000Z');
+  });
+
+  it('takes the offset of the day itself on the days clocks change', () => {
+    // Berlin leaves summer time at 03:00 on 25 October 2026: that midnight is still at +02:00.
+    expect(midnightIn('2026-10-25', 'Europe/Berlin').toISOString()).toBe('2026-10-24T22:00:00.000Z');
+    expect(midnightIn('2026-10-26', 'Europe/Berlin').toISOString()).toBe('2026-10-25T23:00:00.000Z');
+    // Santiago skips midnight when summer time starts (6 September 2026): the day begins at 01:00, -03:00.
+    expect(midnightIn('2026-09-06', 'America/Santiago').toISOString()).toBe('2026-09-06T04:00:00.000Z');
+  });
+});
