@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
@@ -5,23 +7,20 @@ import { defineConfig, type Plugin } from 'vite';
 /**
  * Writes a Brotli and a gzip copy next to each text file of the build: the service sends them to
  * browsers that accept them (@fastify/static's preCompressed), so the JavaScript travels compressed
- * without compressing on every request.
+ * without compressing on every request. Written once the bundle is final: Vite fills in its chunks'
+ * lazy-import helper late in generateBundle, after any plugin's.
  */
 function precompress(): Plugin {
   return {
     name: 'team-inbox-precompress',
     apply: 'build',
-    generateBundle(_options, bundle) {
+    writeBundle(options, bundle) {
       for (const file of Object.values(bundle)) {
         if (!/\.(js|css|html|svg|json)$/.test(file.fileName)) continue;
-        const source = file.type === 'chunk' ? file.code : file.source;
-        const bytes = typeof source === 'string' ? Buffer.from(source) : Buffer.from(source);
-        this.emitFile({
-          type: 'asset',
-          fileName: `${file.fileName}.br`,
-          source: brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
-        });
-        this.emitFile({ type: 'asset', fileName: `${file.fileName}.gz`, source: gzipSync(bytes, { level: 9 }) });
+        const bytes = Buffer.from(file.type === 'chunk' ? file.code : file.source);
+        const path = join(options.dir!, file.fileName);
+        writeFileSync(`${path}.br`, brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
+        writeFileSync(`${path}.gz`, gzipSync(bytes, { level: 9 }));
       }
     },
   };
