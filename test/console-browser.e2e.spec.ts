@@ -409,9 +409,52 @@ describeWithBrowser('the agent console in Chromium', () => {
     const row = table.getByRole('row', { name: /Default marketing Charged PMP/ });
     await row.waitFor();
     expect(Number(await row.locator('td.number').textContent())).toBeGreaterThan(0);
-    await page.getByLabel('Month').fill('2020-01');
-    await page.getByText('No priced messages this month.').waitFor();
+    // The end first: a period from 2020 to today would be longer than a report sums.
+    await page.getByLabel('To (inclusive)').fill('2020-01-31');
+    await page.getByLabel('From').fill('2020-01-01');
+    await page.getByText('No priced messages in this period.').waitFor();
     await page.getByRole('status').filter({ hasText: '0 charged, 0 free' }).waitFor();
+  });
+
+  it("shows the team's figures on the reports page: tiles, a chart by day read by keyboard, tables by agent, and the CSV", async () => {
+    const token = await t.adminToken();
+    const agent = await t.createUser({ name: 'Report Rita' });
+    const { id } = await customerWrites(t, { name: 'Reported Customer', text: 'Is my order on its way?' });
+    await t.request('PATCH', `/api/v1/conversations/${id}`, { token, body: { assigned_to: agent.id } });
+    expect(
+      (await t.request('POST', `/api/v1/conversations/${id}/messages`, { token: agent.token, body: { type: 'text', text: 'It is' } }))
+        .status,
+    ).toBe(201);
+    await t.request('PATCH', `/api/v1/conversations/${id}`, { token: agent.token, body: { status: 'closed' } });
+
+    const page = await openAs(ADMIN.email, ADMIN.password);
+    await page.getByRole('link', { name: 'Reports' }).click();
+    const tiles = page.getByRole('definition');
+    await tiles.first().waitFor();
+    const resolved = page.locator('.tile', { hasText: 'Resolved' }).locator('dd');
+    expect(Number(await resolved.textContent())).toBeGreaterThan(0);
+    // The chart by day, drawn, and read by keyboard: End reads today's values aloud.
+    const chart = page.getByRole('img', { name: /Conversations opened and first response time by day/ });
+    await chart.locator('canvas').waitFor();
+    await chart.focus();
+    await page.keyboard.press('End');
+    const today = new Date();
+    const label = `${today.getFullYear()}-${String(today.getMonth() + 1).padStart(2, '0')}-${String(today.getDate()).padStart(2, '0')}`;
+    await page
+      .locator('.chart-reading')
+      .filter({ hasText: new RegExp(`^${label}: Conversations opened \\d+, First response \\(median\\) `) })
+      .waitFor();
+    // The agent's row beside the bars by agent.
+    const byAgent = page.getByRole('table', { name: 'Conversations resolved by agent' });
+    await byAgent.getByRole('row', { name: /^Report Rita 1 1 0 / }).waitFor();
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download conversations (CSV)' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('conversations.csv');
+    const csv = readFileSync((await download.path())!, 'utf8');
+    expect(csv.split('\n')[0]).toMatch(/^conversation_id,inbox_id,contact_id,assigned_to,/);
+    expect(csv).toContain(`${id},`);
   });
 
   it('lets an admin choose the members of an inbox, whom the API then lists', async () => {
