@@ -38,7 +38,7 @@ const FOLDERS = {
   teams: { uses: ['audit', 'common', 'database', 'users'], why: 'teams of agents and the inboxes they work' },
   reports: {
     uses: ['common', 'database', 'users'],
-    why: "figures over a period, read from the other modules' tables (users: whose inboxes a report keeps to)",
+    why: "figures over a period, read from the facts the database keeps and the other modules' tables (users: whose inboxes a report keeps to)",
   },
   inboxes: {
     uses: ['audit', 'channel', 'common', 'config', 'database', 'messaging', 'users'],

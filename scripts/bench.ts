@@ -81,6 +81,7 @@ import { printGrowth, printRatio, printTable, type Row } from './bench/report';
 import { benchRules } from './bench/rules';
 import { benchMessageSearch } from './bench/search';
 import { inspectDatabase, seedDatabase } from './bench/seed';
+import { benchReports } from './bench/reports';
 import { describeSize, FULL_SIZE, type SeedSize, TENTH_SIZE } from './bench/seed-sql';
 import { BENCH_METRICS_TOKEN, type RunningService, ServiceOptions, startService } from './bench/service';
 
@@ -133,10 +134,10 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
   return Number(value);
 }
 
-const SECTIONS = ['me', 'fanout', 'rules', 'campaigns', 'list', 'search', 'ingest', 'console', 'inboxes'] as const;
+const SECTIONS = ['me', 'fanout', 'rules', 'campaigns', 'list', 'search', 'reports', 'ingest', 'console', 'inboxes'] as const;
 type Section = (typeof SECTIONS)[number];
 /** The sections whose cost depends on how much data there is: run at both sizes on PostgreSQL. */
-const DATA_SECTIONS: Section[] = ['list', 'search', 'ingest', 'console', 'inboxes'];
+const DATA_SECTIONS: Section[] = ['list', 'search', 'reports', 'ingest', 'console', 'inboxes'];
 
 /** The sections `--only` names, or all of them. */
 function sectionsToRun(argv: string[]): Set<Section> {
@@ -268,7 +269,7 @@ async function main(cleanup: Cleanup): Promise<void> {
       });
     }
     console.log(
-      '\nskipped: GET /api/v1/conversations and message search need a seeded PostgreSQL database (set BENCH_DATABASE_URL to a throwaway one)',
+      '\nskipped: GET /api/v1/conversations, message search and reports need a seeded PostgreSQL database (set BENCH_DATABASE_URL to a throwaway one)',
     );
     return;
   }
@@ -325,6 +326,7 @@ async function benchData(
     );
   if (sections.has('search'))
     rows.push(...(await benchMessageSearch({ serviceUrl: service.baseUrl, auth, databaseUrl, size, poolMax: POOL_MAX, load, cleanup })));
+  if (sections.has('reports')) rows.push(...(await benchReports({ serviceUrl: service.baseUrl, token, pid: service.pid, size })));
   // Before ingest, which adds conversations: the console sees the seeded size.
   if (sections.has('console')) await benchConsole({ serviceUrl: service.baseUrl, token, size, cleanup });
   if (sections.has('ingest')) {

@@ -172,10 +172,48 @@ const READ_MARKERS = `
   CROSS JOIN LATERAL (SELECT m.id, m.created_at FROM messages m WHERE m.conversation_id = c.id ORDER BY m.created_at DESC, m.id DESC LIMIT 1) m
   WHERE random() < 0.7`;
 
+/**
+ * The reports' facts are kept by triggers as conversations and messages change; the seed writes
+ * rows in no particular order, which those triggers would read as a history nobody lived. They are
+ * off while it inserts (inside its transaction), and the facts are then written as a history:
+ * 70% of the conversations opened once, the rest twice (resolved, then reopened 4 days later);
+ * every episode but an open conversation's last one resolved; first answers within 3 hours,
+ * resolutions within 30, queues up to 20 minutes; a third of the resolved rated.
+ */
+const FACT_TRIGGERS_OFF = `
+  ALTER TABLE conversations DISABLE TRIGGER conversation_facts;
+  ALTER TABLE messages DISABLE TRIGGER message_facts`;
+const FACT_TRIGGERS_ON = `
+  ALTER TABLE conversations ENABLE TRIGGER conversation_facts;
+  ALTER TABLE messages ENABLE TRIGGER message_facts`;
+const REPORT_FACTS = `
+  INSERT INTO conversation_episodes (conversation_id, inbox_id, opened_at, customer_wrote_at, first_response_at, first_responder_id,
+    first_response_seconds, first_response_business_seconds, resolved_at, resolution_seconds, resolution_business_seconds,
+    assigned_to, team_id, waiting_seconds, csat_rating)
+  SELECT conversation_id, inbox_id, opened, opened, opened + answer, agent, extract(epoch FROM answer), extract(epoch FROM answer),
+    CASE WHEN resolved THEN opened + answer + work END,
+    CASE WHEN resolved THEN extract(epoch FROM answer + work) END,
+    CASE WHEN resolved THEN extract(epoch FROM answer + work) END,
+    agent, NULL, extract(epoch FROM wait), CASE WHEN resolved AND random() < 1.0 / 3 THEN 1 + floor(random() * 5)::int END
+  FROM (
+    SELECT c.id AS conversation_id, c.inbox_id, k,
+      c.last_message_at - (x.episodes - k) * interval '4 days' - random() * interval '1 day' AS opened,
+      random() * interval '3 hours' AS answer, random() * interval '30 hours' AS work, random() * interval '20 minutes' AS wait,
+      k < x.episodes OR c.status = 'closed' AS resolved,
+      COALESCE(c.assigned_to, (SELECT array_agg(id ORDER BY created_at, id) FROM users)[1 + floor(random() * (SELECT count(*) FROM users))::int]) AS agent
+    FROM conversations c
+    CROSS JOIN LATERAL (SELECT CASE WHEN random() < 0.3 AND c.id IS NOT NULL THEN 2 ELSE 1 END AS episodes) x
+    CROSS JOIN LATERAL generate_series(1, x.episodes) k
+  ) e;
+  INSERT INTO conversation_holds (episode_id, conversation_id, inbox_id, user_id, team_id, started_at, ended_at)
+  SELECT id, conversation_id, inbox_id, assigned_to, team_id, opened_at + make_interval(secs => waiting_seconds), resolved_at
+    FROM conversation_episodes`;
+
 /** The statements that seed `size`, with a label each for progress lines, in order. */
 export function seedStatements(size: SeedSize): { label: string; sql: string }[] {
   return [
     { label: 'helper', sql: UUID7_FUNCTION },
+    { label: "reports' fact triggers off", sql: FACT_TRIGGERS_OFF },
     { label: `${SEED.agents} agents`, sql: AGENTS },
     { label: `${size.contacts.toLocaleString('en-US')} contacts`, sql: contacts(size) },
     { label: `${size.conversations.toLocaleString('en-US')} conversations`, sql: CONVERSATIONS },
@@ -183,10 +221,21 @@ export function seedStatements(size: SeedSize): { label: string; sql: string }[]
     { label: `${size.messages.toLocaleString('en-US')} messages`, sql: messages(size) },
     { label: 'newest inbound message per conversation', sql: LAST_RECEIVED },
     { label: 'read markers', sql: READ_MARKERS },
+    { label: "reports' facts", sql: REPORT_FACTS },
+    { label: "reports' fact triggers on", sql: FACT_TRIGGERS_ON },
     // The triggers wrote a ledger row per change above: folded as the service folds it.
     { label: 'counts folded', sql: FOLD_COUNTERS.compile().text },
   ];
 }
 
 /** The tables the seed fills, for VACUUM (ANALYZE) afterwards. */
-export const SEEDED_TABLES = ['users', 'contacts', 'conversations', 'messages', 'conversation_reads', 'conversation_counters'];
+export const SEEDED_TABLES = [
+  'users',
+  'contacts',
+  'conversations',
+  'messages',
+  'conversation_reads',
+  'conversation_counters',
+  'conversation_episodes',
+  'conversation_holds',
+];
