@@ -116,10 +116,20 @@ export class ReportRepository {
            ORDER BY inbox_id, pricing_category, pricing_type NULLS LAST, pricing_model NULLS LAST`,
     );
   }
-  /** The local day or week (`YYYY-MM-DD`, its first day) of a moment, in the report's zone. */
+  /** The local day or week (its first moment) of a moment, in the report's zone. */
   private bucketOf(filter: SummaryFilter, column: Sql): Sql {
     const unit = filter.groupBy === 'week' ? 'week' : 'day';
-    return sql`to_char(date_trunc(${unit}, ${column} AT TIME ZONE ${filter.timeZone}), 'YYYY-MM-DD')`;
+    return sql`date_trunc(${unit}, ${column} AT TIME ZONE ${filter.timeZone})`;
+  }
+
+  /**
+   * A statement grouped by `bucket`, answered with each group's key as text: a day or week as
+   * `YYYY-MM-DD`, formatted once per group rather than once per row (half the time of a year's
+   * million messages by day).
+   */
+  private keyed(filter: SummaryFilter, grouped: Sql): Sql {
+    const key = this.timeGrouped(filter) ? sql`to_char(g.bucket, 'YYYY-MM-DD')` : sql`g.bucket`;
+    return sql`SELECT ${key} AS key, g.* FROM (${grouped}) g`;
   }
 
   private timeGrouped(filter: SummaryFilter): boolean {
@@ -172,29 +182,35 @@ export class ReportRepository {
       const started = [...scope, sql`u.start >= ${from}`, sql`u.start < ${to}`];
       const ended = [...scope, sql`u.stop >= ${from}`, sql`u.stop < ${to}`];
       const before = [...scope, sql`u.start < ${from}`, sql`(u.stop IS NULL OR u.stop >= ${from})`];
-      // The open at each bucket's end are those open at `from` ('before'), plus those started, less those ended, since.
+      // The open at each bucket's end are those open at `from` (the row without a key), plus those started, less those ended, since.
       return query<OpenedRow>(
         db,
-        sql`SELECT ${this.bucketOf(filter, sql`u.start`)} AS key, count(DISTINCT u.episode)::int AS opened, count(*)::int AS starts,
-                   0 AS stops, 0 AS open_at_end
-              FROM (${units}) u ${sql.where(started)} GROUP BY 1
-            UNION ALL
-            SELECT ${this.bucketOf(filter, sql`u.stop`)}, 0, 0, count(*)::int, 0 FROM (${units}) u ${sql.where(ended)} GROUP BY 1
-            UNION ALL
-            SELECT 'before', 0, 0, 0, count(*)::int FROM (${units}) u ${sql.where(before)}`,
+        this.keyed(
+          filter,
+          sql`SELECT ${this.bucketOf(filter, sql`u.start`)} AS bucket, count(DISTINCT u.episode)::int AS opened, count(*)::int AS starts,
+                     0 AS stops, 0 AS open_at_end
+                FROM (${units}) u ${sql.where(started)} GROUP BY 1
+              UNION ALL
+              SELECT ${this.bucketOf(filter, sql`u.stop`)}, 0, 0, count(*)::int, 0 FROM (${units}) u ${sql.where(ended)} GROUP BY 1
+              UNION ALL
+              SELECT NULL, 0, 0, 0, count(*)::int FROM (${units}) u ${sql.where(before)}`,
+        ),
       );
     }
     const key = this.keyOf(filter, sql`u.start`, columns);
     const within = [...scope, sql`u.start < ${to}`, sql`(u.stop IS NULL OR u.stop >= ${from})`];
     return query<OpenedRow>(
       db,
-      sql`SELECT ${key} AS key,
+      this.keyed(
+        filter,
+        sql`SELECT ${key} AS bucket,
                  count(DISTINCT u.episode) FILTER (WHERE u.start >= ${from})::int AS opened,
                  count(*) FILTER (WHERE u.start >= ${from})::int AS starts,
                  count(*) FILTER (WHERE u.stop < ${to})::int AS stops,
                  count(*) FILTER (WHERE u.stop IS NULL OR u.stop >= ${to})::int AS open_at_end
             FROM (${units}) u ${sql.where(within)}
            GROUP BY 1`,
+      ),
     );
   }
 
@@ -205,7 +221,9 @@ export class ReportRepository {
     const where = [...this.scope(filter, columns), sql`e.resolved_at >= ${filter.from}`, sql`e.resolved_at < ${filter.to}`];
     return query<ResolvedRow>(
       db,
-      sql`SELECT ${this.keyOf(filter, sql`e.resolved_at`, columns)} AS key, count(*)::int AS resolved,
+      this.keyed(
+        filter,
+        sql`SELECT ${this.keyOf(filter, sql`e.resolved_at`, columns)} AS bucket, count(*)::int AS resolved,
                  round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ${seconds}))::float8 AS resolution_median,
                  round(percentile_cont(0.9) WITHIN GROUP (ORDER BY ${seconds}))::float8 AS resolution_p90,
                  round(percentile_cont(0.5) WITHIN GROUP (ORDER BY e.waiting_seconds))::float8 AS waiting_median,
@@ -216,6 +234,7 @@ export class ReportRepository {
                        count(*) FILTER (WHERE e.csat_rating = 5)]::int[] AS csat_ratings
             FROM conversation_episodes e ${sql.where(where)}
            GROUP BY 1`,
+      ),
     );
   }
 
@@ -226,11 +245,14 @@ export class ReportRepository {
     const where = [...this.scope(filter, columns), sql`e.first_response_at >= ${filter.from}`, sql`e.first_response_at < ${filter.to}`];
     return query<FirstResponseRow>(
       db,
-      sql`SELECT ${this.keyOf(filter, sql`e.first_response_at`, columns)} AS key,
+      this.keyed(
+        filter,
+        sql`SELECT ${this.keyOf(filter, sql`e.first_response_at`, columns)} AS bucket,
                  round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ${seconds}))::float8 AS first_response_median,
                  round(percentile_cont(0.9) WITHIN GROUP (ORDER BY ${seconds}))::float8 AS first_response_p90
             FROM conversation_episodes e ${sql.where(where)}
            GROUP BY 1`,
+      ),
     );
   }
 
@@ -252,12 +274,15 @@ export class ReportRepository {
     ];
     return query<MessageCountRow>(
       db,
-      sql`SELECT ${this.keyOf(filter, sql`m.created_at`, columns)} AS key,
+      this.keyed(
+        filter,
+        sql`SELECT ${this.keyOf(filter, sql`m.created_at`, columns)} AS bucket,
                  count(*) FILTER (WHERE m.direction = 'inbound')::int AS messages_in,
                  count(*) FILTER (WHERE m.direction = 'outbound')::int AS messages_out,
                  count(*) FILTER (WHERE m.campaign_id IS NOT NULL AND m.status NOT IN ('queued', 'failed'))::int AS campaign_sends
             FROM messages m ${sql.where(where)}
            GROUP BY 1`,
+      ),
     );
   }
 

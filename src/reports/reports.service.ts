@@ -94,7 +94,7 @@ export class ReportsService {
     else if (filter.groupBy === 'total') rowOf('total');
     let openBefore = 0;
     for (const found of opened) {
-      if (buckets && found.key === 'before') {
+      if (buckets && found.key === null) {
         openBefore = found.open_at_end;
         continue;
       }

@@ -111,6 +111,8 @@ export class ReportFacts1764220000000 implements MigrationInterface {
     await q.query(`
       CREATE FUNCTION conversation_facts() RETURNS trigger LANGUAGE plpgsql AS $$
       DECLARE
+        -- The change's time as the service set it (a removed user's conversations, unassigned by the
+        -- foreign key, keep their last change's time: their hold ends then).
         at timestamptz := CASE TG_OP WHEN 'INSERT' THEN NEW.created_at ELSE NEW.updated_at END;
         was_open boolean := TG_OP = 'UPDATE' AND OLD.status <> 'closed';
         is_open boolean := NEW.status <> 'closed';
@@ -129,6 +131,8 @@ export class ReportFacts1764220000000 implements MigrationInterface {
            WHERE id = (SELECT e.id FROM conversation_episodes e WHERE e.conversation_id = NEW.id AND e.resolved_at IS NOT NULL
                         ORDER BY e.opened_at DESC LIMIT 1);
         END IF;
+        -- Nothing the facts follow changed (a status written again, open to snoozed of an assigned one).
+        IF was_open = is_open AND NOT changed_hands AND was_waiting = is_waiting THEN RETURN NULL; END IF;
         IF was_open AND (NOT is_open OR changed_hands) THEN
           UPDATE conversation_holds SET ended_at = at WHERE conversation_id = NEW.id AND ended_at IS NULL;
         END IF;
