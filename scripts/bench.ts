@@ -82,6 +82,7 @@ import { benchRules } from './bench/rules';
 import { benchMessageSearch } from './bench/search';
 import { inspectDatabase, seedDatabase } from './bench/seed';
 import { benchReports } from './bench/reports';
+import { benchRouting, type RoutingFigures } from './bench/routing';
 import { describeSize, FULL_SIZE, type SeedSize, TENTH_SIZE } from './bench/seed-sql';
 import { BENCH_METRICS_TOKEN, type RunningService, ServiceOptions, startService } from './bench/service';
 
@@ -134,10 +135,10 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
   return Number(value);
 }
 
-const SECTIONS = ['me', 'fanout', 'rules', 'campaigns', 'list', 'search', 'reports', 'ingest', 'console', 'inboxes'] as const;
+const SECTIONS = ['me', 'fanout', 'rules', 'campaigns', 'list', 'search', 'reports', 'ingest', 'console', 'inboxes', 'routing'] as const;
 type Section = (typeof SECTIONS)[number];
 /** The sections whose cost depends on how much data there is: run at both sizes on PostgreSQL. */
-const DATA_SECTIONS: Section[] = ['list', 'search', 'reports', 'ingest', 'console', 'inboxes'];
+const DATA_SECTIONS: Section[] = ['list', 'search', 'reports', 'ingest', 'console', 'inboxes', 'routing'];
 
 /** The sections `--only` names, or all of them. */
 function sectionsToRun(argv: string[]): Set<Section> {
@@ -299,7 +300,12 @@ async function main(cleanup: Cleanup): Promise<void> {
     cleanup,
   );
   await tenthService.stop();
-  printGrowth(tenth, full);
+  printGrowth(tenth.rows, full.rows);
+  if (tenth.routing && full.routing)
+    console.log(
+      `routing: ${tenth.routing.perSecond.toFixed(0)} assignments/s at a tenth, ${full.routing.perSecond.toFixed(0)} at the full size ` +
+        `(cost growth ${(tenth.routing.perSecond / full.routing.perSecond).toFixed(2)}x)`,
+    );
 }
 
 /**
@@ -314,7 +320,7 @@ async function benchData(
   sections: Set<Section>,
   settings: Settings,
   cleanup: Cleanup,
-): Promise<Row[]> {
+): Promise<{ rows: Row[]; routing?: RoutingFigures }> {
   const auth = { authorization: `Bearer ${token}` };
   const adminId = ((await getJson(`${service.baseUrl}/api/v1/me`, auth)) as { id?: unknown }).id;
   if (typeof adminId !== 'string') throw new Error('GET /api/v1/me answered no id');
@@ -341,7 +347,11 @@ async function benchData(
   }
   // Last: it moves the conversations between inboxes (and back) under the service's feet.
   if (sections.has('inboxes')) await benchInboxes({ serviceUrl: service.baseUrl, token, databaseUrl, size, load });
-  return rows;
+  // After the others: it hands the seed's queue out (and takes it back) under the service's feet.
+  const routing = sections.has('routing')
+    ? await benchRouting({ serviceUrl: service.baseUrl, token, databaseUrl, pid: service.pid, size })
+    : undefined;
+  return { rows, routing };
 }
 
 /**

@@ -30,6 +30,7 @@ export function Chart(props: { title: string; kind: 'line' | 'bars'; labels: str
 
   useEffect(() => {
     let cancelled = false;
+    let resized: ResizeObserver | null = null;
     void import('uplot').then(({ default: UPlot }) => {
       if (cancelled || !host.current) return;
       const width = Math.max(280, host.current.clientWidth);
@@ -75,9 +76,16 @@ export function Chart(props: { title: string; kind: 'line' | 'bars'; labels: str
         [labels.map((_, index) => index), ...series.map((one) => one.values)] as uPlot.AlignedData,
         host.current,
       );
+      // The chart follows its column's width (a window resized, a phone turned).
+      resized = new ResizeObserver(() => {
+        const chart = plot.current;
+        if (chart && host.current) chart.setSize({ width: Math.max(280, host.current.clientWidth), height: chart.height });
+      });
+      resized.observe(host.current);
     });
     return () => {
       cancelled = true;
+      resized?.disconnect();
       plot.current?.destroy();
       plot.current = null;
     };
