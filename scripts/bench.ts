@@ -83,6 +83,7 @@ import { benchMessageSearch } from './bench/search';
 import { inspectDatabase, seedDatabase } from './bench/seed';
 import { benchReports } from './bench/reports';
 import { benchRouting, type RoutingFigures } from './bench/routing';
+import { soak } from './bench/soak';
 import { describeSize, FULL_SIZE, type SeedSize, TENTH_SIZE } from './bench/seed-sql';
 import { BENCH_METRICS_TOKEN, type RunningService, ServiceOptions, startService } from './bench/service';
 
@@ -106,6 +107,7 @@ interface Settings {
   ruleMessages: number;
   campaignRecipients: number;
   campaignRate: number;
+  soakSeconds: number;
   logLevel: string;
   keepFiles: boolean;
 }
@@ -123,6 +125,7 @@ function readSettings(env: NodeJS.ProcessEnv, quick: boolean): Settings {
     ruleMessages: positiveInteger(env, 'BENCH_RULE_MESSAGES', quick ? 300 : 2_000),
     campaignRecipients: positiveInteger(env, 'BENCH_CAMPAIGN_RECIPIENTS', quick ? 2_000 : 100_000),
     campaignRate: positiveInteger(env, 'BENCH_CAMPAIGN_RATE', 1_000),
+    soakSeconds: positiveInteger(env, 'BENCH_SOAK_SECONDS', quick ? 60 : 600),
     logLevel: env.BENCH_LOG_LEVEL?.trim() || 'info',
     keepFiles: env.BENCH_KEEP_TMP === '1',
   };
@@ -185,6 +188,11 @@ async function main(cleanup: Cleanup): Promise<void> {
 
   const token = await logIn(service.baseUrl);
   const auth = { authorization: `Bearer ${token}` };
+
+  if (process.argv.includes('--soak')) {
+    await soak({ serviceUrl: service.baseUrl, token, appSecret: MESSAGING_APP_SECRET, pid: service.pid, seconds: settings.soakSeconds });
+    return;
+  }
 
   // The baseline answers exactly what the service answers, so both send the same body bytes.
   const meBody = await getJson(`${service.baseUrl}/api/v1/me`, auth);

@@ -291,7 +291,7 @@ describe('reports: the summary and the CSV of conversations, from facts recorded
     expect(inbox).toMatchObject({ group: { key: DEFAULT_INBOX }, conversations_opened: 4, conversations_resolved: 4 });
   });
 
-  it("an agent sees their own figures by agent and their inboxes' totals; another agent's is a 403", async () => {
+  it("an agent sees their inboxes' totals, by agent themselves, by team their teams, in the CSV their episodes; others' are a 403", async () => {
     const mine = await summary(`${WEEK}&group_by=agent`, alice.token);
     expect(mine.map((row) => row.group.key)).toEqual([alice.id]);
     const [total] = await summary(WEEK, alice.token);
@@ -299,6 +299,15 @@ describe('reports: the summary and the CSV of conversations, from facts recorded
     const refused = await t.request('GET', `/api/v1/reports/summary?${WEEK}&user_id=${bob.id}`, { token: alice.token });
     expect(refused.status).toBe(403);
     expect(refused.body.error).toMatch(/own figures/);
+    // By team, only their teams (Alice is in none; Bob is in Billing); the CSV, only the episodes they held last.
+    expect(await summary(`${WEEK}&group_by=team`, alice.token)).toEqual([]);
+    expect((await summary(`${WEEK}&group_by=team`, bob.token)).map((row) => row.group.key)).toEqual([billing]);
+    expect((await t.request('GET', `/api/v1/reports/summary?${WEEK}&team_id=${billing}`, { token: alice.token })).status).toBe(403);
+    const csv = (await t.request('GET', `/api/v1/reports/conversations.csv?${WEEK}`, { token: alice.token })).text
+      .trim()
+      .split('\n')
+      .slice(1);
+    expect(csv.map((line) => line.split(',')[0])).toEqual([conversations[0]]);
     const outsider = await t.createUser({ inbox_ids: [] });
     const [nothing] = await summary(WEEK, outsider.token);
     expect(nothing).toMatchObject({ conversations_opened: 0, messages_in: 0 });
@@ -383,13 +392,15 @@ describe('reports: the summary and the CSV of conversations, from facts recorded
         sat: [['00:00', '02:00']],
         fri: [['22:00', '24:00']],
       },
-      holidays: ['2026-10-27'],
+      holidays: ['2026-10-27', '2026-09-22', '2026-09-25'],
     };
     const cases = [
       ['2026-10-23T18:00:00Z', '2026-10-28T06:00:00Z'],
       ['2026-10-26T07:15:00Z', '2026-10-26T15:45:00Z'],
       ['2026-10-30T20:00:00Z', '2026-11-03T10:00:00Z'],
       ['2026-11-02T11:30:00Z', '2026-11-02T11:31:00Z'],
+      // Weeks counted whole in the middle, a holiday among them.
+      ['2026-09-01T10:00:00Z', '2026-10-15T12:30:00Z'],
     ];
     for (const [since, till] of cases) {
       let minutes = 0;
@@ -401,5 +412,123 @@ describe('reports: the summary and the CSV of conversations, from facts recorded
       ]);
       expect({ since, till, seconds: row.seconds }).toEqual({ since, till, seconds: minutes * 60 });
     }
+  });
+});
+
+describe('reports: the facts through every path that changes a conversation', () => {
+  let t: TestApp;
+  let admin: string;
+  const MONDAY = new Date(FRIDAY.getTime() - 4 * 86_400_000);
+  const at = (day: number, time: string) => new Date(on(day, time).getTime() - 4 * 86_400_000);
+  const PERIOD = `from=${MONDAY.toISOString().slice(0, 10)}&to=${FRIDAY.toISOString().slice(0, 10)}`;
+
+  const patch = (id: string, body: Record<string, unknown>) => t.request('PATCH', `/api/v1/conversations/${id}`, { token: admin, body });
+  const summary = async (query: string): Promise<Figures[]> => {
+    const answer = await t.request('GET', `/api/v1/reports/summary?${query}`, { token: admin });
+    expect(answer.status).toBe(200);
+    return answer.body.data as Figures[];
+  };
+  const rowOf = (rows: Figures[], key: string | null) => rows.find((row) => row.group.key === key);
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    admin = await t.adminToken();
+  });
+  afterAll(() => t.close());
+
+  it("counts a conversation handed to an agent once when a team is set on it after, and the team's once", async () => {
+    const agent = await t.createUser({ name: 'Kept Kim' });
+    const other = await t.createUser({ name: 'Next Nia' });
+    const team = (
+      await t.request('POST', '/api/v1/teams', {
+        token: admin,
+        body: { name: 'Returns', member_ids: [agent.id, other.id], inbox_ids: [DEFAULT_INBOX] },
+      })
+    ).body.id;
+    clock.start(at(0, '09:00'));
+    try {
+      const { id } = await customerWrites(t, { text: 'A return' });
+      clock.set(at(0, '09:10'));
+      expect((await patch(id, { assigned_to: agent.id })).status).toBe(200);
+      clock.set(at(0, '09:20'));
+      expect((await patch(id, { team_id: team })).status).toBe(200);
+      clock.set(at(0, '09:30'));
+      expect((await patch(id, { assigned_to: other.id })).status).toBe(200);
+    } finally {
+      clock.stop();
+    }
+    const agents = await summary(`${PERIOD}&group_by=agent`);
+    expect(rowOf(agents, agent.id)).toMatchObject({ conversations_opened: 1, conversations_open: 0 });
+    expect(rowOf(agents, other.id)).toMatchObject({ conversations_opened: 1, conversations_open: 1 });
+    expect(rowOf(await summary(`${PERIOD}&group_by=team`), team)).toMatchObject({ conversations_opened: 1, conversations_open: 1 });
+  });
+
+  it('credits a resolution to whoever held the conversation at the close: given back to the queue first, nobody', async () => {
+    const agent = await t.createUser({ name: 'Gone Gil' });
+    clock.start(at(1, '09:00'));
+    try {
+      const { id } = await customerWrites(t, { text: 'Hello' });
+      await patch(id, { assigned_to: agent.id });
+      clock.set(at(1, '10:00'));
+      await patch(id, { assigned_to: null });
+      clock.set(at(1, '11:00'));
+      await patch(id, { status: 'closed' });
+    } finally {
+      clock.stop();
+    }
+    const agents = await summary(`from=${at(1, '00:00').toISOString()}&to=${at(2, '00:00').toISOString()}&group_by=agent`);
+    expect(rowOf(agents, agent.id)).toMatchObject({ conversations_resolved: 0, conversations_opened: 1 });
+    // The queue's: 2 hours in it, before the agent and after.
+    expect(rowOf(agents, null)).toMatchObject({ conversations_resolved: 1, waiting_seconds: { median: 3600 } });
+  });
+
+  it("keeps a merged customer's conversation history: its resolved episode counts for the conversation that stays", async () => {
+    clock.start(at(2, '09:00'));
+    let stays = { id: '', phone: '' };
+    let from = { id: '', phone: '' };
+    try {
+      from = await customerWrites(t, { text: 'From my work phone' });
+      clock.set(at(2, '09:30'));
+      expect(
+        (await t.request('POST', `/api/v1/conversations/${from.id}/messages`, { token: admin, body: { type: 'text', text: 'Hi' } })).status,
+      ).toBe(201);
+      clock.set(at(2, '10:00'));
+      await patch(from.id, { status: 'closed' });
+      clock.set(at(2, '11:00'));
+      stays = await customerWrites(t, { text: 'From my own phone' });
+    } finally {
+      clock.stop();
+    }
+    const contactOf = async (phone: string) =>
+      (await t.request('GET', `/api/v1/contacts?q=${encodeURIComponent(phone)}`, { token: admin })).body.data[0].id;
+    const merged = await t.request('POST', `/api/v1/contacts/${await contactOf(stays.phone)}/merge`, {
+      token: admin,
+      body: { from: await contactOf(from.phone) },
+    });
+    expect(merged.status).toBe(200);
+    const day = `from=${at(2, '00:00').toISOString()}&to=${at(3, '00:00').toISOString()}`;
+    const [total] = await summary(day);
+    expect(total).toMatchObject({ conversations_opened: 2, conversations_resolved: 1, first_response_seconds: { median: 1800 } });
+    const csv = (await t.request('GET', `/api/v1/reports/conversations.csv?${day}`, { token: admin })).text.trim().split('\n').slice(1);
+    expect(csv.map((line) => line.split(',')[0])).toEqual([stays.id, stays.id]);
+  });
+
+  it("ends a removed agent's hold when they are removed, not at the conversation's last change", async () => {
+    const agent = await t.createUser({ name: 'Leaving Lou' });
+    clock.start(at(3, '09:00'));
+    try {
+      const { id } = await customerWrites(t, { text: 'Hello' });
+      await patch(id, { assigned_to: agent.id });
+    } finally {
+      clock.stop();
+    }
+    const removedAt = Date.now();
+    expect((await t.request('DELETE', `/api/v1/users/${agent.id}`, { token: admin })).status).toBe(204);
+    const holds = await t.sql<{ user_id: string | null; ended_at: Date | null }>(
+      'SELECT user_id, ended_at FROM conversation_holds WHERE user_id = $1',
+      [parsePublicId('user', agent.id)],
+    );
+    expect(holds).toHaveLength(1);
+    expect(holds[0].ended_at!.getTime()).toBeGreaterThanOrEqual(removedAt - 1000);
   });
 });

@@ -205,8 +205,8 @@ const REPORT_FACTS = `
     CROSS JOIN LATERAL (SELECT CASE WHEN random() < 0.3 AND c.id IS NOT NULL THEN 2 ELSE 1 END AS episodes) x
     CROSS JOIN LATERAL generate_series(1, x.episodes) k
   ) e;
-  INSERT INTO conversation_holds (episode_id, conversation_id, inbox_id, user_id, team_id, started_at, ended_at)
-  SELECT id, conversation_id, inbox_id, assigned_to, team_id, opened_at + make_interval(secs => waiting_seconds), resolved_at
+  INSERT INTO conversation_holds (episode_id, conversation_id, inbox_id, user_id, team_id, new_agent, new_team, started_at, ended_at)
+  SELECT id, conversation_id, inbox_id, assigned_to, team_id, true, true, opened_at + make_interval(secs => waiting_seconds), resolved_at
     FROM conversation_episodes`;
 
 /** The statements that seed `size`, with a label each for progress lines, in order. */

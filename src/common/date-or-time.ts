@@ -30,3 +30,12 @@ export function IsDateOrDateTime(): PropertyDecorator {
 export function IsZonedTime(): PropertyDecorator {
   return momentValidator('isZonedTime', ZONED_TIME, '$property must be an ISO 8601 time with a time zone, e.g. 2026-11-22T16:41:46Z');
 }
+
+/** A report's bound: a calendar date (its midnight in the report's zone) or a date-time with its time zone. */
+export function IsDateOrZonedTime(): PropertyDecorator {
+  return momentValidator(
+    'isDateOrZonedTime',
+    new RegExp(`^\\d{4}-\\d{2}-\\d{2}$|${ZONED_TIME.source}`),
+    '$property must be a date (2026-11-01) or a date-time with its time zone (2026-11-01T09:30:00+01:00)',
+  );
+}

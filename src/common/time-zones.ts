@@ -36,5 +36,7 @@ export function midnightIn(date: string, timeZone: string): Date {
   // The offset at the guess may differ from the one at midnight by a clock change between them: read it again there.
   const guess = wall - offsetAt(new Date(wall), timeZone);
   const moment = wall - offsetAt(new Date(guess), timeZone);
-  return new Date(offsetAt(new Date(moment), timeZone) === wall - moment ? moment : guess);
+  if (offsetAt(new Date(moment), timeZone) === wall - moment) return new Date(moment);
+  // Midnight does not exist that day (the clocks jump over it): the day begins at the jump, the later of the two.
+  return new Date(Math.max(guess, moment));
 }

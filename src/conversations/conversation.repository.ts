@@ -450,6 +450,31 @@ export class ConversationRepository {
   }
 
   /** Deletes a conversation (its messages must have moved: they would go with it). */
+  /**
+   * A merge's reports' facts (the episodes and holds the triggers keep for each conversation):
+   * the other conversation's open episode joins this one's (its customer's first message, its first
+   * answer when this one has none, its time in the queue), and its past episodes become this one's,
+   * so deleting it after takes no history with it. Called after `absorb`, before `delete`.
+   */
+  async mergeFacts(db: Db, intoId: string, fromId: string): Promise<void> {
+    await execute(
+      db,
+      sql`UPDATE conversation_episodes i
+             SET opened_at = LEAST(i.opened_at, f.opened_at),
+                 customer_wrote_at = LEAST(i.customer_wrote_at, f.customer_wrote_at),
+                 first_response_at = COALESCE(i.first_response_at, f.first_response_at),
+                 first_responder_id = CASE WHEN i.first_response_at IS NULL THEN f.first_responder_id ELSE i.first_responder_id END,
+                 first_response_seconds = COALESCE(i.first_response_seconds, f.first_response_seconds),
+                 first_response_business_seconds = COALESCE(i.first_response_business_seconds, f.first_response_business_seconds),
+                 waiting_seconds = i.waiting_seconds + f.waiting_seconds
+            FROM conversation_episodes f
+           WHERE i.conversation_id = ${intoId} AND i.resolved_at IS NULL AND f.conversation_id = ${fromId} AND f.resolved_at IS NULL`,
+    );
+    await execute(db, sql`DELETE FROM conversation_episodes WHERE conversation_id = ${fromId} AND resolved_at IS NULL`);
+    await execute(db, sql`UPDATE conversation_episodes SET conversation_id = ${intoId} WHERE conversation_id = ${fromId}`);
+    await execute(db, sql`UPDATE conversation_holds SET conversation_id = ${intoId} WHERE conversation_id = ${fromId}`);
+  }
+
   async delete(db: Db, id: string): Promise<void> {
     await execute(db, sql`DELETE FROM conversations WHERE id = ${id}`);
   }

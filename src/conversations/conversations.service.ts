@@ -512,6 +512,7 @@ export class ConversationsService implements OnModuleInit {
       updated_at: now,
     };
     await this.conversations.absorb(db, into.id, from.id, merged);
+    await this.conversations.mergeFacts(db, into.id, from.id);
     await this.conversations.delete(db, from.id);
     if (merged.status === into.status && merged.assigned_to === into.assigned_to) return;
     const conversation = ConversationResponse.of(await this.findWithCustomer(db, into.id));

@@ -68,3 +68,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 export function isDeadlock(error: unknown): boolean {
   return error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '40P01';
 }
+
+/** True when PostgreSQL does not know a time zone a statement named (SQLSTATE 22023): its tz database may lack one the runtime knows. */
+export function isUnknownTimeZone(error: unknown): boolean {
+  if (!(error instanceof QueryFailedError)) return false;
+  const driverError = error.driverError as { code?: string; message?: string };
+  return driverError.code === '22023' && /time zone/.test(driverError.message ?? '');
+}

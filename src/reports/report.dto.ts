@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, ValidateBy } from 'class-validator';
-import { IsDateOrDateTime } from '../common/date-or-time';
+import { IsDateOrDateTime, IsDateOrZonedTime } from '../common/date-or-time';
 import { toPublicId } from '../common/ids';
 import { IsPublicId } from '../common/is-public-id';
 import { IsOmittable } from '../common/omittable';
@@ -75,7 +75,7 @@ export class ConversationReportQuery {
       'From this moment on (inclusive); a date alone is its midnight in `time_zone`. The start of the current month when left out',
   })
   @IsOmittable()
-  @IsDateOrDateTime()
+  @IsDateOrZonedTime()
   from?: string;
 
   @ApiPropertyOptional({
@@ -83,7 +83,7 @@ export class ConversationReportQuery {
     description: 'Before this moment (exclusive); a date alone is its midnight in `time_zone`. Now when left out',
   })
   @IsOmittable()
-  @IsDateOrDateTime()
+  @IsDateOrZonedTime()
   to?: string;
 
   @ApiPropertyOptional({ description: 'Only this inbox', example: 'inb_00000000000070008000000000000001' })
@@ -122,7 +122,9 @@ export class ConversationReportQuery {
   @ValidateBy({
     name: 'isTimeZone',
     validator: {
-      validate: (value: unknown) => typeof value === 'string' && isTimeZone(value),
+      // Area/Location names (and UTC) only: JavaScript and PostgreSQL read abbreviations such as CET differently.
+      validate: (value: unknown) =>
+        typeof value === 'string' && /^(UTC|[A-Z][A-Za-z]+(\/[A-Za-z0-9_+-]+)+)$/.test(value) && isTimeZone(value),
       defaultMessage: () => 'time_zone must be an IANA time zone such as Europe/Berlin',
     },
   })

@@ -34,6 +34,8 @@ export interface SummaryFilter {
   userId?: string;
   /** The inboxes the reader sees; null: every one. */
   visibleInboxes: readonly string[] | null;
+  /** The teams whose figures the reader may see (an agent: their own); null: every one. */
+  visibleTeams?: readonly string[] | null;
 }
 
 /** Conversations opened, resolved and open per group: from the episodes, or from the holds when agents or teams are concerned. */
@@ -160,6 +162,7 @@ export class ReportRepository {
     if (filter.inboxId !== undefined) where.push(sql`${columns.inbox} = ${filter.inboxId}`);
     if (filter.userId !== undefined) where.push(sql`${columns.agent} = ${filter.userId}`);
     if (filter.teamId !== undefined) where.push(sql`${columns.team} = ${filter.teamId}`);
+    if (filter.groupBy === 'team' && filter.visibleTeams) where.push(sql`${columns.team} = ANY(${[...filter.visibleTeams]}::uuid[])`);
     return where;
   }
 
@@ -169,11 +172,16 @@ export class ReportRepository {
    * agent when it is handed to them, and leaves them when it is handed on or resolved).
    */
   opened(db: Db, filter: SummaryFilter): Promise<OpenedRow[]> {
-    const byHolds = filter.groupBy === 'agent' || filter.groupBy === 'team' || filter.userId !== undefined || filter.teamId !== undefined;
+    const byAgent = filter.groupBy === 'agent' || (filter.groupBy !== 'team' && filter.userId !== undefined);
+    const byHolds = byAgent || filter.groupBy === 'team' || filter.teamId !== undefined;
+    // A hold opens for the agent or the team it brought the conversation to, not for the other one's change.
+    const handed = sql.raw(byAgent ? 'h.new_agent' : 'h.new_team');
     const units = byHolds
-      ? sql`SELECT h.episode_id AS episode, h.started_at AS start, h.ended_at AS stop, h.user_id AS agent, h.team_id AS team, h.inbox_id AS inbox
+      ? sql`SELECT h.episode_id AS episode, h.started_at AS start, h.ended_at AS stop, h.user_id AS agent, h.team_id AS team, h.inbox_id AS inbox,
+                   ${handed} AS handed
               FROM conversation_holds h`
-      : sql`SELECT e.id AS episode, e.opened_at AS start, e.resolved_at AS stop, e.assigned_to AS agent, e.team_id AS team, e.inbox_id AS inbox
+      : sql`SELECT e.id AS episode, e.opened_at AS start, e.resolved_at AS stop, e.assigned_to AS agent, e.team_id AS team, e.inbox_id AS inbox,
+                   true AS handed
               FROM conversation_episodes e`;
     const columns = { agent: sql`u.agent`, team: sql`u.team`, inbox: sql`u.inbox` };
     const scope = this.scope(filter, columns);
@@ -187,7 +195,8 @@ export class ReportRepository {
         db,
         this.keyed(
           filter,
-          sql`SELECT ${this.bucketOf(filter, sql`u.start`)} AS bucket, count(DISTINCT u.episode)::int AS opened, count(*)::int AS starts,
+          sql`SELECT ${this.bucketOf(filter, sql`u.start`)} AS bucket, count(DISTINCT u.episode) FILTER (WHERE u.handed)::int AS opened,
+                     count(*)::int AS starts,
                      0 AS stops, 0 AS open_at_end
                 FROM (${units}) u ${sql.where(started)} GROUP BY 1
               UNION ALL
@@ -204,7 +213,7 @@ export class ReportRepository {
       this.keyed(
         filter,
         sql`SELECT ${key} AS bucket,
-                 count(DISTINCT u.episode) FILTER (WHERE u.start >= ${from})::int AS opened,
+                 count(DISTINCT u.episode) FILTER (WHERE u.start >= ${from} AND u.handed)::int AS opened,
                  count(*) FILTER (WHERE u.start >= ${from})::int AS starts,
                  count(*) FILTER (WHERE u.stop < ${to})::int AS stops,
                  count(*) FILTER (WHERE u.stop IS NULL OR u.stop >= ${to})::int AS open_at_end
@@ -297,6 +306,13 @@ export class ReportRepository {
                                  ${step}::interval) b`,
     );
     return rows.map((row) => row.key);
+  }
+
+  /** The teams a user belongs to. */
+  async teamsOf(db: Db, userId: string): Promise<string[]> {
+    return (await query<{ team_id: string }>(db, sql`SELECT team_id FROM team_members WHERE user_id = ${userId}`)).map(
+      (row) => row.team_id,
+    );
   }
 
   /** The names of users, teams or inboxes by id (a removed one is left out). */

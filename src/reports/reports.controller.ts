@@ -27,8 +27,8 @@ export class ReportsController {
       "(the first agent's answer after the customer's first message of an episode; automatic, campaign messages and notes are not " +
       'answers), resolutions (each close; a reopened conversation has one episode per opening), who held each conversation when, its ' +
       "time in the queue. Medians and 90th percentiles in seconds, of the calendar or (`business_hours=true`) of each inbox's business " +
-      'hours. An admin sees every inbox; an agent their inboxes, and by agent only themselves. A period over 366 days, or one that ends ' +
-      'before it starts, is a 400.',
+      'hours. An admin sees every inbox; an agent their inboxes, by agent only themselves and by team their teams (another agent or ' +
+      'team is a 403). A period over 366 days, or one that ends before it starts, is a 400.',
   })
   @ApiOkResponse({ type: ReportSummaryResponse })
   @ApiErrors(400)
@@ -43,13 +43,13 @@ export class ReportsController {
       'Columns: conversation_id, inbox_id, contact_id, assigned_to (who held it last), team_id, opened_at, first_response_at, ' +
       'resolved_at, first_response_seconds, resolution_seconds (calendar or, with `business_hours=true`, business-hours seconds), ' +
       'csat_rating, first_response_by, waiting_seconds (in the queue). A conversation reopened after a close has one row per ' +
-      'opening. The filters of the summary apply (an agent: their inboxes; `user_id`: the episodes they held last).',
+      'opening. The filters of the summary apply (`user_id`: the episodes they held last); an agent gets the episodes they held last.',
   })
   @ApiProduces('text/csv')
   @ApiOkResponse({ description: 'The CSV file', content: { 'text/csv': { schema: { type: 'string' } } } })
   @ApiErrors(400)
-  conversationsCsv(@Query() query: ConversationReportQuery, @CurrentUser() reader: UserRow): StreamableFile {
-    return new StreamableFile(this.reports.conversationsCsv(query, reader), {
+  async conversationsCsv(@Query() query: ConversationReportQuery, @CurrentUser() reader: UserRow): Promise<StreamableFile> {
+    return new StreamableFile(await this.reports.conversationsCsv(query, reader), {
       type: 'text/csv; charset=utf-8',
       disposition: 'attachment; filename="conversations.csv"',
     });

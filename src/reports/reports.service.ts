@@ -3,6 +3,7 @@ import { stringify } from 'csv-stringify';
 import { pipeline, Readable } from 'node:stream';
 import { parsePublicId, toPublicId, type IdPrefix } from '../common/ids';
 import { Database } from '../database/database';
+import { isUnknownTimeZone } from '../database/errors';
 import { visibleInboxesOf, type UserRow } from '../users/user.entity';
 import {
   ConversationReportQuery,
@@ -60,7 +61,7 @@ export class ReportsService {
    * the database from the recorded facts), waiting time, ratings and campaign sends.
    */
   async summary(query: ReportSummaryQuery, reader: UserRow, now = new Date()): Promise<ReportSummaryResponse> {
-    const filter = filterOf(query, query.group_by ?? 'total', reader, now);
+    const filter = await this.filterOf(query, query.group_by ?? 'total', reader, now);
     const db = this.database.db;
     const [opened, resolved, firstResponses, messages, buckets] = await Promise.all([
       this.reports.opened(db, filter),
@@ -68,7 +69,10 @@ export class ReportsService {
       this.reports.firstResponses(db, filter),
       this.reports.messageCounts(db, filter),
       filter.groupBy === 'day' || filter.groupBy === 'week' ? this.reports.buckets(db, filter) : Promise.resolve(null),
-    ]);
+    ]).catch((error: unknown) => {
+      if (isUnknownTimeZone(error)) throw new BadRequestException(`time_zone ${filter.timeZone} is not known to the database`);
+      throw error;
+    });
     const rows = new Map<string | null, ReportSummaryRow>();
     const rowOf = (key: string | null): ReportSummaryRow => {
       let row = rows.get(key);
@@ -137,9 +141,13 @@ export class ReportsService {
     return { data: await this.named(filter.groupBy, [...rows.values()]) };
   }
 
-  /** The CSV of the period's conversation episodes, one row each, oldest first, streamed page by page. */
-  conversationsCsv(query: ConversationReportQuery, reader: UserRow, now = new Date()): Readable {
-    const filter = filterOf(query, 'total', reader, now);
+  /**
+   * The CSV of the period's conversation episodes, one row each, oldest first, streamed page by
+   * page. An agent's holds only the episodes they held last: each row names its agents.
+   */
+  async conversationsCsv(query: ConversationReportQuery, reader: UserRow, now = new Date()): Promise<Readable> {
+    const filter = await this.filterOf(query, 'total', reader, now);
+    if (reader.role !== 'admin') filter.userId = reader.id;
     return pipeline(Readable.from(this.episodeRecords(filter)), stringify(), (error) => {
       if ((error as NodeJS.ErrnoException | undefined)?.code === 'ERR_STREAM_PREMATURE_CLOSE')
         this.logger.warn('The client left before the conversations report ended');
@@ -187,6 +195,40 @@ export class ReportsService {
     }
   }
 
+  /**
+   * The facts' filter of a query: the period, where and whose, kept to what the reader may see (an
+   * agent: their inboxes; by agent, themselves; by team or for a team, their teams).
+   */
+  private async filterOf(query: ConversationReportQuery, groupBy: ReportGrouping, reader: UserRow, now: Date): Promise<SummaryFilter> {
+    const timeZone = query.time_zone ?? 'UTC';
+    const { from, to } = periodOf(query, timeZone, now);
+    let userId = query.user_id === undefined ? undefined : parsePublicId('user', query.user_id)!;
+    const teamId = query.team_id === undefined ? undefined : parsePublicId('team', query.team_id)!;
+    let visibleTeams: string[] | null = null;
+    if (reader.role !== 'admin') {
+      if (userId !== undefined && userId !== reader.id)
+        throw new ForbiddenException('An agent sees only their own figures: leave out user_id or name yourself');
+      if (groupBy === 'agent') userId = reader.id;
+      if (groupBy === 'team' || teamId !== undefined) {
+        visibleTeams = await this.reports.teamsOf(this.database.db, reader.id);
+        if (teamId !== undefined && !visibleTeams.includes(teamId))
+          throw new ForbiddenException('An agent sees only the figures of their own teams');
+      }
+    }
+    return {
+      from,
+      to,
+      timeZone,
+      businessHours: query.business_hours === 'true',
+      groupBy,
+      inboxId: query.inbox_id === undefined ? undefined : parsePublicId('inb', query.inbox_id)!,
+      teamId,
+      userId,
+      visibleInboxes: visibleInboxesOf(reader),
+      visibleTeams,
+    };
+  }
+
   /** Rows grouped by agent, team or inbox with public keys and names, by name (nobody last). */
   private async named(groupBy: ReportGrouping, rows: ReportSummaryRow[]): Promise<ReportSummaryRow[]> {
     const naming = NAMED_GROUPS[groupBy];
@@ -203,29 +245,6 @@ export class ReportsService {
     }
     return rows.sort((a, b) => (a.group.key === null ? 1 : b.group.key === null ? -1 : a.group.label.localeCompare(b.group.label)));
   }
-}
-
-/** The facts' filter of a query: the period, where and whose, kept to what the reader may see. */
-function filterOf(query: ConversationReportQuery, groupBy: ReportGrouping, reader: UserRow, now: Date): SummaryFilter {
-  const timeZone = query.time_zone ?? 'UTC';
-  const { from, to } = periodOf(query, timeZone, now);
-  let userId = query.user_id === undefined ? undefined : parsePublicId('user', query.user_id)!;
-  if (reader.role !== 'admin') {
-    if (userId !== undefined && userId !== reader.id)
-      throw new ForbiddenException('An agent sees only their own figures: leave out user_id or name yourself');
-    if (groupBy === 'agent') userId = reader.id;
-  }
-  return {
-    from,
-    to,
-    timeZone,
-    businessHours: query.business_hours === 'true',
-    groupBy,
-    inboxId: query.inbox_id === undefined ? undefined : parsePublicId('inb', query.inbox_id)!,
-    teamId: query.team_id === undefined ? undefined : parsePublicId('team', query.team_id)!,
-    userId,
-    visibleInboxes: visibleInboxesOf(reader),
-  };
 }
 
 /**

@@ -15,5 +15,7 @@ describe('midnightIn', () => {
     expect(midnightIn('2026-10-26', 'Europe/Berlin').toISOString()).toBe('2026-10-25T23:00:00.000Z');
     // Santiago skips midnight when summer time starts (6 September 2026): the day begins at 01:00, -03:00.
     expect(midnightIn('2026-09-06', 'America/Santiago').toISOString()).toBe('2026-09-06T04:00:00.000Z');
+    // Cairo skips midnight east of UTC (24 April 2026, +02:00 to +03:00): the day begins at 01:00, +03:00.
+    expect(midnightIn('2026-04-24', 'Africa/Cairo').toISOString()).toBe('2026-04-23T22:00:00.000Z');
   });
 });

@@ -91,6 +91,9 @@ export function Chart(props: { title: string; kind: 'line' | 'bars'; labels: str
     };
   }, [labels, series, kind]);
 
+  // Other labels: what was being read is gone.
+  useEffect(() => setFocused(null), [labels]);
+
   const announce = (index: number) => {
     setFocused(index);
     const chart = plot.current;

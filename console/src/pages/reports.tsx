@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, downloadFile, urlOf, type Schemas } from '../api/client';
 import { Chart, type ChartSeries } from '../components/chart';
 import { duration } from '../format';
@@ -31,6 +31,14 @@ function dayAfter(date: string): string {
   next.setUTCDate(next.getUTCDate() + 1);
   return next.toISOString().slice(0, 10);
 }
+
+/** The first moment of a local date (`YYYY-MM-DD`), as an ISO time: what the pricing report, which counts in UTC, is given. */
+function startOf(date: string): string {
+  return new Date(`${date}T00:00:00`).toISOString();
+}
+
+/** The longest period a report sums, in days (the service refuses more). */
+const MAX_DAYS = 366;
 
 /** "45 s", "12 min", "3 h 20 min"; a dash without a value. */
 function seconds(value: number | null | undefined): string {
@@ -74,7 +82,10 @@ export function ReportsPage() {
     inbox_id: wanted.inboxId || undefined,
     business_hours: wanted.businessHours ? ('true' as const) : undefined,
   });
+  // Each change of the period starts a load; only the latest one's figures are shown.
+  const latest = useRef(0);
   const load = useAction(async (wanted: Period) => {
+    const generation = ++latest.current;
     const base = query(wanted);
     const summary = (group_by?: 'day' | 'agent' | 'team') => api.get('/api/v1/reports/summary', { query: { ...base, group_by } });
     const [total, days, agents, teams, pricing] = await Promise.all([
@@ -82,11 +93,14 @@ export function ReportsPage() {
       summary('day'),
       summary('agent'),
       summary('team'),
-      api.get('/api/v1/reports/pricing', { query: { from: base.from, to: base.to, inbox_id: base.inbox_id } }),
+      api.get('/api/v1/reports/pricing', { query: { from: startOf(base.from), to: startOf(base.to), inbox_id: base.inbox_id } }),
     ]);
+    if (generation !== latest.current) return;
     setReport({ total: total.data[0], days: days.data, agents: agents.data, teams: teams.data, pricing: pricing.data });
   });
-  const valid = /^\d{4}-\d{2}-\d{2}$/.test(period.from) && /^\d{4}-\d{2}-\d{2}$/.test(period.last) && period.from <= period.last;
+  const days = (Date.parse(period.last) - Date.parse(period.from)) / 86_400_000 + 1;
+  const tooLong = days > MAX_DAYS;
+  const valid = /^\d{4}-\d{2}-\d{2}$/.test(period.from) && /^\d{4}-\d{2}-\d{2}$/.test(period.last) && days >= 1 && !tooLong;
   useEffect(() => {
     if (valid) void load.run(period);
   }, [period.from, period.last, period.inboxId, period.businessHours]);
@@ -127,6 +141,11 @@ export function ReportsPage() {
         Days in {TIME_ZONE}. A first response is the first agent's answer after the customer's first message (automatic messages are not
         answers); a reopened conversation counts once per opening.
       </p>
+      {tooLong && (
+        <p class="error" role="alert">
+          A report covers at most {MAX_DAYS} days: choose a shorter period.
+        </p>
+      )}
       <ErrorNote error={load.error} />
       <ErrorNote error={exportCsv.error} />
       {report && <ReportFigures report={report} inboxName={(id) => inboxes.find((inbox) => inbox.id === id)?.name ?? id} />}
