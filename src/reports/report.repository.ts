@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import type { Page, PageQuery } from '../common/pagination';
+import { Keyset } from '../database/keyset';
 import { Db, query, type Sql, sql } from '../database/sql';
 
 /** Outbound messages of one inbox with one pricing, counted. */
@@ -93,6 +95,8 @@ export interface EpisodeRow {
   waiting_seconds: number;
   csat_rating: number | null;
 }
+
+const OLDEST_FIRST = new Keyset<EpisodeRow>({ time: 'e.opened_at', id: 'e.id' }, 'ASC', (row) => [row.opened_at, row.id]);
 
 /** The SQL of the reports: aggregates over the tables of other modules, read only. */
 @Injectable()
@@ -321,24 +325,20 @@ export class ReportRepository {
   }
 
   /**
-   * Up to `limit` episodes opened in [from, to) after the cursor (opened_at, id), oldest first,
-   * with their conversation's customer; durations in business-hours seconds when asked.
+   * A page of the episodes opened in [from, to), oldest first (the CSV reads them page after
+   * page), with their conversation's customer; durations in business-hours seconds when asked.
    */
-  episodesAfter(
-    db: Db,
-    filter: Omit<SummaryFilter, 'groupBy' | 'timeZone'>,
-    after: { opened_at: Date; id: string } | null,
-    limit: number,
-  ): Promise<EpisodeRow[]> {
+  async episodes(db: Db, filter: Omit<SummaryFilter, 'groupBy' | 'timeZone'>, page: PageQuery): Promise<Page<EpisodeRow>> {
     const columns = { agent: sql`e.assigned_to`, team: sql`e.team_id`, inbox: sql`e.inbox_id` };
     const where = [
       ...this.scope({ ...filter, groupBy: 'total', timeZone: 'UTC' }, columns),
       sql`e.opened_at >= ${filter.from}`,
       sql`e.opened_at < ${filter.to}`,
     ];
-    if (after) where.push(sql`(e.opened_at, e.id) > (${after.opened_at}::timestamptz, ${after.id}::uuid)`);
+    const after = OLDEST_FIRST.after(page.cursor);
+    if (after) where.push(after);
     const business = filter.businessHours;
-    return query<EpisodeRow>(
+    const rows = await query<EpisodeRow>(
       db,
       sql`SELECT e.id, e.conversation_id, e.inbox_id, c.contact_id, e.assigned_to, e.team_id, e.opened_at, e.first_response_at,
                  e.first_responder_id, e.resolved_at,
@@ -347,8 +347,8 @@ export class ReportRepository {
                  e.waiting_seconds, e.csat_rating
             FROM conversation_episodes e JOIN conversations c ON c.id = e.conversation_id
             ${sql.where(where)}
-           ORDER BY e.opened_at, e.id
-           LIMIT ${limit}`,
+           ${OLDEST_FIRST.orderAndLimit(page)}`,
     );
+    return OLDEST_FIRST.page(rows, page);
   }
 }

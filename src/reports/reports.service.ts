@@ -2,6 +2,7 @@ import { BadRequestException, ForbiddenException, Injectable, Logger } from '@ne
 import { stringify } from 'csv-stringify';
 import { pipeline, Readable } from 'node:stream';
 import { parsePublicId, toPublicId, type IdPrefix } from '../common/ids';
+import { midnightIn } from '../common/time-zones';
 import { Database } from '../database/database';
 import { isUnknownTimeZone } from '../database/errors';
 import { visibleInboxesOf, type UserRow } from '../users/user.entity';
@@ -15,7 +16,6 @@ import {
   ReportSummaryRow,
 } from './report.dto';
 import { ReportRepository, type ReportGrouping, type SummaryFilter } from './report.repository';
-import { midnightIn } from '../common/time-zones';
 
 /** The longest period one report sums: a year and a day, so a calendar year always fits. */
 const MAX_PERIOD_DAYS = 366;
@@ -170,10 +170,10 @@ export class ReportsService {
       'first_response_by',
       'waiting_seconds',
     ];
-    let after: { opened_at: Date; id: string } | null = null;
-    for (;;) {
-      const rows = await this.reports.episodesAfter(this.database.db, filter, after, CSV_PAGE);
-      for (const row of rows) {
+    let cursor: string | undefined;
+    do {
+      const page = await this.reports.episodes(this.database.db, filter, { limit: CSV_PAGE, cursor });
+      for (const row of page.data) {
         yield [
           toPublicId('conv', row.conversation_id),
           toPublicId('inb', row.inbox_id),
@@ -190,9 +190,8 @@ export class ReportsService {
           String(Math.round(row.waiting_seconds)),
         ];
       }
-      if (rows.length < CSV_PAGE) return;
-      after = rows[rows.length - 1];
-    }
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
   }
 
   /**
