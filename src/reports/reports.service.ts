@@ -2,6 +2,7 @@ import { BadRequestException, ForbiddenException, Injectable, Logger } from '@ne
 import { stringify } from 'csv-stringify';
 import { pipeline, Readable } from 'node:stream';
 import { parsePublicId, toPublicId, type IdPrefix } from '../common/ids';
+import type { Page } from '../common/pagination';
 import { midnightIn } from '../common/time-zones';
 import { Database } from '../database/database';
 import { isUnknownTimeZone } from '../database/errors';
@@ -15,7 +16,7 @@ import {
   ReportSummaryResponse,
   ReportSummaryRow,
 } from './report.dto';
-import { ReportRepository, type ReportGrouping, type SummaryFilter } from './report.repository';
+import { ReportRepository, type EpisodeRow, type ReportGrouping, type SummaryFilter } from './report.repository';
 
 /** The longest period one report sums: a year and a day, so a calendar year always fits. */
 const MAX_PERIOD_DAYS = 366;
@@ -63,7 +64,7 @@ export class ReportsService {
   async summary(query: ReportSummaryQuery, reader: UserRow, now = new Date()): Promise<ReportSummaryResponse> {
     const filter = await this.filterOf(query, query.group_by ?? 'total', reader, now);
     const db = this.database.db;
-    const [opened, resolved, firstResponses, messages, buckets] = await Promise.all([
+    const [opened, resolved, firstResponses, messages, buckets] = await settled([
       this.reports.opened(db, filter),
       this.reports.resolved(db, filter),
       this.reports.firstResponses(db, filter),
@@ -148,13 +149,15 @@ export class ReportsService {
   async conversationsCsv(query: ConversationReportQuery, reader: UserRow, now = new Date()): Promise<Readable> {
     const filter = await this.filterOf(query, 'total', reader, now);
     if (reader.role !== 'admin') filter.userId = reader.id;
-    return pipeline(Readable.from(this.episodeRecords(filter)), stringify(), (error) => {
+    // The first page is read before the answer starts: a database that is down is a 503, not a cut CSV.
+    const first = await this.reports.episodes(this.database.db, filter, { limit: CSV_PAGE });
+    return pipeline(Readable.from(this.episodeRecords(filter, first)), stringify(), (error) => {
       if ((error as NodeJS.ErrnoException | undefined)?.code === 'ERR_STREAM_PREMATURE_CLOSE')
         this.logger.warn('The client left before the conversations report ended');
     });
   }
 
-  private async *episodeRecords(filter: SummaryFilter): AsyncGenerator<string[]> {
+  private async *episodeRecords(filter: SummaryFilter, first: Page<EpisodeRow>): AsyncGenerator<string[]> {
     yield [
       'conversation_id',
       'inbox_id',
@@ -170,9 +173,7 @@ export class ReportsService {
       'first_response_by',
       'waiting_seconds',
     ];
-    let cursor: string | undefined;
-    do {
-      const page = await this.reports.episodes(this.database.db, filter, { limit: CSV_PAGE, cursor });
+    for (let page = first; ;) {
       for (const row of page.data) {
         yield [
           toPublicId('conv', row.conversation_id),
@@ -190,8 +191,9 @@ export class ReportsService {
           String(Math.round(row.waiting_seconds)),
         ];
       }
-      cursor = page.next_cursor ?? undefined;
-    } while (cursor);
+      if (!page.next_cursor) return;
+      page = await this.reports.episodes(this.database.db, filter, { limit: CSV_PAGE, cursor: page.next_cursor });
+    }
   }
 
   /**
@@ -258,6 +260,17 @@ function periodOf(query: { from?: string; to?: string }, timeZone: string, now: 
   if (to.getTime() - from.getTime() > MAX_PERIOD_DAYS * 86_400_000)
     throw new BadRequestException(`from and to must be at most ${MAX_PERIOD_DAYS} days apart`);
   return { from, to };
+}
+
+/**
+ * Every statement's result once all have ended, or the first failure: a failed one answers only
+ * after the others are done, so no statement of a request still runs once it is answered.
+ */
+async function settled<T extends readonly unknown[]>(statements: readonly [...{ [K in keyof T]: Promise<T[K]> }]): Promise<T> {
+  const outcomes = await Promise.allSettled(statements);
+  const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+  return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }
 
 /** The first day (`YYYY-MM-01`) of the month `now` is in, in the zone. */
