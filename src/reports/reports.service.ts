@@ -64,16 +64,22 @@ export class ReportsService {
   async summary(query: ReportSummaryQuery, reader: UserRow, now = new Date()): Promise<ReportSummaryResponse> {
     const filter = await this.filterOf(query, query.group_by ?? 'total', reader, now);
     const db = this.database.db;
-    const [opened, resolved, firstResponses, messages, buckets] = await settled([
+    const statements = [
       this.reports.opened(db, filter),
       this.reports.resolved(db, filter),
       this.reports.firstResponses(db, filter),
       this.reports.messageCounts(db, filter),
       filter.groupBy === 'day' || filter.groupBy === 'week' ? this.reports.buckets(db, filter) : Promise.resolve(null),
-    ]).catch((error: unknown) => {
-      if (isUnknownTimeZone(error)) throw new BadRequestException(`time_zone ${filter.timeZone} is not known to the database`);
-      throw error;
-    });
+    ] as const;
+    // Every statement ends before the answer, a failed one or not: none runs on once the request is answered.
+    const failed = (await Promise.allSettled(statements)).find(
+      (outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected',
+    );
+    if (failed) {
+      if (isUnknownTimeZone(failed.reason)) throw new BadRequestException(`time_zone ${filter.timeZone} is not known to the database`);
+      throw failed.reason;
+    }
+    const [opened, resolved, firstResponses, messages, buckets] = await Promise.all(statements);
     const rows = new Map<string | null, ReportSummaryRow>();
     const rowOf = (key: string | null): ReportSummaryRow => {
       let row = rows.get(key);
@@ -260,17 +266,6 @@ function periodOf(query: { from?: string; to?: string }, timeZone: string, now: 
   if (to.getTime() - from.getTime() > MAX_PERIOD_DAYS * 86_400_000)
     throw new BadRequestException(`from and to must be at most ${MAX_PERIOD_DAYS} days apart`);
   return { from, to };
-}
-
-/**
- * Every statement's result once all have ended, or the first failure: a failed one answers only
- * after the others are done, so no statement of a request still runs once it is answered.
- */
-async function settled<T extends readonly unknown[]>(statements: readonly [...{ [K in keyof T]: Promise<T[K]> }]): Promise<T> {
-  const outcomes = await Promise.allSettled(statements);
-  const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-  if (failed) throw failed.reason;
-  return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }
 
 /** The first day (`YYYY-MM-01`) of the month `now` is in, in the zone. */
