@@ -354,7 +354,7 @@ describe('reports: the summary and the CSV of conversations, from facts recorded
     expect(business.text.split('\n')[1].split(',').slice(8, 10)).toEqual([String(2 * HOUR), String(3 * HOUR)]);
   });
 
-  it('a period that ends before it starts, or longer than 366 days, and a wrong grouping or zone are 400s naming them', async () => {
+  it('a period that ends before it starts, or longer than 366 days, and every field empty, of the wrong kind or repeated is a 400 naming it, on the summary and the CSV', async () => {
     const problems: [string, RegExp][] = [
       [`from=${dateOf(7)}&to=${dateOf(0)}`, /from must be before to/],
       ['from=2025-01-01&to=2026-06-01', /366 days/],
@@ -362,15 +362,28 @@ describe('reports: the summary and the CSV of conversations, from facts recorded
       ['time_zone=Mars/Base', /time_zone must be an IANA time zone/],
       ['business_hours=yes', /business_hours must be true or false/],
       ['user_id=42', /user_id/],
+      // Every field empty, of the wrong kind, or given twice (an array).
+      ...['from', 'to', 'inbox_id', 'team_id', 'user_id', 'business_hours', 'time_zone', 'group_by'].flatMap(
+        (field): [string, RegExp][] => [
+          [`${field}=`, new RegExp(field)],
+          [`${field}=42`, new RegExp(field)],
+          [`${field}=a&${field}=b`, new RegExp(field)],
+        ],
+      ),
+      ['from=2026-11-01T09:30', /from must be a date .* or a date-time with its time zone/],
+      ['time_zone=CET', /time_zone must be an IANA time zone/],
     ];
-    for (const [query, error] of problems) {
-      const answer = await t.request('GET', `/api/v1/reports/summary?${query}`, { token: admin });
-      expect({ query, status: answer.status, error: answer.body.error }).toEqual({
-        query,
-        status: 400,
-        error: expect.stringMatching(error),
-      });
-    }
+    for (const path of ['/api/v1/reports/summary', '/api/v1/reports/conversations.csv'])
+      for (const [query, error] of problems) {
+        if (path.endsWith('.csv') && query.startsWith('group_by')) continue;
+        const answer = (await t.request('GET', `${path}?${query}`, { token: admin })) as { status: number; body: { error?: string } };
+        expect({ path, query, status: answer.status, error: answer.body.error }).toEqual({
+          path,
+          query,
+          status: 400,
+          error: expect.stringMatching(error),
+        });
+      }
   });
 
   it('days follow the time zone asked for: Friday 16:00 UTC is Saturday 01:00 in Tokyo', async () => {
