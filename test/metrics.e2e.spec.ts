@@ -4,6 +4,7 @@ import { FakeGraphApi } from './support/fake-graph-api';
 import { customerWrites } from './support/inbox';
 import { startTestApp, TestApp } from './support/test-app';
 import { WebhookReceiver } from './support/webhook-receiver';
+import { freePort } from './support/redis-server';
 
 const METRICS_TOKEN = 'metrics-token-of-some-length-0123';
 const APP_SECRET = 'metrics-test-app-secret';
@@ -169,7 +170,7 @@ describe('metrics switched off or on a port of their own', () => {
   });
 
   it('serves the metrics on METRICS_PORT without a token, and only them', async () => {
-    const t = await startTestApp({ env: { METRICS_PORT: String(20000 + Math.floor(Math.random() * 20000)) } });
+    const t = await startTestApp({ env: { METRICS_PORT: String(await freePort()) } });
     try {
       const port = t.app.get(MetricsServer).port;
       const answer = await fetch(`http://127.0.0.1:${port}/metrics`);
