@@ -44,6 +44,16 @@ export function Thread(props: {
   const positioned = useRef(false);
   /** Set while older messages load above: the distance from the end to keep, so what was read stays put. */
   const keepFromEnd = useRef<number | null>(null);
+  /**
+   * Where the thread last put itself. The scroll event of that move comes a frame later, after the
+   * layout may have shrunk the box (the actions wrapping): read then, it would say the reader left
+   * the end, and the resize that follows would leave them 59 px above it.
+   */
+  const placedAt = useRef<number | null>(null);
+  const place = (element: HTMLElement, top: number) => {
+    element.scrollTop = top;
+    placedAt.current = element.scrollTop;
+  };
 
   const markRead = useCallback(
     (onError: (error: unknown) => void = () => undefined) => {
@@ -102,17 +112,18 @@ export function Thread(props: {
     const element = list.current;
     if (!element || messages.length === 0) return;
     if (keepFromEnd.current !== null) {
-      element.scrollTop = element.scrollHeight - keepFromEnd.current;
+      place(element, element.scrollHeight - keepFromEnd.current);
       keepFromEnd.current = null;
     } else if (!positioned.current) {
       positioned.current = true;
       const divider = element.querySelector<HTMLElement>('.unread-divider');
-      element.scrollTop = divider
-        ? element.scrollTop + divider.getBoundingClientRect().top - element.getBoundingClientRect().top
-        : element.scrollHeight;
+      place(
+        element,
+        divider ? element.scrollTop + divider.getBoundingClientRect().top - element.getBoundingClientRect().top : element.scrollHeight,
+      );
       stickToBottom.current = !divider;
     } else if (stickToBottom.current) {
-      element.scrollTop = element.scrollHeight;
+      place(element, element.scrollHeight);
     }
   }, [messages, conversation !== null]);
 
@@ -122,7 +133,7 @@ export function Thread(props: {
     const element = list.current;
     if (!element) return;
     const observer = new ResizeObserver(() => {
-      if (stickToBottom.current && positioned.current) element.scrollTop = element.scrollHeight;
+      if (stickToBottom.current && positioned.current) place(element, element.scrollHeight);
     });
     observer.observe(element);
     return () => observer.disconnect();
@@ -202,6 +213,8 @@ export function Thread(props: {
         ref={list}
         onScroll={(event) => {
           const element = event.currentTarget;
+          if (element.scrollTop === placedAt.current) return;
+          placedAt.current = null;
           stickToBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight < AT_THE_END_PX;
         }}
       >
