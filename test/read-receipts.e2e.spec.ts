@@ -116,8 +116,8 @@ describe('reading a conversation', () => {
     await t.app.get(ReadRepository).advanceMarker(t.app.get(Database).db, {
       conversationId: parsePublicId('conv', id)!,
       userId: parsePublicId('user', agent.id)!,
-      messageId: first!,
-      messageCreatedAt: older.created_at,
+      newestMessageId: first!,
+      newestCreatedAt: older.created_at,
       at: new Date(),
     });
     expect(await markerOf(id, agent.id)).toBe(parsePublicId('msg', later.body.id as string));

@@ -1,6 +1,7 @@
-import { parsePublicId } from '../src/common/ids';
+import { parsePublicId, toPublicId } from '../src/common/ids';
 import { UNREAD_COUNT_LIMIT } from '../src/conversations/conversation.entity';
 import { ConversationsService } from '../src/conversations/conversations.service';
+import { createConversation } from './support/factories';
 import { customerWrites } from './support/inbox';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -71,11 +72,8 @@ describe('unread state per agent and the counts of the inbox', () => {
 
   it('answers unread_count 0 for a thread with no message yet', async () => {
     const agent = await t.createUser();
-    const { id } = await customerWrites(t);
-    await t.sql('DELETE FROM messages WHERE conversation_id::text = $1', [parsePublicId('conv', id)!]);
-    await t.sql('UPDATE conversations SET last_received_at = NULL, last_received_id = NULL WHERE id::text = $1', [
-      parsePublicId('conv', id)!,
-    ]);
+    const id = toPublicId('conv', (await createConversation(t)).id);
+    expect((await conversation(id)).unread_count).toBe(0);
     expect((await read(id, agent.token)).body.unread_count).toBe(0);
   });
 

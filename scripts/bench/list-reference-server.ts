@@ -3,16 +3,19 @@
  * service's own list statement (`ConversationRepository.listStatement`) and shaping rows with the
  * service's own functions (`pageOf`, `mapPage`, `ConversationResponse.of`). So it answers the same bytes from the same SQL
  * on a pool of the same size, and the gap to the service is only what the service adds: Nest,
- * guards, token check, user lookup, rate limit, logging, TypeORM's query path.
+ * guards, token check, user lookup, rate limit, logging, TypeORM's query path. `/computed` answers
+ * the same page with its rows computed as the service did before issue 28, the "today" the issue's
+ * 4x is measured against.
  */
 import Fastify from 'fastify';
 import { Pool } from 'pg';
 import { mapPage } from '../../src/common/pagination';
 import { ConversationResponse, type ListConversationsQuery } from '../../src/conversations/conversation.dto';
 import type { ConversationWithCustomer } from '../../src/conversations/conversation.entity';
-import { type ConversationCounts, ConversationRepository } from '../../src/conversations/conversation.repository';
+import { type ConversationCounts, ConversationRepository, type ShowRows } from '../../src/conversations/conversation.repository';
 import { conversationFilterOf } from '../../src/conversations/conversations.service';
 import { listeningPort, serveOnRequest } from './child-server';
+import { computedRow } from './computed-row';
 
 export type ListReferenceRequest = {
   databaseUrl: string;
@@ -29,14 +32,17 @@ serveOnRequest('list reference', async ({ databaseUrl, poolMax, callerId, limit,
   const app = Fastify();
   app.addHook('onClose', () => pool.end());
   // The list's filters as the bench sends them (`status`, `assigned_to=me`, `unread=true`).
-  app.get<{ Querystring: Record<string, string> }>(path, async (request) => {
+  const list = (show?: ShowRows) => async (request: { query: Record<string, string> }) => {
     // Built per request, as the service builds it from the validated query.
     const { status, assigned_to, unread } = request.query;
     const query = { limit, status, assigned_to, unread: unread === 'true' || undefined } as ListConversationsQuery;
-    const { text, values } = conversations.listStatement(conversationFilterOf(query, callerId), query, callerId).compile();
+    const { text, values } = conversations.listStatement(conversationFilterOf(query, callerId), query, callerId, show).compile();
     const { rows } = await pool.query<ConversationWithCustomer>(text, values);
     return mapPage(conversations.pageOf(rows, query), ConversationResponse.of);
-  });
+  };
+  app.get<{ Querystring: Record<string, string> }>(path, list());
+  // The same page with its rows computed as before issue 28 (computed-row.ts).
+  app.get<{ Querystring: Record<string, string> }>(`${path}/computed`, list(computedRow));
   app.get(`${path}/counts`, async () => {
     const { text, values } = conversations.countsStatement(callerId).compile();
     return (await pool.query<ConversationCounts>(text, values)).rows[0];

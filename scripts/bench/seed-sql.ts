@@ -162,12 +162,12 @@ const LAST_RECEIVED = `
 
 /**
  * Read markers: every user (the bench admin included) has read 70% of the conversations up to
- * their newest message, and nothing of the rest: unread counts, `unread=true` and the counts of
+ * their newest message (all the customer's messages the messages' trigger counted), and nothing of the rest: unread counts, `unread=true` and the counts of
  * the tabs run against some 420,000 markers, as a busy team's database holds.
  */
 const READ_MARKERS = `
-  INSERT INTO conversation_reads (conversation_id, user_id, last_read_message_id, last_read_at, updated_at)
-  SELECT c.id, u.id, m.id, m.created_at, m.created_at
+  INSERT INTO conversation_reads (conversation_id, user_id, last_read_message_id, last_read_at, updated_at, inbound_read)
+  SELECT c.id, u.id, m.id, m.created_at, m.created_at, c.inbound_count
   FROM conversations c CROSS JOIN users u
   CROSS JOIN LATERAL (SELECT m.id, m.created_at FROM messages m WHERE m.conversation_id = c.id ORDER BY m.created_at DESC, m.id DESC LIMIT 1) m
   WHERE random() < 0.7`;

@@ -17,20 +17,27 @@ export const READ_RECEIPT_WORK = {
 @Injectable()
 export class ReadRepository {
   /**
-   * Moves the user's read marker of the conversation to this message, never back: a marker already
-   * at or after it (in the thread's order, created_at then id) stays.
+   * Moves the user's read marker of the conversation to its newest message, never back: a marker
+   * already at or after it (in the thread's order, created_at then id) stays. The marker also keeps
+   * how many of the customer's messages the thread held then (the list's unread count subtracts
+   * it), read from the conversation, which the caller holds so no message arrives meanwhile.
    */
   async advanceMarker(
     db: Db,
-    marker: { conversationId: string; userId: string; messageId: string; messageCreatedAt: Date; at: Date },
+    marker: { conversationId: string; userId: string; newestMessageId: string; newestCreatedAt: Date; at: Date },
   ): Promise<void> {
+    const advances = sql`(conversation_reads.last_read_at, conversation_reads.last_read_message_id) < (EXCLUDED.last_read_at, EXCLUDED.last_read_message_id)`;
     await execute(
       db,
-      sql`INSERT INTO conversation_reads (conversation_id, user_id, last_read_message_id, last_read_at, updated_at)
-          VALUES (${marker.conversationId}, ${marker.userId}, ${marker.messageId}, ${marker.messageCreatedAt}, ${marker.at})
+      sql`INSERT INTO conversation_reads (conversation_id, user_id, last_read_message_id, last_read_at, updated_at, inbound_read)
+          SELECT ${marker.conversationId}, ${marker.userId}, ${marker.newestMessageId}, ${marker.newestCreatedAt}, ${marker.at}, c.inbound_count
+            FROM conversations c WHERE c.id = ${marker.conversationId}
           ON CONFLICT (conversation_id, user_id) DO UPDATE
-            SET last_read_message_id = EXCLUDED.last_read_message_id, last_read_at = EXCLUDED.last_read_at, updated_at = EXCLUDED.updated_at
-          WHERE (conversation_reads.last_read_at, conversation_reads.last_read_message_id) < (EXCLUDED.last_read_at, EXCLUDED.last_read_message_id)`,
+            SET last_read_message_id = CASE WHEN ${advances} THEN EXCLUDED.last_read_message_id ELSE conversation_reads.last_read_message_id END,
+                last_read_at = CASE WHEN ${advances} THEN EXCLUDED.last_read_at ELSE conversation_reads.last_read_at END,
+                updated_at = EXCLUDED.updated_at,
+                inbound_read = GREATEST(conversation_reads.inbound_read, EXCLUDED.inbound_read)
+          WHERE ${advances} OR conversation_reads.inbound_read < EXCLUDED.inbound_read`,
     );
   }
 

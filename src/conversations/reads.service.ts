@@ -40,8 +40,8 @@ export class ReadsService {
         await this.reads.advanceMarker(db, {
           conversationId,
           userId: caller.id,
-          messageId: newest.id,
-          messageCreatedAt: newest.created_at,
+          newestMessageId: newest.id,
+          newestCreatedAt: newest.created_at,
           at: now,
         });
       }

@@ -39,6 +39,7 @@ import { InboxAutomation1764190000000 } from './migrations/1764190000000-inbox-a
 import { RulesMacrosCsat1764200000000 } from './migrations/1764200000000-rules-macros-csat';
 import { Campaigns1764210000000 } from './migrations/1764210000000-campaigns';
 import { ReportFacts1764220000000 } from './migrations/1764220000000-report-facts';
+import { ListRowColumns1764230000000 } from './migrations/1764230000000-list-row-columns';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -83,4 +84,5 @@ export const MIGRATIONS = [
   RulesMacrosCsat1764200000000,
   Campaigns1764210000000,
   ReportFacts1764220000000,
+  ListRowColumns1764230000000,
 ];
