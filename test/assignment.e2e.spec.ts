@@ -1,5 +1,7 @@
+import { AssignmentRepository } from '../src/assignment/assignment.repository';
 import { AssignmentService } from '../src/assignment/assignment.service';
 import { parsePublicId } from '../src/common/ids';
+import { Database } from '../src/database/database';
 import { messagesWebhook } from '../scripts/lib/channel-webhook';
 import { channelMessage, eventually } from './support/channel';
 import { SseClient } from './support/sse-client';
@@ -308,6 +310,30 @@ describe('assignment: teams, availability and the router', () => {
       expect(await assigneeOf(id)).toBeNull();
       await t.request('PATCH', `/api/v1/teams/${team.body.id}`, { token: admin, body: { inbox_ids: [] } });
       await assignedTo(id, member.id);
+    });
+
+    it('looks for waiting conversations inbox by inbox on their index, never through the queue of the inboxes assigned by hand', async () => {
+      // A long queue in an inbox assigned by hand, which the router never reads.
+      await t.sql(`INSERT INTO contacts (id, phone, name, tags, created_at, updated_at)
+        SELECT gen_random_uuid(), '+1777' || lpad(i::text, 7, '0'), 'Queued ' || i, '{}', now(), now() FROM generate_series(1, 3000) i`);
+      await t.sql(`INSERT INTO conversations (id, contact_id, inbox_id, status, last_message_at, waiting_since, created_at, updated_at)
+        SELECT gen_random_uuid(), id, (SELECT id FROM inboxes WHERE is_default), 'open', now(), now(), now(), now()
+          FROM contacts WHERE name LIKE 'Queued %'`);
+      await t.sql('ANALYZE conversations');
+      const { text, values } = t.app.get(AssignmentRepository).anyWaitingStatement().compile();
+      const plan = (await t.sql<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, values)).map((row) => row['QUERY PLAN']).join('\n');
+      expect(plan).not.toMatch(/Seq Scan on conversations|Hash/);
+      expect(plan).toContain('conversations_inbox_waiting_idx');
+      // And it answers: nothing waits in an automatic inbox here until a customer writes in one.
+      const repository = t.app.get(AssignmentRepository);
+      const database = t.app.get(Database);
+      const { number } = await inbox({ mode: 'round_robin' });
+      await t.sql('UPDATE conversations SET waiting_since = NULL WHERE inbox_id <> (SELECT id FROM inboxes WHERE is_default)');
+      expect(await repository.anyWaiting(database.db)).toBe(false);
+      await customerWrites(number);
+      expect(await repository.anyWaiting(database.db)).toBe(true);
+      await t.sql("DELETE FROM conversations WHERE contact_id IN (SELECT id FROM contacts WHERE name LIKE 'Queued %')");
+      await t.sql("DELETE FROM contacts WHERE name LIKE 'Queued %'");
     });
 
     it('pages the queue without repeating or skipping conversations that began waiting in the same statement', async () => {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type Db, execute, query, sql } from '../database/sql';
+import { type Db, execute, query, type Sql, sql } from '../database/sql';
 import type { AvailableAgent, WaitingConversation } from './agent-chooser';
 
 /** The class of the advisory lock every router transaction holds: one hands out at a time, on every instance. */
@@ -38,14 +38,21 @@ export class AssignmentRepository {
     await execute(db, sql`SELECT pg_advisory_xact_lock(${ROUTER_LOCK_CLASS}, 0)`);
   }
 
-  /** Whether any conversation waits in an inbox that assigns by itself: one probe of conversations_inbox_waiting_idx per such inbox. */
+  /**
+   * Whether any conversation waits in an inbox that assigns by itself (public for the EXPLAIN test).
+   * The inboxes first, then one probe of conversations_inbox_waiting_idx per such inbox: the limited
+   * lateral keeps that order. Written as EXISTS, PostgreSQL turned it into a semi-join from the
+   * waiting conversations, reading all of them (63 ms at 50,000 waiting, on every router turn).
+   */
+  anyWaitingStatement(): Sql {
+    return sql`SELECT 1 FROM inboxes a
+      CROSS JOIN LATERAL (SELECT 1 FROM conversations c WHERE c.inbox_id = a.id AND c.waiting_since IS NOT NULL
+                           ORDER BY c.waiting_since LIMIT 1) waiting
+      WHERE a.assignment_mode <> 'manual' AND a.status = 'active' LIMIT 1`;
+  }
+
   async anyWaiting(db: Db): Promise<boolean> {
-    const found = await query(
-      db,
-      sql`SELECT 1 FROM inboxes a WHERE a.assignment_mode <> 'manual' AND a.status = 'active'
-             AND EXISTS (SELECT 1 FROM conversations c WHERE c.inbox_id = a.id AND c.waiting_since IS NOT NULL)`,
-    );
-    return found.length > 0;
+    return (await query(db, this.anyWaitingStatement())).length > 0;
   }
 
   /**
