@@ -245,16 +245,19 @@ export class CampaignRepository {
 
   /**
    * The customer wrote in the conversation: the campaign messages sent there in the week before
-   * (and not answered yet) count as replied.
+   * (and not answered yet) count as replied. Most customers' messages follow none: one read of the
+   * thread's index finds that, before the update, whose planning and totals' trigger (a statement
+   * trigger, which fires even on no row) cost 0.7 ms on every message of the ingest.
    */
   async markReplied(db: Db, conversationId: string, at: Date): Promise<void> {
+    const sentInTheWeek = sql`m.conversation_id = ${conversationId} AND m.campaign_id IS NOT NULL AND m.direction = 'outbound'
+             AND m.created_at > ${at}::timestamptz - interval '7 days' AND m.created_at < ${at}`;
+    if ((await query(db, sql`SELECT 1 FROM messages m WHERE ${sentInTheWeek} LIMIT 1`)).length === 0) return;
     await execute(
       db,
       sql`UPDATE campaign_recipients r SET replied_at = ${at}, updated_at = now()
             FROM messages m
-           WHERE m.conversation_id = ${conversationId} AND m.campaign_id IS NOT NULL AND m.direction = 'outbound'
-             AND m.created_at > ${at}::timestamptz - interval '7 days' AND m.created_at < ${at}
-             AND r.message_id = m.id AND r.replied_at IS NULL AND r.status IN ('sent', 'delivered', 'read')`,
+           WHERE ${sentInTheWeek} AND r.message_id = m.id AND r.replied_at IS NULL AND r.status IN ('sent', 'delivered', 'read')`,
     );
   }
 
