@@ -40,6 +40,7 @@ import { RulesMacrosCsat1764200000000 } from './migrations/1764200000000-rules-m
 import { Campaigns1764210000000 } from './migrations/1764210000000-campaigns';
 import { ReportFacts1764220000000 } from './migrations/1764220000000-report-facts';
 import { ListRowColumns1764230000000 } from './migrations/1764230000000-list-row-columns';
+import { CountersWithoutNoise1764240000000 } from './migrations/1764240000000-counters-without-noise';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -85,4 +86,5 @@ export const MIGRATIONS = [
   Campaigns1764210000000,
   ReportFacts1764220000000,
   ListRowColumns1764230000000,
+  CountersWithoutNoise1764240000000,
 ];
