@@ -12,7 +12,8 @@ export type ShowRows = (conversations: Sql, readerId: string | null) => Sql;
 /**
  * Conversations `c` (the table, or a page of it selected first) as every answer shows them: with
  * the customer, and what the row keeps for the list (ListRowColumns1764230000000): the label
- * names, the newest message of the exchange with the customer, and the number of messages the
+ * names, the newest message of the exchange with the customer (its status read from the message,
+ * one probe of messages_pkey: PreviewStatusRead1764250000000), and the number of messages the
  * customer wrote. For a reader (a user's uuid), also their unread count: that number less the one
  * their marker holds (one probe of conversation_reads_pkey), stopped at UNREAD_COUNT_LIMIT.
  */
@@ -25,8 +26,8 @@ function shown(conversations: Sql, readerId: string | null): Sql {
     ct.name AS customer_name, ct.phone AS customer_phone, ct.wa_user_id AS customer_wa_user_id, ct.username AS customer_username,
     c.label_names AS labels,
     c.preview_id AS last_message_id, c.preview_direction AS last_message_direction, c.preview_type AS last_message_type,
-    c.preview_text AS last_message_text, c.preview_status AS last_message_status, c.preview_created_at AS last_message_created_at${unread}
-  FROM ${conversations} c JOIN contacts ct ON ct.id = c.contact_id ${marker}`;
+    c.preview_text AS last_message_text, pm.status AS last_message_status, c.preview_created_at AS last_message_created_at${unread}
+  FROM ${conversations} c JOIN contacts ct ON ct.id = c.contact_id LEFT JOIN messages pm ON pm.id = c.preview_id ${marker}`;
 }
 
 /**
@@ -434,8 +435,8 @@ export class ConversationRepository {
       sql`UPDATE conversations c SET (last_received_at, last_received_id) = (
             SELECT m.created_at, m.id FROM messages m WHERE m.conversation_id = c.id AND m.direction = 'inbound'
              ORDER BY m.created_at DESC, m.id DESC LIMIT 1),
-          (preview_id, preview_direction, preview_type, preview_text, preview_status, preview_created_at) = (
-            SELECT m.id, m.direction, m.type, m.text, m.status, m.created_at FROM messages m
+          (preview_id, preview_direction, preview_type, preview_text, preview_created_at) = (
+            SELECT m.id, m.direction, m.type, m.text, m.created_at FROM messages m
              WHERE m.conversation_id = c.id AND m.direction <> 'internal' ORDER BY m.created_at DESC, m.id DESC LIMIT 1),
           inbound_count = (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id AND m.direction = 'inbound')
            WHERE c.id = ${id}`,

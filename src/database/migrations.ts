@@ -41,6 +41,7 @@ import { Campaigns1764210000000 } from './migrations/1764210000000-campaigns';
 import { ReportFacts1764220000000 } from './migrations/1764220000000-report-facts';
 import { ListRowColumns1764230000000 } from './migrations/1764230000000-list-row-columns';
 import { CountersWithoutNoise1764240000000 } from './migrations/1764240000000-counters-without-noise';
+import { PreviewStatusRead1764250000000 } from './migrations/1764250000000-preview-status-read';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -87,4 +88,5 @@ export const MIGRATIONS = [
   ReportFacts1764220000000,
   ListRowColumns1764230000000,
   CountersWithoutNoise1764240000000,
+  PreviewStatusRead1764250000000,
 ];
