@@ -42,6 +42,7 @@ import { ReportFacts1764220000000 } from './migrations/1764220000000-report-fact
 import { ListRowColumns1764230000000 } from './migrations/1764230000000-list-row-columns';
 import { CountersWithoutNoise1764240000000 } from './migrations/1764240000000-counters-without-noise';
 import { PreviewStatusRead1764250000000 } from './migrations/1764250000000-preview-status-read';
+import { LabelNamesInOrder1764260000000 } from './migrations/1764260000000-label-names-in-order';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -89,4 +90,5 @@ export const MIGRATIONS = [
   ListRowColumns1764230000000,
   CountersWithoutNoise1764240000000,
   PreviewStatusRead1764250000000,
+  LabelNamesInOrder1764260000000,
 ];
