@@ -813,6 +813,28 @@ describeWithBrowser('the agent console in Chromium', () => {
     expect(Math.abs((await log.evaluate((element) => element.scrollHeight - element.scrollTop)) - fromEnd)).toBeLessThan(2);
   });
 
+  it('follows new messages in a thread opened at its unread divider when the divider is already at the end', async () => {
+    const { id, phone } = await customerWrites(t, { name: 'Short Unread', text: 'early 1' });
+    for (let n = 2; n <= 40; n += 1) await customerWrites(t, { phone: phone.slice(1), text: `early ${n}` });
+    const admin = await t.adminToken();
+    expect((await t.request('POST', `/api/v1/conversations/${id}/read`, { token: admin })).status).toBe(200);
+    // One unread message: the divider's place is past the end of the scroll, so the thread opens at the end.
+    await customerWrites(t, { phone: phone.slice(1), text: 'late 1' });
+
+    const page = await openAs(ADMIN.email, ADMIN.password);
+    await page.getByRole('tab', { name: /All open/ }).click();
+    await row(page, 'Short Unread').click();
+    const log = page.getByRole('log', { name: 'Messages' });
+    await log.getByText('New messages').waitFor();
+    await log.getByText('late 1').waitFor();
+    const fromEnd = () => log.evaluate((element) => element.scrollHeight - element.scrollTop - element.clientHeight);
+    await eventually(async () => expect(await fromEnd()).toBeLessThan(2));
+
+    await customerWrites(t, { phone: phone.slice(1), text: 'late 2' });
+    await log.getByText('late 2').waitFor();
+    await eventually(async () => expect(await fromEnd()).toBeLessThan(2));
+  });
+
   it.each([
     ['1280 px', DESKTOP],
     ['360 px', PHONE],

@@ -121,7 +121,8 @@ export function Thread(props: {
         element,
         divider ? element.scrollTop + divider.getBoundingClientRect().top - element.getBoundingClientRect().top : element.scrollHeight,
       );
-      stickToBottom.current = !divider;
+      // Where the divider's place is past the end of the scroll the thread stands at the end, and follows.
+      stickToBottom.current = !divider || element.scrollHeight - element.scrollTop - element.clientHeight < AT_THE_END_PX;
     } else if (stickToBottom.current) {
       place(element, element.scrollHeight);
     }
