@@ -1,10 +1,10 @@
-import { DataSource } from 'typeorm';
 import { parsePublicId } from '../src/common/ids';
 import { channelStatus, channelWebhook, eventually } from './support/channel';
 import { nextMillisecond } from './support/clock';
 import { FakeGraphApi } from './support/fake-graph-api';
 import { TEST_DATABASE_URL } from './support/environment';
 import { customerWrites } from './support/inbox';
+import { RowHolder } from './support/row-locks';
 import { startTestApp, TestApp } from './support/test-app';
 
 interface Row {
@@ -79,16 +79,16 @@ describe('what a row of the conversation list keeps', () => {
       const { id } = await customerWrites(t, { text: 'Is it in stock?' });
       await nextMillisecond();
       const sent = await reply(id, 'Yes, two left');
-      const holder = t.app.get(DataSource).createQueryRunner();
-      await holder.connect();
+      const holder = await RowHolder.start(t);
+      let applied: Promise<void> | undefined;
       try {
-        await holder.startTransaction();
-        await holder.query('SELECT id FROM conversations WHERE id = $1 FOR NO KEY UPDATE', [parsePublicId('conv', id)]);
+        await holder.runner.query('SELECT id FROM conversations WHERE id = $1 FOR NO KEY UPDATE', [parsePublicId('conv', id)]);
         // Waiting for the conversation here is how the status and the customer's message deadlocked.
-        await channelSays(sent.wamid, 'delivered');
+        applied = channelSays(sent.wamid, 'delivered');
+        expect(await holder.finishesWithoutWaiting(applied)).toBe('finished');
       } finally {
-        await holder.rollbackTransaction();
-        await holder.release();
+        await holder.end();
+        await applied;
       }
       expect((await rowOf(id)).last_message).toMatchObject({ id: sent.id, status: 'delivered' });
     },
