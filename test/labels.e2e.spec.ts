@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { parsePublicId } from '../src/common/ids';
+import { TEST_DATABASE_URL } from './support/environment';
 import { asInEvents, customerWrites } from './support/inbox';
+import { RowHolder } from './support/row-locks';
 import { startTestApp, TestApp } from './support/test-app';
 
 /** A label name no other test of this file uses. */
@@ -104,6 +107,32 @@ describe('labels', () => {
       expect(renamed.body).toMatchObject({ id: old.id, name, color: '#00aa00' });
       expect(await labelsOf(id)).toEqual([name]);
     });
+
+    // Only PostgreSQL has a second connection to stand for a concurrent request.
+    (TEST_DATABASE_URL ? it : it.skip)(
+      'renames a label while one of its conversations has its labels changed, taking the conversation before the label as that change does',
+      async () => {
+        const old = await label(unique('busy'));
+        const { id } = await customerWrites(t);
+        await setLabels(id, [old.name]);
+        const name = unique('calm');
+        // The holder does what a change of the conversation's labels does: the conversation, then its labels.
+        const holder = await RowHolder.start(t);
+        let renamed: Promise<{ status: number }> | undefined;
+        try {
+          await holder.runner.query('SELECT id FROM conversations WHERE id = $1 FOR NO KEY UPDATE', [parsePublicId('conv', id)]);
+          renamed = t.request('PATCH', `/api/v1/labels/${old.id}`, { token: admin, body: { name } });
+          expect(await holder.finishesWithoutWaiting(renamed)).toBe('waited');
+          // The rename waits for the conversation without holding the label: the change can share it.
+          await holder.runner.query("SET LOCAL lock_timeout = '5s'");
+          await holder.runner.query('SELECT id FROM labels WHERE id = $1 FOR SHARE', [parsePublicId('lbl', old.id)]);
+        } finally {
+          await holder.end(true);
+        }
+        expect((await renamed!).status).toBe(200);
+        expect(await labelsOf(id)).toEqual([name]);
+      },
+    );
 
     it('refuses a PATCH without name or color with 400, and an unknown label with 404', async () => {
       const some = await label(unique('some'));

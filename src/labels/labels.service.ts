@@ -45,6 +45,8 @@ export class LabelsService {
     if (dto.name === undefined && dto.color === undefined) throw new BadRequestException('Body must contain name or color');
     try {
       return await this.database.transaction(async (db) => {
+        // A new name is written on its conversations: they are locked first (lockConversationsWith).
+        if (dto.name !== undefined && (await this.labels.find(db, id))?.name !== dto.name) await this.labels.lockConversationsWith(db, id);
         const label = await this.labels.find(db, id, true);
         if (!label) throw new NotFoundException('Label not found');
         if ((dto.name ?? label.name) === label.name && (dto.color ?? label.color) === label.color) return LabelResponse.of(label);
@@ -61,6 +63,7 @@ export class LabelsService {
   /** Deletes the label; it leaves every conversation that had it in the same statement (the join rows cascade). */
   async remove(id: string): Promise<void> {
     await this.database.transaction(async (db) => {
+      await this.labels.lockConversationsWith(db, id);
       if (!(await this.labels.find(db, id, true))) throw new NotFoundException('Label not found');
       await this.labels.delete(db, id);
     });
