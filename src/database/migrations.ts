@@ -43,6 +43,7 @@ import { ListRowColumns1764230000000 } from './migrations/1764230000000-list-row
 import { CountersWithoutNoise1764240000000 } from './migrations/1764240000000-counters-without-noise';
 import { PreviewStatusRead1764250000000 } from './migrations/1764250000000-preview-status-read';
 import { LabelNamesInOrder1764260000000 } from './migrations/1764260000000-label-names-in-order';
+import { LookupsByConversation1764270000000 } from './migrations/1764270000000-lookups-by-conversation';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -91,4 +92,5 @@ export const MIGRATIONS = [
   CountersWithoutNoise1764240000000,
   PreviewStatusRead1764250000000,
   LabelNamesInOrder1764260000000,
+  LookupsByConversation1764270000000,
 ];
