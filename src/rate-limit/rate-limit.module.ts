@@ -55,8 +55,12 @@ function addressKeyOf(request: { body?: unknown }): string | null {
               addressKeyOf(context.switchToHttp().getRequest<{ body?: unknown }>()) === null,
           },
         ],
+        // Every request counts in Redis, so the limit is exact across replicas; the commands of the
+        // requests that arrive together go out in one write and come back in one read.
         storage: config.redisUrl
-          ? new RedisRateLimitStorage(new Redis(config.redisUrl, { keyPrefix: config.redisPrefix, maxRetriesPerRequest: 2 }))
+          ? new RedisRateLimitStorage(
+              new Redis(config.redisUrl, { keyPrefix: config.redisPrefix, maxRetriesPerRequest: 2, enableAutoPipelining: true }),
+            )
           : new InMemoryRateLimitStorage(),
       }),
     }),
