@@ -108,24 +108,24 @@ describe('labels', () => {
       expect(await labelsOf(id)).toEqual([name]);
     });
 
-    // Only PostgreSQL has a second connection to stand for a concurrent request.
+    // Only PostgreSQL has a second connection to stand for a concurrent request. One lock order
+    // for labels and conversations: the label, then the conversation.
     (TEST_DATABASE_URL ? it : it.skip)(
-      'renames a label while one of its conversations has its labels changed, taking the conversation before the label as that change does',
+      'renames a label holding nothing else while the label is share-locked, as a macro or a change of labels holds it',
       async () => {
         const old = await label(unique('busy'));
         const { id } = await customerWrites(t);
         await setLabels(id, [old.name]);
         const name = unique('calm');
-        // The holder does what a change of the conversation's labels does: the conversation, then its labels.
         const holder = await RowHolder.start(t);
         let renamed: Promise<{ status: number }> | undefined;
         try {
-          await holder.runner.query('SELECT id FROM conversations WHERE id = $1 FOR NO KEY UPDATE', [parsePublicId('conv', id)]);
+          await holder.query('SELECT id FROM labels WHERE id = $1 FOR SHARE', [parsePublicId('lbl', old.id)]);
           renamed = t.request('PATCH', `/api/v1/labels/${old.id}`, { token: admin, body: { name } });
           expect(await holder.finishesWithoutWaiting(renamed)).toBe('waited');
-          // The rename waits for the conversation without holding the label: the change can share it.
-          await holder.runner.query("SET LOCAL lock_timeout = '5s'");
-          await holder.runner.query('SELECT id FROM labels WHERE id = $1 FOR SHARE', [parsePublicId('lbl', old.id)]);
+          // The rename waits for its label before its conversations: the holder can take one.
+          await holder.query("SET LOCAL lock_timeout = '5s'");
+          await holder.query('SELECT id FROM conversations WHERE id = $1 FOR NO KEY UPDATE', [parsePublicId('conv', id)]);
         } finally {
           await holder.end(true);
         }
@@ -133,6 +133,25 @@ describe('labels', () => {
         expect(await labelsOf(id)).toEqual([name]);
       },
     );
+
+    (TEST_DATABASE_URL ? it : it.skip)("changes a conversation's labels holding nothing else while a rename holds the label", async () => {
+      const renaming = await label(unique('renaming'));
+      const { id } = await customerWrites(t);
+      const holder = await RowHolder.start(t);
+      let changed: Promise<{ status: number }> | undefined;
+      try {
+        await holder.query('SELECT id FROM labels WHERE id = $1 FOR NO KEY UPDATE', [parsePublicId('lbl', renaming.id)]);
+        changed = setLabels(id, [renaming.name]);
+        expect(await holder.finishesWithoutWaiting(changed)).toBe('waited');
+        // The change waits for the label before it takes the conversation, which the rename's names need.
+        await holder.query("SET LOCAL lock_timeout = '5s'");
+        await holder.query('SELECT id FROM conversations WHERE id = $1 FOR NO KEY UPDATE', [parsePublicId('conv', id)]);
+      } finally {
+        await holder.end(true);
+      }
+      expect((await changed!).status).toBe(200);
+      expect(await labelsOf(id)).toEqual([renaming.name]);
+    });
 
     it('refuses a PATCH without name or color with 400, and an unknown label with 404', async () => {
       const some = await label(unique('some'));

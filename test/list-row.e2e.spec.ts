@@ -82,7 +82,7 @@ describe('what a row of the conversation list keeps', () => {
       const holder = await RowHolder.start(t);
       let applied: Promise<void> | undefined;
       try {
-        await holder.runner.query('SELECT id FROM conversations WHERE id = $1 FOR NO KEY UPDATE', [parsePublicId('conv', id)]);
+        await holder.query('SELECT id FROM conversations WHERE id = $1 FOR NO KEY UPDATE', [parsePublicId('conv', id)]);
         // Waiting for the conversation here is how the status and the customer's message deadlocked.
         applied = channelSays(sent.wamid, 'delivered');
         expect(await holder.finishesWithoutWaiting(applied)).toBe('finished');

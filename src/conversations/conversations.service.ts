@@ -167,6 +167,9 @@ export class ConversationsService implements OnModuleInit {
     const snoozeTime = snoozeTimeOf(dto, now);
     const assigneeId = dto.assigned_to === undefined || dto.assigned_to === null ? dto.assigned_to : parsePublicId('user', dto.assigned_to);
     if (assigneeId === null && dto.assigned_to !== null) throw new UnprocessableEntityException('assigned_to does not name a user');
+    // The labels (share-locked) before the conversation: a rename holds its label, then locks the
+    // label's conversations to rewrite their names; the other order could deadlock with it.
+    const labels = dto.labels === undefined ? undefined : await this.resolveLabels(db, dto.labels);
     const conversation = await this.conversations.lock(db, id);
     if (!conversation) throw new NotFoundException('Conversation not found');
     if (assigneeId) {
@@ -183,8 +186,7 @@ export class ConversationsService implements OnModuleInit {
         changes.team_id = { from: publicTeamId(conversation.team_id), to: publicTeamId(teamId) };
       }
     }
-    if (dto.labels !== undefined) {
-      const labels = await this.resolveLabels(db, dto.labels);
+    if (labels !== undefined) {
       const from = sortLabelNames((await this.findWithCustomer(db, id)).labels);
       const to = sortLabelNames(labels.map((label) => label.name));
       if (!sameNames(from, to)) {

@@ -19,9 +19,13 @@ export class LabelRepository {
     );
   }
 
-  /** `lock`: held until the caller's transaction ends. */
-  find(db: Db, id: string, lock = false): Promise<LabelRow | null> {
-    return queryOne(db, sql`SELECT ${COLUMNS} FROM labels WHERE id = ${id} ${sql.raw(lock ? 'FOR UPDATE' : '')}`);
+  /**
+   * `lock`, held until the caller's transaction ends: `update` for a change that does not delete
+   * it (a link's foreign key check, FOR KEY SHARE, is not blocked), `delete` for its deletion.
+   */
+  find(db: Db, id: string, lock?: 'update' | 'delete'): Promise<LabelRow | null> {
+    const clause = lock === undefined ? '' : lock === 'update' ? 'FOR NO KEY UPDATE' : 'FOR UPDATE';
+    return queryOne(db, sql`SELECT ${COLUMNS} FROM labels WHERE id = ${id} ${sql.raw(clause)}`);
   }
 
   /**
@@ -53,21 +57,6 @@ export class LabelRepository {
   }
 
   /** The label leaves every conversation with it too (conversation_labels cascades). */
-  /**
-   * Locks the conversations with the label, in the order of their ids, until the caller's
-   * transaction ends. A rename or a deletion rewrites their label names (the triggers of
-   * ListRowColumns1764230000000); taking them before the label keeps the order every change of a
-   * conversation's labels takes (the conversation, then its labels), so neither waits on the other
-   * in a cycle.
-   */
-  async lockConversationsWith(db: Db, id: string): Promise<void> {
-    await execute(
-      db,
-      sql`SELECT c.id FROM conversations c WHERE c.id IN (SELECT cl.conversation_id FROM conversation_labels cl WHERE cl.label_id = ${id})
-           ORDER BY c.id FOR NO KEY UPDATE`,
-    );
-  }
-
   async delete(db: Db, id: string): Promise<void> {
     await execute(db, sql`DELETE FROM labels WHERE id = ${id}`);
   }

@@ -45,9 +45,9 @@ export class LabelsService {
     if (dto.name === undefined && dto.color === undefined) throw new BadRequestException('Body must contain name or color');
     try {
       return await this.database.transaction(async (db) => {
-        // A new name is written on its conversations: they are locked first (lockConversationsWith).
-        if (dto.name !== undefined && (await this.labels.find(db, id))?.name !== dto.name) await this.labels.lockConversationsWith(db, id);
-        const label = await this.labels.find(db, id, true);
+        // The label first, then (its names' trigger) its conversations, by id: the order of every change
+        // of a conversation's labels (docs/architecture.md, "Locks").
+        const label = await this.labels.find(db, id, 'update');
         if (!label) throw new NotFoundException('Label not found');
         if ((dto.name ?? label.name) === label.name && (dto.color ?? label.color) === label.color) return LabelResponse.of(label);
         Object.assign(label, { name: dto.name ?? label.name, color: dto.color ?? label.color, updated_at: new Date() });
@@ -63,8 +63,7 @@ export class LabelsService {
   /** Deletes the label; it leaves every conversation that had it in the same statement (the join rows cascade). */
   async remove(id: string): Promise<void> {
     await this.database.transaction(async (db) => {
-      await this.labels.lockConversationsWith(db, id);
-      if (!(await this.labels.find(db, id, true))) throw new NotFoundException('Label not found');
+      if (!(await this.labels.find(db, id, 'delete'))) throw new NotFoundException('Label not found');
       await this.labels.delete(db, id);
     });
   }

@@ -1,24 +1,31 @@
-import { DataSource, QueryRunner } from 'typeorm';
+import { Client } from 'pg';
 import type { TestApp } from './test-app';
 
 /**
- * A second connection that holds rows in an open transaction, as a concurrent request of the
+ * A connection of its own that holds rows in an open transaction, as a concurrent request of the
  * service would (PostgreSQL only: PGlite has one connection). For lock-order tests: what the
- * service does meanwhile must either finish or be seen waiting for the holder.
+ * service does meanwhile must either finish or be seen waiting for the holder. Its own connection,
+ * not one of the app's pool: the app's requests waiting on the holder cannot starve it.
  */
 export class RowHolder {
   private constructor(
-    private readonly t: TestApp,
-    readonly runner: QueryRunner,
+    private readonly url: string,
+    private readonly client: Client,
     private readonly pid: number,
   ) {}
 
   static async start(t: TestApp): Promise<RowHolder> {
-    const runner = t.app.get(DataSource).createQueryRunner();
-    await runner.connect();
-    await runner.startTransaction();
-    const [{ pid }] = (await runner.query('SELECT pg_backend_pid() AS pid')) as { pid: number }[];
-    return new RowHolder(t, runner, pid);
+    const url = t.database.env.DATABASE_URL;
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    await client.query('BEGIN');
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    return new RowHolder(url, client, rows[0].pid);
+  }
+
+  /** Runs a statement in the holder's transaction. */
+  async query(statement: string, params: unknown[] = []): Promise<void> {
+    await this.client.query(statement, params);
   }
 
   /**
@@ -32,28 +39,28 @@ export class RowHolder {
       () => 'finished' as const,
     );
     void finished.then(() => (settled = true));
-    const waited = (async () => {
-      while (!settled) {
-        if (await this.isWaitedFor()) return 'waited' as const;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      return 'finished' as const;
-    })();
-    return Promise.race([finished, waited]);
-  }
-
-  /** Whether a session waits for a lock this transaction holds. */
-  async isWaitedFor(): Promise<boolean> {
-    const [{ waiting }] = await this.t.sql<{ waiting: number }>(
-      'SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))',
-      [this.pid],
-    );
-    return waiting > 0;
+    const probe = new Client({ connectionString: this.url });
+    await probe.connect();
+    try {
+      const waited = (async () => {
+        while (!settled) {
+          const { rows } = await probe.query<{ waiting: number }>(
+            'SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))',
+            [this.pid],
+          );
+          if (rows[0].waiting > 0) return 'waited' as const;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        return 'finished' as const;
+      })();
+      return await Promise.race([finished, waited]);
+    } finally {
+      await probe.end();
+    }
   }
 
   async end(commit = false): Promise<void> {
-    if (commit) await this.runner.commitTransaction();
-    else await this.runner.rollbackTransaction();
-    await this.runner.release();
+    await this.client.query(commit ? 'COMMIT' : 'ROLLBACK');
+    await this.client.end();
   }
 }
