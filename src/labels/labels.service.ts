@@ -46,7 +46,7 @@ export class LabelsService {
     try {
       return await this.database.transaction(async (db) => {
         // The label first, then (its names' trigger) its conversations, by id: the order of every change
-        // of a conversation's labels (docs/architecture.md, "Locks").
+        // of a conversation's labels (docs/architecture.md, the order of locks).
         const label = await this.labels.find(db, id, 'update');
         if (!label) throw new NotFoundException('Label not found');
         if ((dto.name ?? label.name) === label.name && (dto.color ?? label.color) === label.color) return LabelResponse.of(label);
