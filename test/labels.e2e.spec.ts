@@ -153,6 +153,30 @@ describe('labels', () => {
       expect(await labelsOf(id)).toEqual([renaming.name]);
     });
 
+    (TEST_DATABASE_URL ? it : it.skip)(
+      'renames a label when the database broke a deadlock by aborting the rename: it runs again',
+      async () => {
+        const old = await label(unique('cycle'));
+        const { id } = await customerWrites(t);
+        await setLabels(id, [old.name]);
+        const name = unique('again');
+        // The holder takes the other order (a macro's, which holds the conversation when it reads its labels).
+        const holder = await RowHolder.start(t);
+        let renamed: Promise<{ status: number }> | undefined;
+        try {
+          await holder.query('SELECT id FROM conversations WHERE id = $1 FOR NO KEY UPDATE', [parsePublicId('conv', id)]);
+          renamed = t.request('PATCH', `/api/v1/labels/${old.id}`, { token: admin, body: { name } });
+          expect(await holder.finishesWithoutWaiting(renamed)).toBe('waited');
+          // The rename holds the label and waits for the conversation: the cycle closes, and one is aborted.
+          await holder.query('SELECT id FROM labels WHERE id = $1 FOR SHARE', [parsePublicId('lbl', old.id)]).catch(() => undefined);
+        } finally {
+          await holder.end(true);
+        }
+        expect((await renamed!).status).toBe(200);
+        expect(await labelsOf(id)).toEqual([name]);
+      },
+    );
+
     it('refuses a PATCH without name or color with 400, and an unknown label with 404', async () => {
       const some = await label(unique('some'));
       const empty = await t.request('PATCH', `/api/v1/labels/${some.id}`, { token: admin, body: {} });

@@ -94,7 +94,8 @@ export class MacrosService {
     const conversation = await this.conversations.findWithCustomer(this.database.db, conversationId);
     const templateProblem = await this.actions.templateProblem(macro.actions, conversation.inbox_id);
     if (templateProblem) throw new UnprocessableEntityException(`The macro's template cannot be sent: ${templateProblem}`);
-    return this.database.transaction(async (db) => {
+    // Its labels' locks can meet a label's rename in a cycle (docs/architecture.md, the order of locks).
+    return this.database.transactionRetryingDeadlocks(async (db) => {
       const missing = await this.actions.missingReference(db, macro.actions);
       if (missing) throw new UnprocessableEntityException(`The macro cannot run: ${missing}`);
       const outcomes = await this.actions.perform(db, conversationId, macro.actions, { kind: 'macro', macroId: macro.id, agent: caller });

@@ -5,11 +5,7 @@ import { ContactResponse } from '../contacts/contact.dto';
 import { ContactsService } from '../contacts/contacts.service';
 import { ConversationsService } from '../conversations/conversations.service';
 import { Database } from '../database/database';
-import { isDeadlock } from '../database/errors';
 import type { UserRow } from '../users/user.entity';
-
-/** How often a merge runs again after the database broke a deadlock by aborting it. */
-const ATTEMPTS = 3;
 
 /**
  * Merging two contacts (the same customer known under two phones) touches two modules' tables:
@@ -34,17 +30,11 @@ export class ContactMergeService {
   async merge(intoId: string, from: string, actor: UserRow): Promise<ContactResponse> {
     const fromId = parsePublicId('ct', from);
     if (fromId === null) throw new UnprocessableEntityException('from does not name a contact');
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.database.transaction(async (db) => {
-          const merge = await this.contacts.mergeFields(db, intoId, fromId);
-          await this.conversations.mergeCustomerThreads(db, intoId, fromId, actor);
-          await this.audit.record(db, 'contacts.merged', { target: toPublicId('ct', intoId), details: { from: toPublicId('ct', fromId) } });
-          return this.contacts.completeMerge(db, merge);
-        });
-      } catch (error) {
-        if (!isDeadlock(error) || attempt >= ATTEMPTS) throw error;
-      }
-    }
+    return this.database.transactionRetryingDeadlocks(async (db) => {
+      const merge = await this.contacts.mergeFields(db, intoId, fromId);
+      await this.conversations.mergeCustomerThreads(db, intoId, fromId, actor);
+      await this.audit.record(db, 'contacts.merged', { target: toPublicId('ct', intoId), details: { from: toPublicId('ct', fromId) } });
+      return this.contacts.completeMerge(db, merge);
+    });
   }
 }

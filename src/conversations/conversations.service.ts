@@ -155,7 +155,8 @@ export class ConversationsService implements OnModuleInit {
       dto.team_id === undefined
     )
       throw new BadRequestException('Body must contain status, assigned_to, team_id or labels');
-    return this.database.transaction((db) => this.change(db, id, dto, actor));
+    // A label's rename or deletion, a macro or a merge can hold what this needs in the other order.
+    return this.database.transactionRetryingDeadlocks((db) => this.change(db, id, dto, actor));
   }
 
   /**

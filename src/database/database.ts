@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ClosingDataSource } from './closing-data-source';
+import { isDeadlock } from './errors';
 import { type Db, takeWatchedWrites, watchWrites } from './sql';
 
 /**
@@ -24,6 +25,21 @@ export class Database {
     });
     for (const tell of afterCommit) tell();
     return answer;
+  }
+
+  /**
+   * `transaction`, run again (up to `attempts` runs in all) when the database aborted it to break
+   * a deadlock: nothing of it remains, and the same work can then succeed. For the changes whose
+   * locks can meet another's in a cycle (docs/architecture.md, the order of locks).
+   */
+  async transactionRetryingDeadlocks<T>(work: (db: Db) => Promise<T>, attempts = 3): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.transaction(work);
+      } catch (error) {
+        if (!isDeadlock(error) || attempt >= attempts) throw error;
+      }
+    }
   }
 
   /**

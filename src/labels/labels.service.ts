@@ -44,7 +44,7 @@ export class LabelsService {
   async update(id: string, dto: UpdateLabelDto): Promise<LabelResponse> {
     if (dto.name === undefined && dto.color === undefined) throw new BadRequestException('Body must contain name or color');
     try {
-      return await this.database.transaction(async (db) => {
+      return await this.database.transactionRetryingDeadlocks(async (db) => {
         // The label first, then (its names' trigger) its conversations, by id: the order of every change
         // of a conversation's labels (docs/architecture.md, the order of locks).
         const label = await this.labels.find(db, id, 'update');
@@ -62,7 +62,7 @@ export class LabelsService {
 
   /** Deletes the label; it leaves every conversation that had it in the same statement (the join rows cascade). */
   async remove(id: string): Promise<void> {
-    await this.database.transaction(async (db) => {
+    await this.database.transactionRetryingDeadlocks(async (db) => {
       if (!(await this.labels.find(db, id, 'delete'))) throw new NotFoundException('Label not found');
       await this.labels.delete(db, id);
     });

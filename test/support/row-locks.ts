@@ -59,8 +59,12 @@ export class RowHolder {
     }
   }
 
+  /** Commits (a transaction the database aborted rolls back) or rolls back, and closes the connection. */
   async end(commit = false): Promise<void> {
-    await this.client.query(commit ? 'COMMIT' : 'ROLLBACK');
-    await this.client.end();
+    try {
+      await this.client.query(commit ? 'COMMIT' : 'ROLLBACK');
+    } finally {
+      await this.client.end();
+    }
   }
 }
