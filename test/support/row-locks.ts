@@ -42,6 +42,7 @@ export class RowHolder {
     const probe = new Client({ connectionString: this.url });
     await probe.connect();
     try {
+      // The probe closed under it once the work settled (and won the race): nothing left to report.
       const waited = (async () => {
         while (!settled) {
           const { rows } = await probe.query<{ waiting: number }>(
@@ -52,7 +53,10 @@ export class RowHolder {
           await new Promise((resolve) => setTimeout(resolve, 10));
         }
         return 'finished' as const;
-      })();
+      })().catch((error: unknown) => {
+        if (settled) return 'finished' as const;
+        throw error;
+      });
       return await Promise.race([finished, waited]);
     } finally {
       await probe.end();
