@@ -313,17 +313,17 @@ describe('reports: the summary and the CSV of conversations, from facts recorded
     expect(nothing).toMatchObject({ conversations_opened: 0, messages_in: 0 });
   });
 
-  it('the CSV has one row per episode, oldest first, with the contract columns', async () => {
+  it('the CSV has one row per conversation, oldest first, with the contract columns; a reopened one sums its openings', async () => {
     const answer = await t.request('GET', `/api/v1/reports/conversations.csv?${WEEK}`, { token: admin });
     expect(answer.status).toBe(200);
     expect(answer.headers['content-type']).toMatch(/^text\/csv/);
     const [header, ...lines] = answer.text.trim().split('\n');
     expect(header).toBe(
       'conversation_id,inbox_id,contact_id,assigned_to,team_id,opened_at,first_response_at,resolved_at,first_response_seconds,' +
-        'resolution_seconds,csat_rating,first_response_by,waiting_seconds',
+        'resolution_seconds,csat_rating,first_response_by,waiting_seconds,openings',
     );
     const rows = lines.map((line) => line.split(','));
-    expect(rows.map((row) => row[0])).toEqual([conversations[0], conversations[1], conversations[1], conversations[2]]);
+    expect(rows.map((row) => row[0])).toEqual(conversations);
     expect(rows[0].slice(5)).toEqual([
       on(0, '16:00').toISOString(),
       on(3, '10:00').toISOString(),
@@ -333,9 +333,22 @@ describe('reports: the summary and the CSV of conversations, from facts recorded
       '',
       alice.id,
       String(66 * HOUR),
+      '1',
     ]);
     expect(rows[0][3]).toBe(alice.id);
-    expect(rows[3]).toEqual([
+    // B, closed twice: its first opening and first response, its last close, 20 and 30 minutes open.
+    expect(rows[1].slice(5)).toEqual([
+      on(4, '09:00').toISOString(),
+      on(4, '09:10').toISOString(),
+      on(4, '10:30').toISOString(),
+      '600',
+      '3000',
+      '',
+      bob.id,
+      '0',
+      '2',
+    ]);
+    expect(rows[2]).toEqual([
       conversations[2],
       DEFAULT_INBOX,
       expect.stringMatching(/^ct_/),
@@ -349,15 +362,16 @@ describe('reports: the summary and the CSV of conversations, from facts recorded
       '4',
       bob.id,
       '300',
+      '1',
     ]);
     const business = await t.request('GET', `/api/v1/reports/conversations.csv?${WEEK}&business_hours=true`, { token: admin });
     expect(business.text.split('\n')[1].split(',').slice(8, 10)).toEqual([String(2 * HOUR), String(3 * HOUR)]);
   });
 
-  it('a period that ends before it starts, or longer than 366 days, and every field empty, of the wrong kind or repeated is a 400 naming it, on the summary and the CSV', async () => {
+  it('a period that ends before it starts, more days than a summary groups by, and every field empty, of the wrong kind or repeated is a 400 naming it, on the summary and the CSV', async () => {
     const problems: [string, RegExp][] = [
       [`from=${dateOf(7)}&to=${dateOf(0)}`, /from must be before to/],
-      ['from=2025-01-01&to=2026-06-01', /366 days/],
+      ['group_by=day&from=2010-01-01&to=2026-06-01', /group_by=day answers at most 3660 days/],
       ['group_by=month', /group_by must be one of day, week, agent, team, inbox/],
       ['time_zone=Mars/Base', /time_zone must be an IANA time zone/],
       ['business_hours=yes', /business_hours must be true or false/],
@@ -386,6 +400,13 @@ describe('reports: the summary and the CSV of conversations, from facts recorded
       }
   });
 
+  it('sums a period of any length, by week and in total, and the CSV of it', async () => {
+    for (const query of ['from=2010-01-01&to=2026-06-01', 'from=2010-01-01&to=2026-06-01&group_by=week'])
+      expect((await summary(query)).length).toBeGreaterThan(0);
+    const csv = await t.request('GET', '/api/v1/reports/conversations.csv?from=2010-01-01&to=2036-01-01', { token: admin });
+    expect(csv.text.trim().split('\n')).toHaveLength(1 + conversations.length);
+  });
+
   it('days follow the time zone asked for: Friday 16:00 UTC is Saturday 01:00 in Tokyo', async () => {
     const [friday, saturday] = await summary(`from=${dateOf(0)}&to=${dateOf(2)}&time_zone=Asia/Tokyo&group_by=day`);
     expect([friday.group.key, saturday.group.key]).toEqual([dateOf(0), dateOf(1)]);
@@ -393,7 +414,7 @@ describe('reports: the summary and the CSV of conversations, from facts recorded
     expect(saturday).toMatchObject({ conversations_opened: 1, messages_in: 1, conversations_open: 1 });
   });
 
-  it('business_seconds agrees with the inbox hours minute by minute, across a weekend, a holiday and a clock change', async () => {
+  it('business_seconds agrees with the inbox hours minute by minute, across a weekend, a holiday and a clock change, also inside whole weeks', async () => {
     const hours: BusinessHours = {
       timezone: 'Europe/Berlin',
       days: {
@@ -404,8 +425,11 @@ describe('reports: the summary and the CSV of conversations, from facts recorded
         tue: [['09:00', '24:00']],
         sat: [['00:00', '02:00']],
         fri: [['22:00', '24:00']],
+        // Open across the clock's change: the Sunday of 25 October 2026 has 25 hours in Berlin.
+        sun: [['00:00', '24:00']],
       },
-      holidays: ['2026-10-27', '2026-09-22', '2026-09-25'],
+      // A date the calendar has not, as an inbox saved before holidays were checked against the calendar may hold.
+      holidays: ['2026-10-27', '2026-09-22', '2026-09-25', '2026-02-30'],
     };
     const cases = [
       ['2026-10-23T18:00:00Z', '2026-10-28T06:00:00Z'],
@@ -414,6 +438,9 @@ describe('reports: the summary and the CSV of conversations, from facts recorded
       ['2026-11-02T11:30:00Z', '2026-11-02T11:31:00Z'],
       // Weeks counted whole in the middle, a holiday among them.
       ['2026-09-01T10:00:00Z', '2026-10-15T12:30:00Z'],
+      // Whole weeks in the middle, one of them with the clock's change; and February, around the date that is none.
+      ['2026-10-05T10:00:00Z', '2026-11-10T10:00:00Z'],
+      ['2026-02-02T10:00:00Z', '2026-03-20T10:00:00Z'],
     ];
     for (const [since, till] of cases) {
       let minutes = 0;
@@ -522,8 +549,37 @@ describe('reports: the facts through every path that changes a conversation', ()
     const day = `from=${at(2, '00:00').toISOString()}&to=${at(3, '00:00').toISOString()}`;
     const [total] = await summary(day);
     expect(total).toMatchObject({ conversations_opened: 2, conversations_resolved: 1, first_response_seconds: { median: 1800 } });
+    // One row for the conversation that stays, over both episodes: its last one still open.
     const csv = (await t.request('GET', `/api/v1/reports/conversations.csv?${day}`, { token: admin })).text.trim().split('\n').slice(1);
-    expect(csv.map((line) => line.split(',')[0])).toEqual([stays.id, stays.id]);
+    expect(csv.map((line) => line.split(',')).map((row) => [row[0], row[7], row[13]])).toEqual([[stays.id, '', '2']]);
+  });
+
+  it('counts a first response for the team that held the conversation when it was given, its resolution for the team at the close', async () => {
+    const agent = await t.createUser({ name: 'Moving Mo' });
+    const team = async (name: string) =>
+      (await t.request('POST', '/api/v1/teams', { token: admin, body: { name, member_ids: [agent.id], inbox_ids: [DEFAULT_INBOX] } })).body
+        .id as string;
+    const [answering, closing] = [await team('Answering'), await team('Closing')];
+    clock.start(at(4, '09:00'));
+    try {
+      const { id } = await customerWrites(t, { text: 'Where is my order?' });
+      await patch(id, { assigned_to: agent.id, team_id: answering });
+      clock.set(at(4, '09:15'));
+      const answer = await t.request('POST', `/api/v1/conversations/${id}/messages`, {
+        token: agent.token,
+        body: { type: 'text', text: 'Looking into it' },
+      });
+      expect(answer.status).toBe(201);
+      clock.set(at(4, '09:30'));
+      await patch(id, { team_id: closing });
+      clock.set(at(4, '10:00'));
+      await patch(id, { status: 'closed' });
+    } finally {
+      clock.stop();
+    }
+    const teams = await summary(`from=${at(4, '00:00').toISOString()}&to=${at(5, '00:00').toISOString()}&group_by=team`);
+    expect(rowOf(teams, answering)).toMatchObject({ first_response_seconds: { median: 900 }, conversations_resolved: 0 });
+    expect(rowOf(teams, closing)).toMatchObject({ first_response_seconds: { median: null }, conversations_resolved: 1 });
   });
 
   it("ends a removed agent's hold when they are removed, not at the conversation's last change", async () => {

@@ -44,6 +44,7 @@ import { CountersWithoutNoise1764240000000 } from './migrations/1764240000000-co
 import { PreviewStatusRead1764250000000 } from './migrations/1764250000000-preview-status-read';
 import { LabelNamesInOrder1764260000000 } from './migrations/1764260000000-label-names-in-order';
 import { LookupsByConversation1764270000000 } from './migrations/1764270000000-lookups-by-conversation';
+import { ReportFactsCorrections1764280000000 } from './migrations/1764280000000-report-facts-corrections';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -93,4 +94,5 @@ export const MIGRATIONS = [
   PreviewStatusRead1764250000000,
   LabelNamesInOrder1764260000000,
   LookupsByConversation1764270000000,
+  ReportFactsCorrections1764280000000,
 ];

@@ -24,6 +24,9 @@ export interface BusinessHours {
 
 const TIME = /^(?:[01]\d|2[0-3]):[0-5]\d$|^24:00$/;
 const DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
+/** A date of the calendar: `2026-02-30` has the form but is no day. */
+const isCalendarDate = (value: unknown): boolean =>
+  typeof value === 'string' && DATE.test(value) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
 /** How many intervals one day may have, and holidays one inbox. */
 export const MAX_INTERVALS_PER_DAY = 10;
 export const MAX_HOLIDAYS = 400;
@@ -61,8 +64,7 @@ export function businessHoursProblem(value: unknown): string | null {
   }
   if (!Array.isArray(hours.holidays) || hours.holidays.length > MAX_HOLIDAYS)
     return `business_hours.holidays must be a list of at most ${MAX_HOLIDAYS} dates`;
-  if (!hours.holidays.every((date) => typeof date === 'string' && DATE.test(date)))
-    return 'business_hours.holidays must hold dates such as 2026-12-25';
+  if (!hours.holidays.every(isCalendarDate)) return 'business_hours.holidays must hold dates of the calendar such as 2026-12-25';
   return null;
 }
 

@@ -78,8 +78,13 @@ export interface MessageCountRow {
   campaign_sends: number;
 }
 
-/** One conversation episode as the CSV shows it. */
-export interface EpisodeRow {
+/**
+ * One conversation as the CSV shows it, over its episodes opened in the period (those of the agent,
+ * team or inbox asked for): the first opening, the first response of any, and the last episode's
+ * holder, close and rating.
+ */
+export interface ConversationReportRow {
+  /** The first episode's id: the page's cursor. */
   id: string;
   conversation_id: string;
   inbox_id: string;
@@ -89,14 +94,17 @@ export interface EpisodeRow {
   opened_at: Date;
   first_response_at: Date | null;
   first_responder_id: string | null;
+  /** The last episode's close; null while it is open. */
   resolved_at: Date | null;
   first_response_seconds: number | null;
+  /** The episodes' times open until each close, summed; null while the last is open. */
   resolution_seconds: number | null;
   waiting_seconds: number;
   csat_rating: number | null;
+  openings: number;
 }
 
-const OLDEST_FIRST = new Keyset<EpisodeRow>({ time: 'e.opened_at', id: 'e.id' }, 'ASC', (row) => [row.opened_at, row.id]);
+const OLDEST_FIRST = new Keyset<ConversationReportRow>({ time: 'f.opened_at', id: 'f.id' }, 'ASC', (row) => [row.opened_at, row.id]);
 
 /** The SQL of the reports: aggregates over the tables of other modules, read only. */
 @Injectable()
@@ -251,9 +259,9 @@ export class ReportRepository {
     );
   }
 
-  /** First responses given in the period: how long the customer waited for them; by the agent who gave them. */
+  /** First responses given in the period: how long the customer waited for them; by the agent who gave them and their team then. */
   firstResponses(db: Db, filter: SummaryFilter): Promise<FirstResponseRow[]> {
-    const columns = { agent: sql`e.first_responder_id`, team: sql`e.team_id`, inbox: sql`e.inbox_id` };
+    const columns = { agent: sql`e.first_responder_id`, team: sql`e.first_response_team_id`, inbox: sql`e.inbox_id` };
     const seconds = sql.raw(filter.businessHours ? 'e.first_response_business_seconds' : 'e.first_response_seconds');
     const where = [...this.scope(filter, columns), sql`e.first_response_at >= ${filter.from}`, sql`e.first_response_at < ${filter.to}`];
     return query<FirstResponseRow>(
@@ -325,28 +333,52 @@ export class ReportRepository {
   }
 
   /**
-   * A page of the episodes opened in [from, to), oldest first (the CSV reads them page after
-   * page), with their conversation's customer; durations in business-hours seconds when asked.
+   * A page of the conversations with an episode opened in [from, to), oldest first by their first
+   * such opening (the CSV reads them page after page), each summed over those episodes; durations
+   * in business-hours seconds when asked. The page is chosen on the episodes' index of openings,
+   * then each conversation's episodes are read on their index by conversation.
    */
-  async episodes(db: Db, filter: Omit<SummaryFilter, 'groupBy' | 'timeZone'>, page: PageQuery): Promise<Page<EpisodeRow>> {
-    const columns = { agent: sql`e.assigned_to`, team: sql`e.team_id`, inbox: sql`e.inbox_id` };
-    const where = [
-      ...this.scope({ ...filter, groupBy: 'total', timeZone: 'UTC' }, columns),
-      sql`e.opened_at >= ${filter.from}`,
-      sql`e.opened_at < ${filter.to}`,
+  async conversations(db: Db, filter: Omit<SummaryFilter, 'groupBy' | 'timeZone'>, page: PageQuery): Promise<Page<ConversationReportRow>> {
+    const counted = (alias: string): Sql[] => {
+      const episode = sql.raw(alias);
+      return [
+        ...this.scope(
+          { ...filter, groupBy: 'total', timeZone: 'UTC' },
+          { agent: sql`${episode}.assigned_to`, team: sql`${episode}.team_id`, inbox: sql`${episode}.inbox_id` },
+        ),
+        sql`${episode}.opened_at >= ${filter.from}`,
+        sql`${episode}.opened_at < ${filter.to}`,
+      ];
+    };
+    const first = [
+      ...counted('f'),
+      sql`NOT EXISTS (SELECT 1 FROM conversation_episodes p
+                       ${sql.where([...counted('p'), sql`p.conversation_id = f.conversation_id`, sql`(p.opened_at, p.id) < (f.opened_at, f.id)`])})`,
     ];
     const after = OLDEST_FIRST.after(page.cursor);
-    if (after) where.push(after);
+    if (after) first.push(after);
     const business = filter.businessHours;
-    const rows = await query<EpisodeRow>(
+    const firstResponseSeconds = sql.raw(business ? 'e.first_response_business_seconds' : 'e.first_response_seconds');
+    const resolutionSeconds = sql.raw(business ? 'e.resolution_business_seconds' : 'e.resolution_seconds');
+    const ofTheConversation = sql.where([...counted('e'), sql`e.conversation_id = f.conversation_id`]);
+    const rows = await query<ConversationReportRow>(
       db,
-      sql`SELECT e.id, e.conversation_id, e.inbox_id, c.contact_id, e.assigned_to, e.team_id, e.opened_at, e.first_response_at,
-                 e.first_responder_id, e.resolved_at,
-                 ${sql.raw(business ? 'e.first_response_business_seconds' : 'e.first_response_seconds')} AS first_response_seconds,
-                 ${sql.raw(business ? 'e.resolution_business_seconds' : 'e.resolution_seconds')} AS resolution_seconds,
-                 e.waiting_seconds, e.csat_rating
-            FROM conversation_episodes e JOIN conversations c ON c.id = e.conversation_id
-            ${sql.where(where)}
+      sql`SELECT f.id, f.conversation_id, last.inbox_id, c.contact_id, last.assigned_to, last.team_id, f.opened_at,
+                 answer.first_response_at, answer.first_responder_id, answer.first_response_seconds, last.resolved_at,
+                 CASE WHEN last.resolved_at IS NOT NULL THEN summed.resolution_seconds END AS resolution_seconds,
+                 summed.waiting_seconds, rated.csat_rating, summed.openings
+            FROM (SELECT f.* FROM conversation_episodes f ${sql.where(first)} ${OLDEST_FIRST.orderAndLimit(page)}) f
+            JOIN conversations c ON c.id = f.conversation_id
+            CROSS JOIN LATERAL (SELECT count(*)::int AS openings, sum(${resolutionSeconds}) AS resolution_seconds,
+                                       sum(e.waiting_seconds) AS waiting_seconds
+                                  FROM conversation_episodes e ${ofTheConversation}) summed
+            CROSS JOIN LATERAL (SELECT e.inbox_id, e.assigned_to, e.team_id, e.resolved_at FROM conversation_episodes e ${ofTheConversation}
+                                 ORDER BY e.opened_at DESC, e.id DESC LIMIT 1) last
+            LEFT JOIN LATERAL (SELECT e.first_response_at, e.first_responder_id, ${firstResponseSeconds} AS first_response_seconds
+                                 FROM conversation_episodes e ${ofTheConversation} AND e.first_response_at IS NOT NULL
+                                ORDER BY e.first_response_at LIMIT 1) answer ON true
+            LEFT JOIN LATERAL (SELECT e.csat_rating FROM conversation_episodes e ${ofTheConversation} AND e.csat_rating IS NOT NULL
+                                ORDER BY e.opened_at DESC, e.id DESC LIMIT 1) rated ON true
            ${OLDEST_FIRST.orderAndLimit(page)}`,
     );
     return OLDEST_FIRST.page(rows, page);

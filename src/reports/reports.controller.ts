@@ -28,7 +28,8 @@ export class ReportsController {
       'answers), resolutions (each close; a reopened conversation has one episode per opening), who held each conversation when, its ' +
       "time in the queue. Medians and 90th percentiles in seconds, of the calendar or (`business_hours=true`) of each inbox's business " +
       'hours. An admin sees every inbox; an agent their inboxes, by agent only themselves and by team their teams (another agent or ' +
-      'team is a 403). A period over 366 days, or one that ends before it starts, is a 400.',
+      'team is a 403). A period of any length; one that ends before it starts is a 400, and so is grouping more than 3,660 days or ' +
+      'weeks.',
   })
   @ApiOkResponse({ type: ReportSummaryResponse })
   @ApiErrors(400)
@@ -38,12 +39,15 @@ export class ReportsController {
 
   @Get('conversations.csv')
   @ApiOperation({
-    summary: 'One row per conversation episode opened in the period, as CSV, streamed',
+    summary: 'One row per conversation opened in the period, as CSV, streamed',
     description:
-      'Columns: conversation_id, inbox_id, contact_id, assigned_to (who held it last), team_id, opened_at, first_response_at, ' +
-      'resolved_at, first_response_seconds, resolution_seconds (calendar or, with `business_hours=true`, business-hours seconds), ' +
-      'csat_rating, first_response_by, waiting_seconds (in the queue). A conversation reopened after a close has one row per ' +
-      'opening. The filters of the summary apply (`user_id`: the episodes they held last); an agent gets the episodes they held last.',
+      'A row for each conversation with an episode (an opening) in the period, over those episodes, oldest first. Columns: ' +
+      'conversation_id, inbox_id, contact_id, assigned_to and team_id (who held it last), opened_at (its first opening in the ' +
+      'period), first_response_at and first_response_seconds (its first response), resolved_at (the last close; empty while it is ' +
+      'open), resolution_seconds (the times it was open until each close, summed; calendar or, with `business_hours=true`, ' +
+      'business-hours seconds), csat_rating (the latest), first_response_by, waiting_seconds (in the queue, summed), openings (its ' +
+      'episodes counted). The filters of the summary apply to the episodes (`user_id`: those they held last); an agent gets the ' +
+      'episodes they held last.',
   })
   @ApiProduces('text/csv')
   @ApiOkResponse({ description: 'The CSV file', content: { 'text/csv': { schema: { type: 'string' } } } })
@@ -60,8 +64,8 @@ export class ReportsController {
     summary: 'What outbound messages cost, as the channel priced them',
     description:
       'Outbound messages created in [from, to) counted per inbox, pricing category, type and model, as the channel reported them on their ' +
-      'statuses (messages it never priced are not counted). An admin sees every inbox, an agent their own. A period over 366 days, or ' +
-      'one that ends before it starts, is a 400.',
+      'statuses (messages it never priced are not counted). An admin sees every inbox, an agent their own. A period that ends before ' +
+      'it starts is a 400.',
   })
   @ApiOkResponse({ type: PricingReportResponse })
   @ApiErrors(400)

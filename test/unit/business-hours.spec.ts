@@ -59,6 +59,8 @@ describe('business hours', () => {
       'business_hours.days.mon must hold intervals',
     );
     expect(businessHoursProblem({ ...BERLIN, holidays: ['25/12/2026'] })).toContain('business_hours.holidays');
+    expect(businessHoursProblem({ ...BERLIN, holidays: ['2026-02-30'] })).toContain('business_hours.holidays');
+    expect(businessHoursProblem({ ...BERLIN, holidays: ['2028-02-29'] })).toBeNull();
     expect(businessHoursProblem({ ...BERLIN, extra: 1 })).toContain('business_hours.extra is not a field');
     expect(businessHoursProblem('always')).toBe('business_hours must be an object or null');
   });

@@ -37,8 +37,8 @@ function startOf(date: string): string {
   return new Date(`${date}T00:00:00`).toISOString();
 }
 
-/** The longest period a report sums, in days (the service refuses more). */
-const MAX_DAYS = 366;
+/** The most days the service groups a summary by (ten years): the page draws the period by day. */
+const MAX_DAYS = 3660;
 
 /** "45 s", "12 min", "3 h 20 min"; a dash without a value. */
 function seconds(value: number | null | undefined): string {
@@ -143,7 +143,7 @@ export function ReportsPage() {
       </p>
       {tooLong && (
         <p class="error" role="alert">
-          A report covers at most {MAX_DAYS} days: choose a shorter period.
+          The page draws a report by day, at most {MAX_DAYS} days: choose a shorter period.
         </p>
       )}
       <ErrorNote error={load.error} />
