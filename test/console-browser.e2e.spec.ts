@@ -11,6 +11,7 @@ import {
   PHONE,
   seriousAccessibilityViolations,
 } from './support/browser';
+import { parsePublicId } from '../src/common/ids';
 import { totpCodeOf } from '../src/two-factor/totp';
 import { messagesWebhook } from '../scripts/lib/channel-webhook';
 import { eventually, newWamid } from './support/channel';
@@ -409,14 +410,14 @@ describeWithBrowser('the agent console in Chromium', () => {
     const row = table.getByRole('row', { name: /Default marketing Charged PMP/ });
     await row.waitFor();
     expect(Number(await row.locator('td.number').textContent())).toBeGreaterThan(0);
-    // The end first: a period from 2020 to today would be longer than a report sums.
+    // The end first, so the period never ends before it starts while it is typed.
     await page.getByLabel('To (inclusive)').fill('2020-01-31');
     await page.getByLabel('From').fill('2020-01-01');
     await page.getByText('No priced messages in this period.').waitFor();
     await page.getByRole('status').filter({ hasText: '0 charged, 0 free' }).waitFor();
   });
 
-  it("shows the team's figures on the reports page: tiles, a chart by day read by keyboard, tables by agent, and the CSV", async () => {
+  it("shows the team's figures on the reports page: tiles, a chart by day read by keyboard, tables by agent, ratings, and the CSV; axe finds nothing serious with every chart drawn", async () => {
     const token = await t.adminToken();
     const agent = await t.createUser({ name: 'Report Rita' });
     const { id } = await customerWrites(t, { name: 'Reported Customer', text: 'Is my order on its way?' });
@@ -426,6 +427,8 @@ describeWithBrowser('the agent console in Chromium', () => {
         .status,
     ).toBe(201);
     await t.request('PATCH', `/api/v1/conversations/${id}`, { token: agent.token, body: { status: 'closed' } });
+    // The customer's rating, as the survey's answer records it (that path has its own tests in reports.e2e).
+    await t.sql('UPDATE conversation_episodes SET csat_rating = 5 WHERE conversation_id = $1', [parsePublicId('conv', id)]);
 
     const page = await openAs(ADMIN.email, ADMIN.password);
     await page.getByRole('link', { name: 'Reports' }).click();
@@ -447,6 +450,11 @@ describeWithBrowser('the agent console in Chromium', () => {
     // The agent's row beside the bars by agent.
     const byAgent = page.getByRole('table', { name: 'Conversations resolved by agent' });
     await byAgent.getByRole('row', { name: /^Report Rita 1 1 0 / }).waitFor();
+    // Every chart drawn (the ratings' too), then axe over the whole page.
+    await page.getByRole('img', { name: "Customers' ratings (1 to 5)" }).locator('canvas').waitFor();
+    await page.getByRole('table', { name: "Customers' ratings" }).getByRole('row', { name: '5 1' }).waitFor();
+    for (const drawn of await page.locator('.chart').all()) await drawn.locator('canvas').waitFor();
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('button', { name: 'Download conversations (CSV)' }).click(),
@@ -1186,11 +1194,16 @@ describeWithBrowser('the agent console in Chromium', () => {
     {
       name: 'reports',
       path: '/reports',
-      ready: (page) =>
-        page
+      ready: async (page) => {
+        await page
           .getByRole('status')
           .filter({ hasText: /charged/ })
-          .waitFor(),
+          .waitFor();
+        await page
+          .getByRole('img', { name: /by day/ })
+          .locator('canvas')
+          .waitFor();
+      },
     },
     { name: 'profile', path: '/profile', ready: (page) => page.getByRole('heading', { name: 'Your profile' }).waitFor() },
     { name: 'teams', path: '/teams', ready: (page) => page.getByRole('heading', { name: 'Agents' }).waitFor() },

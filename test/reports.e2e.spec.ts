@@ -443,8 +443,11 @@ describe('reports: the summary and the CSV of conversations, from facts recorded
       ['2026-02-02T10:00:00Z', '2026-03-20T10:00:00Z'],
     ];
     for (const [since, till] of cases) {
+      // Every boundary of these hours, and every clock change, is on a quarter hour: a span between quarter hours is read by quarters.
+      const [start, end] = [Date.parse(since), Date.parse(till)];
+      const step = start % 900_000 === 0 && end % 900_000 === 0 ? 900_000 : 60_000;
       let minutes = 0;
-      for (let at = Date.parse(since); at < Date.parse(till); at += 60_000) if (isOpenAt(hours, new Date(at))) minutes += 1;
+      for (let at = start; at < end; at += step) if (isOpenAt(hours, new Date(at))) minutes += step / 60_000;
       const [row] = await t.sql<{ seconds: number }>('SELECT business_seconds($1::jsonb, $2, $3) AS seconds', [
         JSON.stringify(hours),
         since,
@@ -580,6 +583,56 @@ describe('reports: the facts through every path that changes a conversation', ()
     const teams = await summary(`from=${at(4, '00:00').toISOString()}&to=${at(5, '00:00').toISOString()}&group_by=team`);
     expect(rowOf(teams, answering)).toMatchObject({ first_response_seconds: { median: 900 }, conversations_resolved: 0 });
     expect(rowOf(teams, closing)).toMatchObject({ first_response_seconds: { median: null }, conversations_resolved: 1 });
+  });
+
+  it("keeps an agent to their inboxes' figures and CSV; an admin groups by inbox and filters by inbox and team", async () => {
+    const sales = (
+      await t.request('POST', '/api/v1/inboxes', {
+        token: admin,
+        body: { name: 'Sales', phone_number_id: '5550199', access_token: 'token' },
+      })
+    ).body.id as string;
+    const seller = await t.createUser({ name: 'Sales Sam', inbox_ids: [sales] });
+    const desk = (
+      await t.request('POST', '/api/v1/teams', { token: admin, body: { name: 'Desk', member_ids: [seller.id], inbox_ids: [sales] } })
+    ).body.id as string;
+    let sold = '';
+    clock.start(at(5, '09:00'));
+    try {
+      await customerWrites(t, { text: 'In the default inbox' });
+      const contact = await t.request('POST', '/api/v1/contacts', { token: admin, body: { phone: '+4915550199', name: 'Buyer' } });
+      const opened = await t.request('POST', '/api/v1/conversations', {
+        token: admin,
+        body: { contact_id: contact.body.id, inbox_id: sales },
+      });
+      expect(opened.status).toBe(201);
+      sold = opened.body.id;
+      await patch(sold, { assigned_to: seller.id, team_id: desk });
+      clock.set(at(5, '10:00'));
+      await patch(sold, { status: 'closed' });
+    } finally {
+      clock.stop();
+    }
+    const day = `from=${at(5, '00:00').toISOString()}&to=${at(6, '00:00').toISOString()}`;
+    const inboxes = await summary(`${day}&group_by=inbox`);
+    expect(inboxes.map((row) => [row.group.key, row.group.label, row.conversations_opened, row.conversations_resolved])).toEqual(
+      expect.arrayContaining([
+        [DEFAULT_INBOX, 'Default', 1, 0],
+        [sales, 'Sales', 1, 1],
+      ]),
+    );
+    expect(await summary(`${day}&inbox_id=${sales}`)).toMatchObject([{ conversations_opened: 1, conversations_resolved: 1 }]);
+    expect(await summary(`${day}&team_id=${desk}`)).toMatchObject([{ conversations_opened: 1, conversations_resolved: 1 }]);
+    const theirs = async (query: string) => {
+      const answer = await t.request('GET', `/api/v1/reports/summary?${query}`, { token: seller.token });
+      expect(answer.status).toBe(200);
+      return answer.body.data as Figures[];
+    };
+    expect(await theirs(day)).toMatchObject([{ conversations_opened: 1, conversations_resolved: 1 }]);
+    expect(await theirs(`${day}&inbox_id=${DEFAULT_INBOX}`)).toMatchObject([{ conversations_opened: 0, conversations_resolved: 0 }]);
+    expect((await theirs(`${day}&group_by=inbox`)).map((row) => row.group.key)).toEqual([sales]);
+    const csv = (await t.request('GET', `/api/v1/reports/conversations.csv?${day}`, { token: seller.token })).text.trim().split('\n');
+    expect(csv.slice(1).map((line) => line.split(',')[0])).toEqual([sold]);
   });
 
   it("ends a removed agent's hold when they are removed, not at the conversation's last change", async () => {

@@ -20,7 +20,7 @@ export interface ReportsContext {
 
 /**
  * Reports over the whole seed: the summary for a year (every seeded fact in it) in each grouping,
- * one request at a time, against the issue's 2 s; then the CSV of every episode streamed while the
+ * one request at a time, against the issue's 2 s; then the CSV of every conversation streamed while the
  * service's resident memory is read every 100 ms (constant memory: its peak beside its start).
  */
 export async function benchReports(context: ReportsContext): Promise<Row[]> {
@@ -72,7 +72,7 @@ async function streamCsv(context: ReportsContext, period: string, auth: Record<s
   const seconds = (performance.now() - started) / 1000;
   const after = readResident(context.pid) ?? 0;
   console.log(
-    `CSV: ${(lines - 1).toLocaleString('en-US')} episodes, ${(bytes / 1e6).toFixed(1)} MB in ${seconds.toFixed(1)} s ` +
+    `CSV: ${(lines - 1).toLocaleString('en-US')} conversations, ${(bytes / 1e6).toFixed(1)} MB in ${seconds.toFixed(1)} s ` +
       `(${Math.round((lines - 1) / seconds).toLocaleString('en-US')} rows/s); service RSS ${before.toFixed(0)} MB before, ` +
       `${peak.toFixed(0)} MB at most while streaming, ${after.toFixed(0)} MB after (reference: the CSV itself is ${(bytes / 1e6).toFixed(1)} MB)`,
   );

@@ -152,7 +152,7 @@ export class ReportGroup {
   key!: string | null;
 
   @ApiProperty({
-    example: 'Mon 16 Nov 2026',
+    example: '2026-11-16',
     description: "What the console shows: the date, the agent's, team's or inbox's name, `Unassigned`, `No team`",
   })
   label!: string;

@@ -2811,7 +2811,7 @@ export interface components {
       key: string | null;
       /**
        * @description What the console shows: the date, the agent's, team's or inbox's name, `Unassigned`, `No team`
-       * @example Mon 16 Nov 2026
+       * @example 2026-11-16
        */
       label: string;
     };
