@@ -410,6 +410,9 @@ describeWithBrowser('the agent console in Chromium', () => {
     const row = table.getByRole('row', { name: /Default marketing Charged PMP/ });
     await row.waitFor();
     expect(Number(await row.locator('td.number').textContent())).toBeGreaterThan(0);
+    // The chart's numbers in the table beside it.
+    const charted = page.getByRole('table', { name: 'Charged messages by category' }).getByRole('row', { name: /^marketing / });
+    expect(Number(await charted.locator('td.number').textContent())).toBeGreaterThan(0);
     // The end first, so the period never ends before it starts while it is typed.
     await page.getByLabel('To (inclusive)').fill('2020-01-31');
     await page.getByLabel('From').fill('2020-01-01');

@@ -312,7 +312,10 @@ function Satisfaction(props: { ratings: number[] }) {
   );
 }
 
-/** Outbound messages by the pricing category the channel reported: bars of the categories, and every inbox's rows in the table. */
+/**
+ * Outbound messages by the pricing category the channel reported: bars of the charged ones per
+ * category with their numbers beside them, then every inbox's rows.
+ */
 function Cost(props: { rows: PricingRow[]; inboxName: (id: string) => string }) {
   const byCategory = useMemo(() => {
     const totals = new Map<string, number>();
@@ -335,8 +338,28 @@ function Cost(props: { rows: PricingRow[]; inboxName: (id: string) => string }) 
       {props.rows.length === 0 ? (
         <p>No priced messages in this period. Messages the channel has not priced yet are not counted.</p>
       ) : (
-        <div class="report-pair">
-          <Chart title="Charged messages by category" kind="bars" labels={labels} series={series} />
+        <>
+          <div class="report-pair">
+            <Chart title="Charged messages by category" kind="bars" labels={labels} series={series} />
+            <table class="table" aria-label="Charged messages by category">
+              <thead>
+                <tr>
+                  <th scope="col">Category</th>
+                  <th scope="col" class="number">
+                    Charged messages
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {byCategory.map(([category, messages]) => (
+                  <tr>
+                    <th scope="row">{category}</th>
+                    <td class="number">{messages}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           <table class="table" aria-label="Priced messages">
             <thead>
               <tr>
@@ -361,7 +384,7 @@ function Cost(props: { rows: PricingRow[]; inboxName: (id: string) => string }) 
               ))}
             </tbody>
           </table>
-        </div>
+        </>
       )}
     </>
   );
