@@ -403,6 +403,8 @@ describe('reports: the summary and the CSV of conversations, from facts recorded
   it('sums a period of any length, by week and in total, and the CSV of it', async () => {
     for (const query of ['from=2010-01-01&to=2026-06-01', 'from=2010-01-01&to=2026-06-01&group_by=week'])
       expect((await summary(query)).length).toBeGreaterThan(0);
+    // 3,660 local days, an hour longer than 3,660 times 24 hours across Berlin's clock changes.
+    expect(await summary('group_by=day&time_zone=Europe/Berlin&from=2016-10-25&to=2026-11-02')).toHaveLength(3660);
     const csv = await t.request('GET', '/api/v1/reports/conversations.csv?from=2010-01-01&to=2036-01-01', { token: admin });
     expect(csv.text.trim().split('\n')).toHaveLength(1 + conversations.length);
   });
@@ -555,6 +557,42 @@ describe('reports: the facts through every path that changes a conversation', ()
     // One row for the conversation that stays, over both episodes: its last one still open.
     const csv = (await t.request('GET', `/api/v1/reports/conversations.csv?${day}`, { token: admin })).text.trim().split('\n').slice(1);
     expect(csv.map((line) => line.split(',')).map((row) => [row[0], row[7], row[13]])).toEqual([[stays.id, '', '2']]);
+  });
+
+  it("keeps the answering team of a merged customer's open conversation with the conversation that stays", async () => {
+    const agent = await t.createUser({ name: 'Merging Meg' });
+    const squad = (
+      await t.request('POST', '/api/v1/teams', {
+        token: admin,
+        body: { name: 'Merged squad', member_ids: [agent.id], inbox_ids: [DEFAULT_INBOX] },
+      })
+    ).body.id as string;
+    let from = { id: '', phone: '' };
+    let into = { id: '', phone: '' };
+    clock.start(at(6, '09:00'));
+    try {
+      from = await customerWrites(t, { text: 'From my first phone' });
+      await patch(from.id, { assigned_to: agent.id, team_id: squad });
+      clock.set(at(6, '09:20'));
+      const answer = await t.request('POST', `/api/v1/conversations/${from.id}/messages`, {
+        token: agent.token,
+        body: { type: 'text', text: 'On it' },
+      });
+      expect(answer.status).toBe(201);
+      clock.set(at(6, '10:00'));
+      into = await customerWrites(t, { text: 'From my second phone' });
+    } finally {
+      clock.stop();
+    }
+    const contactOf = async (phone: string) =>
+      (await t.request('GET', `/api/v1/contacts?q=${encodeURIComponent(phone)}`, { token: admin })).body.data[0].id;
+    const merged = await t.request('POST', `/api/v1/contacts/${await contactOf(into.phone)}/merge`, {
+      token: admin,
+      body: { from: await contactOf(from.phone) },
+    });
+    expect(merged.status).toBe(200);
+    const teams = await summary(`from=${at(6, '00:00').toISOString()}&to=${at(7, '00:00').toISOString()}&group_by=team`);
+    expect(rowOf(teams, squad)).toMatchObject({ first_response_seconds: { median: 1200 } });
   });
 
   it('counts a first response for the team that held the conversation when it was given, its resolution for the team at the close', async () => {

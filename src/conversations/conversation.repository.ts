@@ -465,6 +465,7 @@ export class ConversationRepository {
                  customer_wrote_at = LEAST(i.customer_wrote_at, f.customer_wrote_at),
                  first_response_at = COALESCE(i.first_response_at, f.first_response_at),
                  first_responder_id = CASE WHEN i.first_response_at IS NULL THEN f.first_responder_id ELSE i.first_responder_id END,
+                 first_response_team_id = CASE WHEN i.first_response_at IS NULL THEN f.first_response_team_id ELSE i.first_response_team_id END,
                  first_response_seconds = COALESCE(i.first_response_seconds, f.first_response_seconds),
                  first_response_business_seconds = COALESCE(i.first_response_business_seconds, f.first_response_business_seconds),
                  waiting_seconds = i.waiting_seconds + f.waiting_seconds

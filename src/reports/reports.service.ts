@@ -64,7 +64,8 @@ export class ReportsService {
   async summary(query: ReportSummaryQuery, reader: UserRow, now = new Date()): Promise<ReportSummaryResponse> {
     const filter = await this.filterOf(query, query.group_by ?? 'total', reader, now);
     const groupDays = filter.groupBy === 'day' ? 1 : filter.groupBy === 'week' ? 7 : null;
-    if (groupDays !== null && (filter.to.getTime() - filter.from.getTime()) / (groupDays * 86_400_000) > MAX_TIME_GROUPS)
+    // An hour's slack: a period of whole local days may be an hour longer across a clock change.
+    if (groupDays !== null && filter.to.getTime() - filter.from.getTime() > MAX_TIME_GROUPS * groupDays * 86_400_000 + 3_600_000)
       throw new BadRequestException(
         `group_by=${filter.groupBy} answers at most ${MAX_TIME_GROUPS} ${filter.groupBy}s: group a longer period by week or leave out group_by`,
       );

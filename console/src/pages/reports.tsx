@@ -68,7 +68,7 @@ interface Report {
 /**
  * Reports: how the team is doing over a period (conversations, first response and resolution
  * times, ratings), by day, agent and team, and what the channel charged. Each chart has the
- * numbers in a table beside it; the CSV holds one row per conversation episode. An agent sees
+ * numbers in a table beside it; the CSV holds one row per conversation. An agent sees
  * their inboxes and, by agent, themselves.
  */
 export function ReportsPage() {

@@ -13,7 +13,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * `conversation_episodes.first_response_team_id`: the team that held the conversation when its
  * first response was given (the message's own `team_id`), so first responses count for that team
  * and not for the one that held the conversation last. Episodes answered before this migration take
- * the team they were last held by, as the reports showed them until now.
+ * the team they were last held by, as the reports showed them until now. That backfill rewrites
+ * the answered episodes with the table locked by the new column (about 2.5 s for 160,000
+ * episodes): conversations' changes and messages wait for it, as for the migrations before it.
  */
 export class ReportFactsCorrections1764280000000 implements MigrationInterface {
   name = 'ReportFactsCorrections1764280000000';
