@@ -1,5 +1,7 @@
 import { parsePublicId } from '../src/common/ids';
+import { Database } from '../src/database/database';
 import { isOpenAt, type BusinessHours } from '../src/inboxes/business-hours';
+import { ReportRepository, type ConversationReportRow } from '../src/reports/report.repository';
 import { eventually } from './support/channel';
 import { messageWebhook } from './support/channel-fixtures';
 import { customerWrites } from './support/inbox';
@@ -671,6 +673,51 @@ describe('reports: the facts through every path that changes a conversation', ()
     expect((await theirs(`${day}&group_by=inbox`)).map((row) => row.group.key)).toEqual([sales]);
     const csv = (await t.request('GET', `/api/v1/reports/conversations.csv?${day}`, { token: seller.token })).text.trim().split('\n');
     expect(csv.slice(1).map((line) => line.split(',')[0])).toEqual([sold]);
+  });
+
+  it("pages the CSV's conversations one at a time, each once, each over the episodes of the agent asked for", async () => {
+    const [first, second] = [await t.createUser({ name: 'First Fay' }), await t.createUser({ name: 'Second Sid' })];
+    let reopened = { id: '', phone: '' };
+    clock.start(at(7, '09:00'));
+    try {
+      reopened = await customerWrites(t, { text: 'Hello' });
+      await patch(reopened.id, { assigned_to: first.id });
+      clock.set(at(7, '09:30'));
+      await patch(reopened.id, { status: 'closed' });
+      clock.set(at(7, '10:00'));
+      await customerWrites(t, { text: 'Another one' });
+      clock.set(at(7, '11:00'));
+      await customerWrites(t, { phone: reopened.phone.slice(1), text: 'Me again' });
+      await patch(reopened.id, { assigned_to: second.id });
+      clock.set(at(7, '11:45'));
+      await patch(reopened.id, { status: 'closed' });
+    } finally {
+      clock.stop();
+    }
+    const reports = t.app.get(ReportRepository);
+    const db = t.app.get(Database).db;
+    const pages = async (userId?: string): Promise<ConversationReportRow[]> => {
+      const rows: ConversationReportRow[] = [];
+      const filter = { from: at(7, '00:00'), to: at(8, '00:00'), businessHours: false, userId, visibleInboxes: null };
+      let cursor: string | undefined;
+      do {
+        const page = await reports.conversations(db, filter, { limit: 1, cursor });
+        rows.push(...page.data);
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor);
+      return rows;
+    };
+    const reopenedId = parsePublicId('conv', reopened.id)!;
+    const all = await pages();
+    expect(all).toHaveLength(2);
+    expect(all[0]).toMatchObject({ conversation_id: reopenedId, openings: 2, resolution_seconds: 1800 + 2700 });
+    expect(all[0].opened_at).toEqual(at(7, '09:00'));
+    // Each agent's row covers only the episode they held: the second agent's starts at the reopening.
+    const [ofFirst] = await pages(parsePublicId('user', first.id)!);
+    expect(ofFirst).toMatchObject({ conversation_id: reopenedId, openings: 1, resolution_seconds: 1800 });
+    const [ofSecond] = await pages(parsePublicId('user', second.id)!);
+    expect(ofSecond).toMatchObject({ conversation_id: reopenedId, openings: 1, resolution_seconds: 2700 });
+    expect(ofSecond.opened_at).toEqual(at(7, '11:00'));
   });
 
   it("ends a removed agent's hold when they are removed, not at the conversation's last change", async () => {
