@@ -23,8 +23,11 @@ function offsetAt(at: Date, timeZone: string): number {
     second: 'numeric',
   }).formatToParts(at);
   const part = (type: string) => Number(parts.find((found) => found.type === type)!.value);
-  const wall = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
-  return wall - Math.floor(at.getTime() / 1000) * 1000;
+  // Not Date.UTC: it reads the years 0 to 99 as 1900 to 1999.
+  const wall = new Date(0);
+  wall.setUTCFullYear(part('year'), part('month') - 1, part('day'));
+  wall.setUTCHours(part('hour'), part('minute'), part('second'));
+  return wall.getTime() - Math.floor(at.getTime() / 1000) * 1000;
 }
 
 /**

@@ -9,6 +9,11 @@ describe('midnightIn', () => {
     expect(midnightIn('2026-11-16', 'Asia/Kolkata').toISOString()).toBe('2026-11-15T18:30:00.000Z');
   });
 
+  it('reads the years 1 to 99 as themselves, not as 1901 to 1999', () => {
+    expect(midnightIn('0050-01-01', 'UTC').toISOString()).toBe('0050-01-01T00:00:00.000Z');
+    expect(midnightIn('0001-01-01', 'Etc/GMT-5').getTime()).toBe(Date.parse('0001-01-01T00:00:00Z') - 5 * 3_600_000);
+  });
+
   it('takes the offset of the day itself on the days clocks change', () => {
     // Berlin leaves summer time at 03:00 on 25 October 2026: that midnight is still at +02:00.
     expect(midnightIn('2026-10-25', 'Europe/Berlin').toISOString()).toBe('2026-10-24T22:00:00.000Z');
