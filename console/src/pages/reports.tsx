@@ -285,25 +285,49 @@ function FiguresTable(props: { caption: string; first: string; rows: Figures[] }
 const RATINGS = ['1', '2', '3', '4', '5'];
 
 function Satisfaction(props: { ratings: number[] }) {
-  const series = useMemo<ChartSeries[]>(() => [{ label: 'Answers', values: props.ratings, format: count }], [props.ratings]);
   if (props.ratings.every((ratings) => ratings === 0)) return <p>No ratings in this period.</p>;
   return (
+    <CountedBars
+      title="Customers' ratings (1 to 5)"
+      table="Customers' ratings"
+      labelHeading="Rating"
+      countHeading="Answers"
+      labels={RATINGS}
+      counts={props.ratings}
+    />
+  );
+}
+
+/** Bars of one count per label, and the same numbers in a table beside them. */
+function CountedBars(props: {
+  title: string;
+  table: string;
+  labelHeading: string;
+  countHeading: string;
+  labels: string[];
+  counts: number[];
+}) {
+  const series = useMemo<ChartSeries[]>(
+    () => [{ label: props.countHeading, values: props.counts, format: count }],
+    [props.countHeading, props.counts],
+  );
+  return (
     <div class="report-pair">
-      <Chart title="Customers' ratings (1 to 5)" kind="bars" labels={RATINGS} series={series} />
-      <table class="table" aria-label="Customers' ratings">
+      <Chart title={props.title} kind="bars" labels={props.labels} series={series} />
+      <table class="table" aria-label={props.table}>
         <thead>
           <tr>
-            <th scope="col">Rating</th>
+            <th scope="col">{props.labelHeading}</th>
             <th scope="col" class="number">
-              Answers
+              {props.countHeading}
             </th>
           </tr>
         </thead>
         <tbody>
-          {props.ratings.map((answers, index) => (
+          {props.counts.map((counted, index) => (
             <tr>
-              <th scope="row">{RATINGS[index]}</th>
-              <td class="number">{answers}</td>
+              <th scope="row">{props.labels[index]}</th>
+              <td class="number">{counted}</td>
             </tr>
           ))}
         </tbody>
@@ -323,10 +347,7 @@ function Cost(props: { rows: PricingRow[]; inboxName: (id: string) => string }) 
     return [...totals.entries()];
   }, [props.rows]);
   const labels = useMemo(() => byCategory.map(([category]) => category), [byCategory]);
-  const series = useMemo<ChartSeries[]>(
-    () => [{ label: 'Charged messages', values: byCategory.map(([, messages]) => messages), format: count }],
-    [byCategory],
-  );
+  const counts = useMemo(() => byCategory.map(([, messages]) => messages), [byCategory]);
   const charged = props.rows.filter((row) => row.type === 'regular').reduce((sum, row) => sum + row.messages, 0);
   // Older statuses carry no type: they count as neither.
   const free = props.rows.filter((row) => row.type?.startsWith('free_')).reduce((sum, row) => sum + row.messages, 0);
@@ -339,27 +360,14 @@ function Cost(props: { rows: PricingRow[]; inboxName: (id: string) => string }) 
         <p>No priced messages in this period. Messages the channel has not priced yet are not counted.</p>
       ) : (
         <>
-          <div class="report-pair">
-            <Chart title="Charged messages by category" kind="bars" labels={labels} series={series} />
-            <table class="table" aria-label="Charged messages by category">
-              <thead>
-                <tr>
-                  <th scope="col">Category</th>
-                  <th scope="col" class="number">
-                    Charged messages
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {byCategory.map(([category, messages]) => (
-                  <tr>
-                    <th scope="row">{category}</th>
-                    <td class="number">{messages}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <CountedBars
+            title="Charged messages by category"
+            table="Charged messages by category"
+            labelHeading="Category"
+            countHeading="Charged messages"
+            labels={labels}
+            counts={counts}
+          />
           <table class="table" aria-label="Priced messages">
             <thead>
               <tr>
