@@ -360,7 +360,7 @@ export class ReportRepository {
     const business = filter.businessHours;
     const firstResponseSeconds = sql.raw(business ? 'e.first_response_business_seconds' : 'e.first_response_seconds');
     const resolutionSeconds = sql.raw(business ? 'e.resolution_business_seconds' : 'e.resolution_seconds');
-    const ofTheConversation = sql.where([...counted('e'), sql`e.conversation_id = f.conversation_id`]);
+    const ofTheConversation = [...counted('e'), sql`e.conversation_id = f.conversation_id`];
     const rows = await query<ConversationReportRow>(
       db,
       sql`SELECT f.id, f.conversation_id, last.inbox_id, c.contact_id, last.assigned_to, last.team_id, f.opened_at,
@@ -371,13 +371,15 @@ export class ReportRepository {
             JOIN conversations c ON c.id = f.conversation_id
             CROSS JOIN LATERAL (SELECT count(*)::int AS openings, sum(${resolutionSeconds}) AS resolution_seconds,
                                        sum(e.waiting_seconds) AS waiting_seconds
-                                  FROM conversation_episodes e ${ofTheConversation}) summed
-            CROSS JOIN LATERAL (SELECT e.inbox_id, e.assigned_to, e.team_id, e.resolved_at FROM conversation_episodes e ${ofTheConversation}
+                                  FROM conversation_episodes e ${sql.where(ofTheConversation)}) summed
+            CROSS JOIN LATERAL (SELECT e.inbox_id, e.assigned_to, e.team_id, e.resolved_at
+                                  FROM conversation_episodes e ${sql.where(ofTheConversation)}
                                  ORDER BY e.opened_at DESC, e.id DESC LIMIT 1) last
             LEFT JOIN LATERAL (SELECT e.first_response_at, e.first_responder_id, ${firstResponseSeconds} AS first_response_seconds
-                                 FROM conversation_episodes e ${ofTheConversation} AND e.first_response_at IS NOT NULL
+                                 FROM conversation_episodes e ${sql.where([...ofTheConversation, sql`e.first_response_at IS NOT NULL`])}
                                 ORDER BY e.first_response_at LIMIT 1) answer ON true
-            LEFT JOIN LATERAL (SELECT e.csat_rating FROM conversation_episodes e ${ofTheConversation} AND e.csat_rating IS NOT NULL
+            LEFT JOIN LATERAL (SELECT e.csat_rating
+                                 FROM conversation_episodes e ${sql.where([...ofTheConversation, sql`e.csat_rating IS NOT NULL`])}
                                 ORDER BY e.opened_at DESC, e.id DESC LIMIT 1) rated ON true
            ${OLDEST_FIRST.orderAndLimit(page)}`,
     );
