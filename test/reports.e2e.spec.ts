@@ -476,6 +476,22 @@ describe('reports: the facts through every path that changes a conversation', ()
     return answer.body.data as Figures[];
   };
   const rowOf = (rows: Figures[], key: string | null) => rows.find((row) => row.group.key === key);
+  /** A team of these members working these inboxes (the default inbox unless told); its id. */
+  const team = async (name: string, memberIds: string[], inboxIds = [DEFAULT_INBOX]): Promise<string> => {
+    const created = await t.request('POST', '/api/v1/teams', { token: admin, body: { name, member_ids: memberIds, inbox_ids: inboxIds } });
+    expect(created.status).toBe(201);
+    return created.body.id as string;
+  };
+  /** The customer who wrote from `fromPhone` merged into the one who wrote from `intoPhone`. */
+  const mergeCustomers = async (intoPhone: string, fromPhone: string) => {
+    const contactOf = async (phone: string) =>
+      (await t.request('GET', `/api/v1/contacts?q=${encodeURIComponent(phone)}`, { token: admin })).body.data[0].id;
+    const merged = await t.request('POST', `/api/v1/contacts/${await contactOf(intoPhone)}/merge`, {
+      token: admin,
+      body: { from: await contactOf(fromPhone) },
+    });
+    expect(merged.status).toBe(200);
+  };
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -486,19 +502,14 @@ describe('reports: the facts through every path that changes a conversation', ()
   it("counts a conversation handed to an agent once when a team is set on it after, and the team's once", async () => {
     const agent = await t.createUser({ name: 'Kept Kim' });
     const other = await t.createUser({ name: 'Next Nia' });
-    const team = (
-      await t.request('POST', '/api/v1/teams', {
-        token: admin,
-        body: { name: 'Returns', member_ids: [agent.id, other.id], inbox_ids: [DEFAULT_INBOX] },
-      })
-    ).body.id;
+    const returns = await team('Returns', [agent.id, other.id]);
     clock.start(at(0, '09:00'));
     try {
       const { id } = await customerWrites(t, { text: 'A return' });
       clock.set(at(0, '09:10'));
       expect((await patch(id, { assigned_to: agent.id })).status).toBe(200);
       clock.set(at(0, '09:20'));
-      expect((await patch(id, { team_id: team })).status).toBe(200);
+      expect((await patch(id, { team_id: returns })).status).toBe(200);
       clock.set(at(0, '09:30'));
       expect((await patch(id, { assigned_to: other.id })).status).toBe(200);
     } finally {
@@ -507,7 +518,7 @@ describe('reports: the facts through every path that changes a conversation', ()
     const agents = await summary(`${PERIOD}&group_by=agent`);
     expect(rowOf(agents, agent.id)).toMatchObject({ conversations_opened: 1, conversations_open: 0 });
     expect(rowOf(agents, other.id)).toMatchObject({ conversations_opened: 1, conversations_open: 1 });
-    expect(rowOf(await summary(`${PERIOD}&group_by=team`), team)).toMatchObject({ conversations_opened: 1, conversations_open: 1 });
+    expect(rowOf(await summary(`${PERIOD}&group_by=team`), returns)).toMatchObject({ conversations_opened: 1, conversations_open: 1 });
   });
 
   it('credits a resolution to whoever held the conversation at the close: given back to the queue first, nobody', async () => {
@@ -546,13 +557,7 @@ describe('reports: the facts through every path that changes a conversation', ()
     } finally {
       clock.stop();
     }
-    const contactOf = async (phone: string) =>
-      (await t.request('GET', `/api/v1/contacts?q=${encodeURIComponent(phone)}`, { token: admin })).body.data[0].id;
-    const merged = await t.request('POST', `/api/v1/contacts/${await contactOf(stays.phone)}/merge`, {
-      token: admin,
-      body: { from: await contactOf(from.phone) },
-    });
-    expect(merged.status).toBe(200);
+    await mergeCustomers(stays.phone, from.phone);
     const day = `from=${at(2, '00:00').toISOString()}&to=${at(3, '00:00').toISOString()}`;
     const [total] = await summary(day);
     expect(total).toMatchObject({ conversations_opened: 2, conversations_resolved: 1, first_response_seconds: { median: 1800 } });
@@ -563,12 +568,7 @@ describe('reports: the facts through every path that changes a conversation', ()
 
   it("keeps the answering team of a merged customer's open conversation with the conversation that stays", async () => {
     const agent = await t.createUser({ name: 'Merging Meg' });
-    const squad = (
-      await t.request('POST', '/api/v1/teams', {
-        token: admin,
-        body: { name: 'Merged squad', member_ids: [agent.id], inbox_ids: [DEFAULT_INBOX] },
-      })
-    ).body.id as string;
+    const squad = await team('Merged squad', [agent.id]);
     let from = { id: '', phone: '' };
     let into = { id: '', phone: '' };
     clock.start(at(6, '09:00'));
@@ -586,23 +586,14 @@ describe('reports: the facts through every path that changes a conversation', ()
     } finally {
       clock.stop();
     }
-    const contactOf = async (phone: string) =>
-      (await t.request('GET', `/api/v1/contacts?q=${encodeURIComponent(phone)}`, { token: admin })).body.data[0].id;
-    const merged = await t.request('POST', `/api/v1/contacts/${await contactOf(into.phone)}/merge`, {
-      token: admin,
-      body: { from: await contactOf(from.phone) },
-    });
-    expect(merged.status).toBe(200);
+    await mergeCustomers(into.phone, from.phone);
     const teams = await summary(`from=${at(6, '00:00').toISOString()}&to=${at(7, '00:00').toISOString()}&group_by=team`);
     expect(rowOf(teams, squad)).toMatchObject({ first_response_seconds: { median: 1200 } });
   });
 
   it('counts a first response for the team that held the conversation when it was given, its resolution for the team at the close', async () => {
     const agent = await t.createUser({ name: 'Moving Mo' });
-    const team = async (name: string) =>
-      (await t.request('POST', '/api/v1/teams', { token: admin, body: { name, member_ids: [agent.id], inbox_ids: [DEFAULT_INBOX] } })).body
-        .id as string;
-    const [answering, closing] = [await team('Answering'), await team('Closing')];
+    const [answering, closing] = [await team('Answering', [agent.id]), await team('Closing', [agent.id])];
     clock.start(at(4, '09:00'));
     try {
       const { id } = await customerWrites(t, { text: 'Where is my order?' });
@@ -633,9 +624,7 @@ describe('reports: the facts through every path that changes a conversation', ()
       })
     ).body.id as string;
     const seller = await t.createUser({ name: 'Sales Sam', inbox_ids: [sales] });
-    const desk = (
-      await t.request('POST', '/api/v1/teams', { token: admin, body: { name: 'Desk', member_ids: [seller.id], inbox_ids: [sales] } })
-    ).body.id as string;
+    const desk = await team('Desk', [seller.id], [sales]);
     let sold = '';
     clock.start(at(5, '09:00'));
     try {
