@@ -283,6 +283,23 @@ describe('webhook deliveries', () => {
   });
 });
 
+describe('events committed by another process while the service runs', () => {
+  it('are delivered, though no commit of the service announced them', async () => {
+    const receiver = await WebhookReceiver.start();
+    const t = await startTestApp({ env: FAST_RETRIES });
+    try {
+      const admin = await t.adminToken();
+      await t.request('POST', '/api/v1/webhooks', { token: admin, body: { url: receiver.url('/outside'), events: ['*'], secret: SECRET } });
+      // The app's DataSource directly, not the repositories: the relay is not told of this commit.
+      await t.sql(`INSERT INTO events (id, type, data, created_at) VALUES (gen_random_uuid(), 'contact.created', '{"n": 7}', now())`);
+      await eventually(async () => expect(receiver.received('/outside').map((d) => d.json.data)).toEqual([{ n: 7 }]));
+    } finally {
+      await t.close();
+      await receiver.close();
+    }
+  });
+});
+
 describe('events committed before a crash', () => {
   it('are delivered once after the restart: unrelayed outbox rows and deliveries whose job was lost', async () => {
     const receiver = await WebhookReceiver.start();

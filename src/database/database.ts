@@ -51,6 +51,11 @@ export class Database {
     return watchWrites(this.dataSource, tables, onCommit);
   }
 
+  /** `onCommit` runs after every commit that gave rows of one of `tables` a due time of their own (see watchWrites). */
+  onCommittedReschedules(tables: Iterable<string>, onCommit: () => void): () => void {
+    return watchWrites(this.dataSource, tables, onCommit, 'rescheduled');
+  }
+
   /** `statements` run when the pool is about to close at shutdown: after the jobs have stopped, before the connections end. */
   beforeClose(statements: () => Promise<void>): void {
     if (this.dataSource instanceof ClosingDataSource) this.dataSource.beforeClose(statements);

@@ -73,9 +73,17 @@ export function observeStatements(observer: ((seconds: number) => void) | null):
   statementObserver = observer;
 }
 
-/** Tables whose new rows, or rows made due now, someone waits for after the commit; and who. */
+/**
+ * What a watch is told of: `due`, rows inserted or made due now (work to hand on at once);
+ * `rescheduled`, rows given another due time (a retry's, a campaign's next step), which the relay
+ * must read to know when to look again.
+ */
+export type WatchedWrite = 'due' | 'rescheduled';
+
+/** Tables whose writes of one kind someone waits for after the commit; and who. */
 interface WriteWatch {
   tables: ReadonlySet<string>;
+  on: WatchedWrite;
   onCommit: () => void;
 }
 
@@ -86,16 +94,19 @@ const toTellOnCommit = new WeakMap<QueryRunner, Set<() => void>>();
 const WRITE = /^\s*(INSERT\s+INTO|UPDATE)\s+([a-z_]+)/i;
 /** An UPDATE that makes recorded work due now (not `now() + …`, a lease or a retry's delay). */
 const MADE_DUE_NOW = /next_attempt_at = now\(\)(?!\s*\+)/;
+/** An UPDATE that gives recorded work a due time of its own (a parameter): neither now, nor a lease (`now() + …`), nor none. */
+const RESCHEDULED = /next_attempt_at = (?!now\(\)|NULL)/;
 
 /**
  * Calls `onCommit` after each commit that inserted rows into one of `tables`, or made rows of one
- * due now: at once for a statement on its own, when its transaction commits for one inside a
- * transaction (Database.transaction asks `takeWatchedWrites`), never for one rolled back, once per
- * commit however many statements. This is how the relay is woken by the commits that record work
- * or events, whoever wrote them. Answers the function that ends the watch.
+ * due now (`on: 'due'`), or gave rows of one a due time of their own (`on: 'rescheduled'`): at
+ * once for a statement on its own, when its transaction commits for one inside a transaction
+ * (Database.transaction asks `takeWatchedWrites`), never for one rolled back, once per commit
+ * however many statements. This is how the relay is woken by the commits that record work or
+ * events, whoever wrote them. Answers the function that ends the watch.
  */
-export function watchWrites(dataSource: DataSource, tables: Iterable<string>, onCommit: () => void): () => void {
-  const watch: WriteWatch = { tables: new Set(tables), onCommit };
+export function watchWrites(dataSource: DataSource, tables: Iterable<string>, onCommit: () => void, on: WatchedWrite = 'due'): () => void {
+  const watch: WriteWatch = { tables: new Set(tables), on, onCommit };
   watches.set(dataSource, [...(watches.get(dataSource) ?? []), watch]);
   return () =>
     watches.set(
@@ -117,10 +128,12 @@ function noteWrite(db: Db, text: string): void {
   const watching = watches.get(db.connection);
   const write = watching && WRITE.exec(text);
   if (!write) return;
-  if (write[1].toUpperCase() === 'UPDATE' && !MADE_DUE_NOW.test(text)) return;
+  const update = write[1].toUpperCase() === 'UPDATE';
+  const kind: WatchedWrite | null = !update || MADE_DUE_NOW.test(text) ? 'due' : RESCHEDULED.test(text) ? 'rescheduled' : null;
+  if (kind === null) return;
   const table = write[2].toLowerCase();
   for (const watch of watching) {
-    if (!watch.tables.has(table)) continue;
+    if (watch.on !== kind || !watch.tables.has(table)) continue;
     const runner = db.queryRunner;
     if (!runner?.isTransactionActive) {
       watch.onCommit();

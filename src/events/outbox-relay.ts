@@ -12,6 +12,12 @@ const BATCH = 200;
 const POLL_EVERY_MS = 100;
 /** How often the work of instances that died is looked for (their heartbeats are 2 s apart). */
 const ABANDONED_EVERY_MS = 2_000;
+/**
+ * How long the outbox and each kind of work go unread when no write of this instance concerned
+ * them and nothing is due by the clock: what another instance committed and did not hand on (it
+ * died meanwhile), a lease that ended, a row changed outside the service.
+ */
+const UNWATCHED_EVERY_MS = 1_000;
 
 /** Something that follows every committed event (webhook deliveries, the live stream). */
 export interface EventConsumer {
@@ -19,6 +25,12 @@ export interface EventConsumer {
   record?(db: Db, events: EventRow[]): Promise<void>;
   /** After that commit, for what keeps no record (the live stream); a failure is logged, not retried. */
   afterCommit?(events: EventRow[]): Promise<void>;
+}
+
+/** Due work claimed for the hand-off, and when the earliest waiting row that is not due yet will be (null: none waits). */
+export interface DueWork {
+  items: WorkItem[];
+  nextDueAt: Date | null;
 }
 
 /**
@@ -32,9 +44,17 @@ export interface WorkSource {
   job: JobName;
   /** The table of its rows: a commit that inserts into it, or makes a row of it due now, wakes the relay. */
   table: string;
-  claimDue(db: Db, limit: number, leaseMs: number): Promise<WorkItem[]>;
+  claimDue(db: Db, limit: number, leaseMs: number): Promise<DueWork>;
   /** Makes the rows whose attempt died with its instance due again; answers how many. */
   releaseAbandoned(db: Db): Promise<number>;
+}
+
+/** When the relay reads the outbox, or a kind of work, again. */
+interface LookOut {
+  /** A commit of this instance wrote there since the last look: look at the next cycle. */
+  written: boolean;
+  /** The time to look again anyway: when the earliest waiting row is due, or UNWATCHED_EVERY_MS after the last look. */
+  lookAt: number;
 }
 
 /**
@@ -43,13 +63,18 @@ export interface WorkSource {
  * outbox and each event is relayed once), then hands every due piece of recorded work to the
  * job queue. What was committed before a crash is still unrelayed or due after it, and goes out
  * on restart. A cycle runs every 100 ms, and at once after any commit that recorded an event or
- * new work (Database.onCommittedWrites), whoever committed it.
+ * new work (Database.onCommittedWrites), whoever committed it. A cycle reads only what may have
+ * something for it: the outbox or a kind of work that a commit of this instance wrote to, a kind
+ * whose earliest waiting row is due by now (each claim answers when that is; a commit that gives
+ * rows another due time has it read again), and everything every UNWATCHED_EVERY_MS. An idle
+ * instance costs the database a look a second instead of ten.
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(OutboxRelay.name);
   private readonly consumers: EventConsumer[] = [];
-  private readonly sources: WorkSource[] = [];
+  private readonly sources: { source: WorkSource; lookOut: LookOut }[] = [];
+  private readonly outbox: LookOut = { written: true, lookAt: 0 };
   private readonly cycle = new PeriodicTask({
     name: 'outbox-relay',
     run: () => this.relayPending(),
@@ -74,7 +99,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
 
   /** For modules that record work; called while the application starts. */
   addWorkSource(source: WorkSource): void {
-    this.sources.push(source);
+    this.sources.push({ source, lookOut: { written: true, lookAt: 0 } });
   }
 
   onApplicationBootstrap(): void {
@@ -82,7 +107,12 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       const oldest = await this.events.oldestUnrelayedAt(this.database.db);
       this.metrics.outboxLag.set(oldest === null ? 0 : Math.max(0, Date.now() - oldest.getTime()) / 1000);
     });
-    this.database.onCommittedWrites(['events', ...this.sources.map((source) => source.table)], () => this.cycle.wake());
+    this.database.onCommittedWrites(['events'], () => this.wakeFor(this.outbox));
+    for (const { source, lookOut } of this.sources) {
+      this.database.onCommittedWrites([source.table], () => this.wakeFor(lookOut));
+      // Not woken: the new due time is later than now; the next cycle reads it.
+      this.database.onCommittedReschedules([source.table], () => (lookOut.written = true));
+    }
     this.cycle.start();
   }
 
@@ -90,13 +120,21 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
     await this.cycle.stop();
   }
 
+  private wakeFor(lookOut: LookOut): void {
+    lookOut.written = true;
+    this.cycle.wake();
+  }
+
   /** Relays every pending event and hands on every due piece of work; answers how many events it relayed. */
   async relayPending(): Promise<number> {
     let total = 0;
-    for (;;) {
-      const relayed = await this.relayEvents();
-      total += relayed;
-      if (relayed < BATCH) break;
+    if (lookNow(this.outbox)) {
+      for (;;) {
+        const relayed = await this.relayEvents();
+        total += relayed;
+        if (relayed < BATCH) break;
+      }
+      this.outbox.lookAt = Date.now() + UNWATCHED_EVERY_MS;
     }
     if (Date.now() - this.abandonedCheckedAt >= ABANDONED_EVERY_MS) {
       this.abandonedCheckedAt = Date.now();
@@ -104,8 +142,13 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
     }
     // While the queue cannot take jobs (Redis down), due work stays unclaimed, ready to go the
     // moment it can: claimed now, it would wait for its lease to end.
-    for (const source of this.sources) {
-      while (this.queue.accepting && (await this.handOn(source)) === BATCH);
+    for (const { source, lookOut } of this.sources) {
+      if (!this.queue.accepting) break;
+      if (!lookNow(lookOut)) continue;
+      let due: DueWork;
+      do due = await this.handOn(source);
+      while (this.queue.accepting && due.items.length === BATCH);
+      lookOut.lookAt = Math.min(due.nextDueAt?.getTime() ?? Infinity, Date.now() + UNWATCHED_EVERY_MS);
     }
     return total;
   }
@@ -134,16 +177,24 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   /** The attempts that died with their instance become due again, and are handed on below. */
   private async releaseAbandoned(): Promise<void> {
     await this.instances.removeDead();
-    for (const source of this.sources) {
+    for (const { source } of this.sources) {
       const released = await source.releaseAbandoned(this.database.db);
       if (released > 0) this.logger.warn(`${released} ${source.job} attempt(s) of an instance that died are due again`);
     }
   }
 
-  /** Claims a batch of due work and queues one job per attempt, the batch at once; answers how many it claimed. */
-  private async handOn(source: WorkSource): Promise<number> {
+  /** Claims a batch of due work and queues one job per attempt, the batch at once; answers what it claimed. */
+  private async handOn(source: WorkSource): Promise<DueWork> {
     const due = await source.claimDue(this.database.db, BATCH, this.queue.handoffLeaseMs);
-    await this.queue.addAll(source.job, due);
-    return due.length;
+    await this.queue.addAll(source.job, due.items);
+    return due;
   }
+}
+
+/** Whether a cycle reads there now. Until the read sets the next time, the next cycle reads there again (a read that fails is retried). */
+function lookNow(lookOut: LookOut): boolean {
+  if (!lookOut.written && Date.now() < lookOut.lookAt) return false;
+  lookOut.written = false;
+  lookOut.lookAt = 0;
+  return true;
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db, execute, query, sql, Sql } from '../database/sql';
+import type { DueWork } from '../events/outbox-relay';
 import type { WorkItem } from '../queue/job-queue';
 import type { ClaimedWork, WorkKind } from './work-kind';
 
@@ -17,18 +18,30 @@ export class RecordedWorkRepository {
   /**
    * The relay's hand-off: claims up to `limit` rows that are waiting and due, pushes their due
    * time past `leaseMs` so no other relay hands them on meanwhile (others' locked rows are
-   * skipped), and answers the attempts to start.
+   * skipped), and answers the attempts to start, with when the earliest of the other waiting rows
+   * is due (null when none is), so the relay need not look again before then. One round trip.
    */
-  async claimDue(db: Db, kind: RowsOfKind, limit: number, leaseMs: number): Promise<WorkItem[]> {
+  async claimDue(db: Db, kind: RowsOfKind, limit: number, leaseMs: number): Promise<DueWork> {
     const table = sql.raw(kind.table);
-    const rows = await query<{ id: string; attempts: number }>(
+    const rows = await query<{ id: string | null; attempts: number | null; next_due_at: Date | null }>(
       db,
-      sql`UPDATE ${table} SET next_attempt_at = ${msFromNow(leaseMs)}
-           WHERE id IN (SELECT w.id FROM ${table} w WHERE ${kind.waiting} AND w.next_attempt_at <= now()
-                         ORDER BY w.next_attempt_at LIMIT ${limit} FOR NO KEY UPDATE SKIP LOCKED)
-          RETURNING id, attempts`,
+      sql`WITH claimed AS (
+            UPDATE ${table} SET next_attempt_at = ${msFromNow(leaseMs)}
+             WHERE id IN (SELECT w.id FROM ${table} w WHERE ${kind.waiting} AND w.next_attempt_at <= now()
+                           ORDER BY w.next_attempt_at LIMIT ${limit} FOR NO KEY UPDATE SKIP LOCKED)
+            RETURNING id, attempts)
+          SELECT id, attempts, NULL::timestamptz AS next_due_at FROM claimed
+          UNION ALL
+          SELECT NULL, NULL, (SELECT w.next_attempt_at FROM ${table} w WHERE ${kind.waiting} AND w.next_attempt_at > now()
+                               ORDER BY w.next_attempt_at LIMIT 1)`,
     );
-    return rows.map((row) => ({ id: row.id, attempt: row.attempts + 1 }));
+    const items: WorkItem[] = [];
+    let nextDueAt: Date | null = null;
+    for (const row of rows) {
+      if (row.id === null) nextDueAt = row.next_due_at;
+      else items.push({ id: row.id, attempt: row.attempts! + 1 });
+    }
+    return { items, nextDueAt };
   }
 
   /**

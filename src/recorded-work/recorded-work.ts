@@ -45,7 +45,8 @@ export class RecordedWork {
     this.relay.addWorkSource({
       job: kind.job,
       table: kind.table,
-      claimDue: async (db, limit, leaseMs) => (enabled() ? this.repository.claimDue(db, kind, limit, leaseMs) : []),
+      claimDue: async (db, limit, leaseMs) =>
+        enabled() ? this.repository.claimDue(db, kind, limit, leaseMs) : { items: [], nextDueAt: null },
       releaseAbandoned: async (db) => (enabled() ? this.repository.releaseAbandoned(db, kind) : 0),
     });
   }

@@ -53,14 +53,25 @@ describe('the recorded-work protocol (RecordedWorkRepository)', () => {
       repository.claimDue(database.db, kind, 10, 5_000),
       repository.claimDue(database.db, kind, 10, 5_000),
     ]);
-    const handed = [...first, ...second].sort((a, b) => a.id.localeCompare(b.id));
+    const handed = [...first.items, ...second.items].sort((a, b) => a.id.localeCompare(b.id));
     expect(handed).toEqual([
       { id: id('due'), attempt: 1 },
       { id: id('retried'), attempt: 3 },
     ]);
     // Leased for the hand-off: not due again until it ends.
     expect((await read('due')).next_attempt_at.getTime()).toBeGreaterThan(Date.now() + 4_000);
-    expect(await repository.claimDue(database.db, kind, 10, 5_000)).toEqual([]);
+    expect((await repository.claimDue(database.db, kind, 10, 5_000)).items).toEqual([]);
+  });
+
+  it('answers when the earliest waiting row not yet due will be, and none when no row waits', async () => {
+    const { kind, read } = await kindWithRows([
+      { name: 'soon', dueInMs: 30_000 },
+      { name: 'later', dueInMs: 60_000 },
+    ]);
+    const due = await repository.claimDue(database.db, kind, 10, 5_000);
+    expect(due).toEqual({ items: [], nextDueAt: (await read('soon')).next_attempt_at });
+    const { kind: idle } = await kindWithRows([]);
+    expect(await repository.claimDue(database.db, idle, 10, 5_000)).toEqual({ items: [], nextDueAt: null });
   });
 
   it('claims a row for the attempt it was handed, once, recording the instance, and never for a stale attempt', async () => {
