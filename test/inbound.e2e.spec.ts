@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { PageQuery } from '../src/common/pagination';
 import { DeadLetterRepository } from '../src/inbound/dead-letter.repository';
+import { InboundService } from '../src/inbound/inbound.service';
 import { channelMessage, channelWebhook, hubSignature, newWamid } from './support/channel';
 import { asInEvents } from './support/inbox';
 import { describeWithPostgres } from './support/environment';
@@ -364,6 +365,34 @@ describe('channel webhook poison bodies', () => {
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual({ error: 'Body nests arrays and objects deeper than 64 levels' });
     expect(t.logs.filter((line) => Number(line.level) >= 50)).toEqual([]);
+  });
+
+  it('stores bodies that arrive together in one transaction, and keeps only the one that fails as a dead letter', async () => {
+    const customers = [newCustomer(), newCustomer(), newCustomer(), newCustomer()];
+    const bodies = customers.map((from, index) =>
+      JSON.stringify(
+        channelWebhook({
+          messages: [channelMessage({ from, ...(index === 2 ? { id: overlongWamid() } : {}), payload: { body: `together ${index}` } })],
+        }),
+      ),
+    );
+    // Called in one turn of the event loop, they wait for the same group commit.
+    const inbound = t.app.get(InboundService);
+    const answers = await Promise.all(
+      bodies.map((payload) => inbound.ingest(Buffer.from(payload), hubSignature(payload, APP_SECRET), JSON.parse(payload))),
+    );
+    expect(answers).toEqual([
+      { messages: 1, statuses: 0 },
+      { messages: 1, statuses: 0 },
+      { messages: 0, statuses: 0 },
+      { messages: 1, statuses: 0 },
+    ]);
+    for (const index of [0, 1, 3]) {
+      expect((await threadOf(`+${customers[index]}`)).messages).toEqual([expect.objectContaining({ text: `together ${index}` })]);
+    }
+    expect((await threadOf(`+${customers[2]}`)).messages).toEqual([]);
+    const kept = (await deadLetters()).filter((letter) => bodies.includes(letter.body as string));
+    expect(kept.map((letter) => letter.body)).toEqual([bodies[2]]);
   });
 
   it('keeps a body that fails for what it holds as a dead letter, answering 200 so the channel stops retrying', async () => {

@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { AuditLogService } from '../audit/audit-log.service';
 import {
   ConflictException,
@@ -10,6 +11,7 @@ import {
   ServiceUnavailableException,
   UnprocessableEntityException,
 } from '@nestjs/common';
+import { Batcher } from '../common/batcher';
 import { newUuid, toPublicId } from '../common/ids';
 import { mapPage, type Page, type PageQuery } from '../common/pagination';
 import { findUnstorable, toStorable } from '../common/storable-text';
@@ -54,6 +56,19 @@ class UnknownPhoneNumber extends Error {
 /** How many lines of a failure's stack a dead letter keeps: the message and the frames that locate it. */
 const STACK_LINES = 12;
 
+/** Bodies one transaction stores at most: enough to share a commit among a burst, few enough that a failure's second pass stays short. */
+const GROUP_COMMIT_MAX_BODIES = 25;
+
+/** A body waiting to be stored with the others that arrive meanwhile, with its request's async context (its log lines' request id). */
+interface BodyToStore {
+  parsed: ParsedWebhook;
+  receivedAt: Date;
+  context: AsyncResource;
+}
+
+/** How storing one body ended: the messages it stored, or why it could not be. */
+type StoreOutcome = { stored: number } | { failed: unknown };
+
 /** Counts of one stored body, as the webhook answers them. */
 export interface Ingested {
   messages: number;
@@ -70,6 +85,12 @@ export interface Ingested {
 @Injectable()
 export class InboundService implements OnModuleInit, OnApplicationBootstrap {
   private readonly logger = new Logger(InboundService.name);
+  /**
+   * The group commit: bodies that arrive while others are being stored wait and are stored
+   * together. PGlite has one connection, so there one group at a time; on PostgreSQL half the
+   * pool, leaving the rest to the requests around them.
+   */
+  private readonly storing: Batcher<BodyToStore, StoreOutcome>;
 
   constructor(
     private readonly database: Database,
@@ -89,7 +110,12 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
     private readonly csat: CsatService,
     private readonly optOut: OptOutService,
     private readonly campaignReplies: CampaignRepliesService,
-  ) {}
+  ) {
+    this.storing = new Batcher((bodies) => this.storeTogether(bodies), {
+      maxBatch: GROUP_COMMIT_MAX_BODIES,
+      concurrency: config.databaseUrl === null ? 1 : Math.max(1, Math.floor(config.databasePoolMax / 2)),
+    });
+  }
 
   /** An inbox created, given a number or enabled may be the one bodies kept as dead letters waited for. */
   onModuleInit(): void {
@@ -163,14 +189,54 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
   async ingest(rawBody: Buffer | undefined, signature: string | undefined, body: unknown): Promise<Ingested> {
     const receivedAt = new Date();
     const parsed = this.parse(body, receivedAt);
-    try {
-      const messages = await this.database.transaction((db) => this.store(db, parsed, receivedAt));
-      return { messages, statuses: parsed.statuses.length };
-    } catch (error) {
-      if (isDatabaseUnavailable(error)) throw this.unavailable('Channel webhook could not be stored', error, STORE_LATER);
-      await this.keepDeadLetter(rawBody ?? Buffer.alloc(0), signature, error, receivedAt);
-      return { messages: 0, statuses: 0 };
+    const outcome = await this.storing
+      .run({ parsed, receivedAt, context: new AsyncResource('InboundBody') })
+      .catch((failed: unknown): StoreOutcome => ({ failed }));
+    if ('stored' in outcome) return { messages: outcome.stored, statuses: parsed.statuses.length };
+    if (isDatabaseUnavailable(outcome.failed)) throw this.unavailable('Channel webhook could not be stored', outcome.failed, STORE_LATER);
+    await this.keepDeadLetter(rawBody ?? Buffer.alloc(0), signature, outcome.failed, receivedAt);
+    return { messages: 0, statuses: 0 };
+  }
+
+  /**
+   * Stores bodies in one transaction: one BEGIN and one COMMIT (its WAL flush) shared among them,
+   * where each body alone paid its own. Each is answered only after that commit, so a 200 still
+   * means committed. They are stored in the order of their first customer, so groups stored at the
+   * same time lock contacts and conversations in one order (two bodies of one customer keep their
+   * order of arrival). When the group fails for anything but the database being down (a body that
+   * cannot be stored, a deadlock), every body is stored again in a transaction of its own, so one
+   * body fails only itself, exactly as it would have alone.
+   */
+  private async storeTogether(bodies: BodyToStore[]): Promise<StoreOutcome[]> {
+    if (bodies.length > 1) {
+      try {
+        const stored = await this.database.transaction(async (db) => {
+          const counts = new Array<number>(bodies.length);
+          for (const index of orderOfCustomers(bodies)) {
+            const { parsed, receivedAt, context } = bodies[index];
+            counts[index] = await context.runInAsyncScope(() => this.store(db, parsed, receivedAt));
+          }
+          return counts;
+        });
+        return stored.map((count) => ({ stored: count }));
+      } catch (error) {
+        if (isDatabaseUnavailable(error)) return bodies.map(() => ({ failed: error }));
+      }
     }
+    const outcomes: StoreOutcome[] = [];
+    for (const { parsed, receivedAt, context } of bodies) {
+      outcomes.push(
+        await context.runInAsyncScope(() =>
+          this.database
+            .transaction((db) => this.store(db, parsed, receivedAt))
+            .then(
+              (stored): StoreOutcome => ({ stored }),
+              (failed: unknown): StoreOutcome => ({ failed }),
+            ),
+        ),
+      );
+    }
+    return outcomes;
   }
 
   /** The channel's errors about whole changes, newest first (admins). */
@@ -436,6 +502,15 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
     this.logger.error(`${what}: ${failure.message}`, failure.stack);
     return new ServiceUnavailableException(answer);
   }
+}
+
+/** The bodies' indexes ordered by their first message's business number and customer; bodies without messages first, all stably. */
+function orderOfCustomers(bodies: BodyToStore[]): number[] {
+  const keys = bodies.map(({ parsed }) => {
+    const first = parsed.messages[0];
+    return first === undefined ? '' : `${first.phoneNumberId ?? ''} ${first.customer.phone ?? ''} ${first.customer.userId ?? ''}`;
+  });
+  return keys.map((_, index) => index).sort((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0));
 }
 
 /** `(#131000) Something went wrong: <details>` for the log. */
