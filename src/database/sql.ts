@@ -93,9 +93,9 @@ const toTellOnCommit = new WeakMap<QueryRunner, Set<() => void>>();
 /** `INSERT INTO t` or `UPDATE t`: the statement's verb and table. */
 const WRITE = /^\s*(INSERT\s+INTO|UPDATE)\s+([a-z_]+)/i;
 /** An UPDATE that makes recorded work due now (not `now() + …`, a lease or a retry's delay). */
-const MADE_DUE_NOW = /next_attempt_at = now\(\)(?!\s*\+)/;
+const MADE_DUE_NOW = /next_attempt_at\s*=\s*now\(\)(?!\s*\+)/i;
 /** An UPDATE that gives recorded work a due time of its own (a parameter): neither now, nor a lease (`now() + …`), nor none. */
-const RESCHEDULED = /next_attempt_at = (?!now\(\)|NULL)/;
+const RESCHEDULED = /next_attempt_at\s*=\s*(?!\s|now\(\)|null\b)/i;
 
 /**
  * Calls `onCommit` after each commit that inserted rows into one of `tables`, or made rows of one
@@ -123,15 +123,21 @@ export function takeWatchedWrites(db: Db): (() => void)[] {
   return [...toTell];
 }
 
+/** What a statement that changed rows may tell a watch: its kind and table, or null for a write no watch is told of. */
+export function watchedWriteOf(text: string): { kind: WatchedWrite; table: string } | null {
+  const write = WRITE.exec(text);
+  if (!write) return null;
+  const update = write[1].toUpperCase() === 'UPDATE';
+  const kind = !update || MADE_DUE_NOW.test(text) ? 'due' : RESCHEDULED.test(text) ? 'rescheduled' : null;
+  return kind === null ? null : { kind, table: write[2].toLowerCase() };
+}
+
 /** After a statement that changed rows: the watches of its data source that it concerns are told, or will be at the commit. */
 function noteWrite(db: Db, text: string): void {
   const watching = watches.get(db.connection);
-  const write = watching && WRITE.exec(text);
+  const write = watching && watchedWriteOf(text);
   if (!write) return;
-  const update = write[1].toUpperCase() === 'UPDATE';
-  const kind: WatchedWrite | null = !update || MADE_DUE_NOW.test(text) ? 'due' : RESCHEDULED.test(text) ? 'rescheduled' : null;
-  if (kind === null) return;
-  const table = write[2].toLowerCase();
+  const { kind, table } = write;
   for (const watch of watching) {
     if (watch.on !== kind || !watch.tables.has(table)) continue;
     const runner = db.queryRunner;

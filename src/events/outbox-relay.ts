@@ -27,10 +27,10 @@ export interface EventConsumer {
   afterCommit?(events: EventRow[]): Promise<void>;
 }
 
-/** Due work claimed for the hand-off, and when the earliest waiting row that is not due yet will be (null: none waits). */
+/** Due work claimed for the hand-off, and in how many milliseconds the earliest other waiting row is due (null: none waits). */
 export interface DueWork {
   items: WorkItem[];
-  nextDueAt: Date | null;
+  nextDueInMs: number | null;
 }
 
 /**
@@ -148,7 +148,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       let due: DueWork;
       do due = await this.handOn(source);
       while (this.queue.accepting && due.items.length === BATCH);
-      lookOut.lookAt = Math.min(due.nextDueAt?.getTime() ?? Infinity, Date.now() + UNWATCHED_EVERY_MS);
+      lookOut.lookAt = Date.now() + Math.min(due.nextDueInMs ?? Infinity, UNWATCHED_EVERY_MS);
     }
     return total;
   }

@@ -56,7 +56,12 @@ class UnknownPhoneNumber extends Error {
 /** How many lines of a failure's stack a dead letter keeps: the message and the frames that locate it. */
 const STACK_LINES = 12;
 
-/** Bodies one transaction stores at most: enough to share a commit among a burst, few enough that a failure's second pass stays short. */
+/**
+ * Bodies one transaction stores at most on the embedded engine: enough to share a commit among a
+ * burst (groups of 10 gained about half of what groups of 25 did), few enough that a failed
+ * group's second pass stays short. A request of the API waits for PGlite's one connection behind
+ * at most the group under way, where it used to queue behind every body waiting for it.
+ */
 const GROUP_COMMIT_MAX_BODIES = 25;
 
 /** A body waiting to be stored with the others that arrive meanwhile, with its request's async context (its log lines' request id). */
@@ -86,9 +91,11 @@ export interface Ingested {
 export class InboundService implements OnModuleInit, OnApplicationBootstrap {
   private readonly logger = new Logger(InboundService.name);
   /**
-   * The group commit: bodies that arrive while others are being stored wait and are stored
-   * together. PGlite has one connection, so there one group at a time; on PostgreSQL half the
-   * pool, leaving the rest to the requests around them.
+   * On the embedded engine, a group commit: bodies that arrive while others are being stored wait
+   * and are stored together (see storeTogether). On PostgreSQL each body is its own transaction,
+   * as many at once as the pool has connections: measured, grouping gave nothing there (the
+   * machine is bound by the statements' CPU, not by commits; docs/performance.md), and groups
+   * stored at once would lock their customers' rows in orders no single body does.
    */
   private readonly storing: Batcher<BodyToStore, StoreOutcome>;
 
@@ -111,9 +118,10 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
     private readonly optOut: OptOutService,
     private readonly campaignReplies: CampaignRepliesService,
   ) {
+    const embedded = config.databaseUrl === null;
     this.storing = new Batcher((bodies) => this.storeTogether(bodies), {
-      maxBatch: GROUP_COMMIT_MAX_BODIES,
-      concurrency: config.databaseUrl === null ? 1 : Math.max(1, Math.floor(config.databasePoolMax / 2)),
+      maxBatch: embedded ? GROUP_COMMIT_MAX_BODIES : 1,
+      concurrency: embedded ? 1 : config.databasePoolMax,
     });
   }
 
@@ -199,28 +207,26 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
   }
 
   /**
-   * Stores bodies in one transaction: one BEGIN and one COMMIT (its WAL flush) shared among them,
-   * where each body alone paid its own. Each is answered only after that commit, so a 200 still
-   * means committed. They are stored in the order of their first customer, so groups stored at the
-   * same time lock contacts and conversations in one order (two bodies of one customer keep their
-   * order of arrival). When the group fails for anything but the database being down (a body that
-   * cannot be stored, a deadlock), every body is stored again in a transaction of its own, so one
-   * body fails only itself, exactly as it would have alone.
+   * Stores bodies in one transaction: one BEGIN and one COMMIT (on PGlite a write of its files)
+   * shared among them, where each body alone paid its own. Each is answered only after that
+   * commit, so a 200 still means committed. PGlite runs one transaction at a time, so no other
+   * transaction can wait on the group's locks in a cycle. When the group fails, for whatever
+   * reason, every body is stored again in a transaction of its own and answered as it would have
+   * been alone: one body that cannot be stored fails only itself, and a database that is down
+   * fails each with a 503.
    */
   private async storeTogether(bodies: BodyToStore[]): Promise<StoreOutcome[]> {
     if (bodies.length > 1) {
       try {
-        const stored = await this.database.transaction(async (db) => {
-          const counts = new Array<number>(bodies.length);
-          for (const index of orderOfCustomers(bodies)) {
-            const { parsed, receivedAt, context } = bodies[index];
-            counts[index] = await context.runInAsyncScope(() => this.store(db, parsed, receivedAt));
+        return await this.database.transaction(async (db) => {
+          const outcomes: StoreOutcome[] = [];
+          for (const { parsed, receivedAt, context } of bodies) {
+            outcomes.push({ stored: await context.runInAsyncScope(() => this.store(db, parsed, receivedAt)) });
           }
-          return counts;
+          return outcomes;
         });
-        return stored.map((count) => ({ stored: count }));
-      } catch (error) {
-        if (isDatabaseUnavailable(error)) return bodies.map(() => ({ failed: error }));
+      } catch {
+        // Stored again one by one below, where each body's own failure is known and logged.
       }
     }
     const outcomes: StoreOutcome[] = [];
@@ -502,15 +508,6 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
     this.logger.error(`${what}: ${failure.message}`, failure.stack);
     return new ServiceUnavailableException(answer);
   }
-}
-
-/** The bodies' indexes ordered by their first message's business number and customer; bodies without messages first, all stably. */
-function orderOfCustomers(bodies: BodyToStore[]): number[] {
-  const keys = bodies.map(({ parsed }) => {
-    const first = parsed.messages[0];
-    return first === undefined ? '' : `${first.phoneNumberId ?? ''} ${first.customer.phone ?? ''} ${first.customer.userId ?? ''}`;
-  });
-  return keys.map((_, index) => index).sort((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0));
 }
 
 /** `(#131000) Something went wrong: <details>` for the log. */

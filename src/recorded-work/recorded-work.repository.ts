@@ -18,30 +18,35 @@ export class RecordedWorkRepository {
   /**
    * The relay's hand-off: claims up to `limit` rows that are waiting and due, pushes their due
    * time past `leaseMs` so no other relay hands them on meanwhile (others' locked rows are
-   * skipped), and answers the attempts to start, with when the earliest of the other waiting rows
-   * is due (null when none is), so the relay need not look again before then. One round trip.
+   * skipped), and answers the attempts to start, with how long until the earliest of the other
+   * waiting rows is due by the database's clock (0 when one is due already, left behind by the
+   * limit or a lock; null when none waits), so the relay need not look again before then. One
+   * round trip.
    */
   async claimDue(db: Db, kind: RowsOfKind, limit: number, leaseMs: number): Promise<DueWork> {
     const table = sql.raw(kind.table);
-    const rows = await query<{ id: string | null; attempts: number | null; next_due_at: Date | null }>(
+    const rows = await query<{ id: string | null; attempts: number | null; next_due_in_ms: number | null }>(
       db,
       sql`WITH claimed AS (
             UPDATE ${table} SET next_attempt_at = ${msFromNow(leaseMs)}
              WHERE id IN (SELECT w.id FROM ${table} w WHERE ${kind.waiting} AND w.next_attempt_at <= now()
                            ORDER BY w.next_attempt_at LIMIT ${limit} FOR NO KEY UPDATE SKIP LOCKED)
             RETURNING id, attempts)
-          SELECT id, attempts, NULL::timestamptz AS next_due_at FROM claimed
+          SELECT id, attempts, NULL::float8 AS next_due_in_ms FROM claimed
           UNION ALL
-          SELECT NULL, NULL, (SELECT w.next_attempt_at FROM ${table} w WHERE ${kind.waiting} AND w.next_attempt_at > now()
-                               ORDER BY w.next_attempt_at LIMIT 1)`,
+          SELECT NULL, NULL,
+                 (EXTRACT(EPOCH FROM (SELECT w.next_attempt_at FROM ${table} w
+                                       WHERE ${kind.waiting} AND w.next_attempt_at IS NOT NULL
+                                         AND w.id NOT IN (SELECT id FROM claimed)
+                                       ORDER BY w.next_attempt_at LIMIT 1) - now()) * 1000)::float8`,
     );
     const items: WorkItem[] = [];
-    let nextDueAt: Date | null = null;
+    let nextDueInMs: number | null = null;
     for (const row of rows) {
-      if (row.id === null) nextDueAt = row.next_due_at;
+      if (row.id === null) nextDueInMs = row.next_due_in_ms === null ? null : Math.max(0, row.next_due_in_ms);
       else items.push({ id: row.id, attempt: row.attempts! + 1 });
     }
-    return { items, nextDueAt };
+    return { items, nextDueInMs };
   }
 
   /**

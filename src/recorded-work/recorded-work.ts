@@ -46,7 +46,7 @@ export class RecordedWork {
       job: kind.job,
       table: kind.table,
       claimDue: async (db, limit, leaseMs) =>
-        enabled() ? this.repository.claimDue(db, kind, limit, leaseMs) : { items: [], nextDueAt: null },
+        enabled() ? this.repository.claimDue(db, kind, limit, leaseMs) : { items: [], nextDueInMs: null },
       releaseAbandoned: async (db) => (enabled() ? this.repository.releaseAbandoned(db, kind) : 0),
     });
   }

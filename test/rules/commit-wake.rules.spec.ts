@@ -62,24 +62,6 @@ describe('the wake-up after a commit (Database.onCommittedWrites)', () => {
     expect(told).toBe(1);
   });
 
-  it('tells a watch of reschedules of an update that gives a row a due time of its own, and not of a lease, a due-now or a clearing', async () => {
-    let rescheduled = 0;
-    const unwatchReschedules = database.onCommittedReschedules(['template_syncs'], () => (rescheduled += 1));
-    try {
-      const row = id();
-      await insert(database.db, row);
-      expect(rescheduled).toBe(0);
-      await execute(database.db, sql`UPDATE template_syncs SET next_attempt_at = now() + interval '1 hour' WHERE id = ${row}`);
-      await execute(database.db, sql`UPDATE template_syncs SET next_attempt_at = now() WHERE id = ${row}`);
-      await execute(database.db, sql`UPDATE template_syncs SET next_attempt_at = NULL WHERE id = ${row}`);
-      expect(rescheduled).toBe(0);
-      await execute(database.db, sql`UPDATE template_syncs SET next_attempt_at = ${new Date(Date.now() + 60_000)} WHERE id = ${row}`);
-      expect(rescheduled).toBe(1);
-    } finally {
-      unwatchReschedules();
-    }
-  });
-
   it('tells it nothing of a write to a table it does not watch', async () => {
     await execute(
       database.db,

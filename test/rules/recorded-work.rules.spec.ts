@@ -63,15 +63,25 @@ describe('the recorded-work protocol (RecordedWorkRepository)', () => {
     expect((await repository.claimDue(database.db, kind, 10, 5_000)).items).toEqual([]);
   });
 
-  it('answers when the earliest waiting row not yet due will be, and none when no row waits', async () => {
-    const { kind, read } = await kindWithRows([
+  it('answers in how long the earliest waiting row not yet due will be, and nothing when no row waits', async () => {
+    const { kind } = await kindWithRows([
       { name: 'soon', dueInMs: 30_000 },
       { name: 'later', dueInMs: 60_000 },
     ]);
     const due = await repository.claimDue(database.db, kind, 10, 5_000);
-    expect(due).toEqual({ items: [], nextDueAt: (await read('soon')).next_attempt_at });
+    expect(due.items).toEqual([]);
+    // 30 s after the row was written, by the database's clock: a little less by now.
+    expect(due.nextDueInMs).toBeGreaterThan(20_000);
+    expect(due.nextDueInMs).toBeLessThanOrEqual(30_000);
     const { kind: idle } = await kindWithRows([]);
-    expect(await repository.claimDue(database.db, idle, 10, 5_000)).toEqual({ items: [], nextDueAt: null });
+    expect(await repository.claimDue(database.db, idle, 10, 5_000)).toEqual({ items: [], nextDueInMs: null });
+  });
+
+  it('answers a row the limit left behind as due now, so the relay reads again at once', async () => {
+    const { kind } = await kindWithRows([{ name: 'first' }, { name: 'second' }]);
+    const due = await repository.claimDue(database.db, kind, 1, 5_000);
+    expect(due.items).toHaveLength(1);
+    expect(due.nextDueInMs).toBe(0);
   });
 
   it('claims a row for the attempt it was handed, once, recording the instance, and never for a stale attempt', async () => {
