@@ -68,8 +68,17 @@ export class RuleRepository {
     );
   }
 
-  async disable(db: Db, id: string, reason: string, at: Date): Promise<void> {
-    await execute(db, sql`UPDATE automation_rules SET enabled = false, disabled_reason = ${reason}, updated_at = ${at} WHERE id = ${id}`);
+  /**
+   * Turns the rule off unless it is off already; answers whether this call did. Of two
+   * transactions turning it off at once, the second waits for the first's row and then finds it off.
+   */
+  async disable(db: Db, id: string, reason: string, at: Date): Promise<boolean> {
+    return (
+      (await execute(
+        db,
+        sql`UPDATE automation_rules SET enabled = false, disabled_reason = ${reason}, updated_at = ${at} WHERE id = ${id} AND enabled`,
+      )) > 0
+    );
   }
 
   async remove(db: Db, id: string): Promise<boolean> {

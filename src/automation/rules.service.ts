@@ -167,9 +167,11 @@ export class RulesService {
       try {
         const missing = (template?.disables ? template.reason : null) ?? (await this.actions.missingReference(db, rule.actions));
         if (missing) {
-          this.logger.warn(`Rule ${toPublicId('rule', rule.id)} (${rule.name}) turned off: ${missing}`);
-          await this.rules.disable(db, rule.id, missing, new Date());
-          await this.rules.insertRun(db, { ...run, outcome: 'disabled', actions: [], reason: missing, created_at: new Date() });
+          // Two events of the rule run at once both find it broken: the one that turns it off tells.
+          if (await this.rules.disable(db, rule.id, missing, new Date())) {
+            this.logger.warn(`Rule ${toPublicId('rule', rule.id)} (${rule.name}) turned off: ${missing}`);
+            await this.rules.insertRun(db, { ...run, outcome: 'disabled', actions: [], reason: missing, created_at: new Date() });
+          }
         } else {
           const outcomes = await this.actions.perform(
             db,
