@@ -60,14 +60,6 @@ export function mapPage<Row, Item>(page: Page<Row>, present: (row: Row) => Item)
   return { data: page.data.map(present), next_cursor: page.next_cursor };
 }
 
-/**
- * The page's JSON, from items that are JSON text already (written by the database): what
- * `JSON.stringify` of the page of parsed items would write, without parsing them.
- */
-export function pageJson(page: Page<string>): string {
-  return `{"data":[${page.data.join(',')}],"next_cursor":${JSON.stringify(page.next_cursor)}}`;
-}
-
 /** For the OpenAPI document: a page of `item`. */
 export function PageOf(item: new () => object, name: string): new () => object {
   class PageDto {

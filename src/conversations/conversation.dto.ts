@@ -118,11 +118,7 @@ export class ConversationResponse {
   })
   waiting_since!: string | null;
 
-  @ApiProperty({
-    type: [String],
-    example: ['billing', 'vip'],
-    description: 'The names of its labels, alphabetically with A–Z read as a–z, then by code point',
-  })
+  @ApiProperty({ type: [String], example: ['billing', 'vip'], description: 'The names of its labels, alphabetically (case-insensitive)' })
   labels!: string[];
 
   @ApiProperty({
@@ -169,11 +165,6 @@ export class ConversationResponse {
   @ApiProperty({ format: 'date-time' })
   updated_at!: string;
 
-  /**
-   * The conversation as every answer but the list shows it. The list's rows are written by the
-   * database in the same shape (`answered` in conversation.repository.ts): a field added here is
-   * added there, and list-row.e2e compares the two byte for byte.
-   */
   static of(row: ConversationWithCustomer): ConversationResponse {
     return {
       id: toPublicId('conv', row.id),

@@ -1,12 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { IdPrefix } from '../common/ids';
 import type { Page, PageQuery } from '../common/pagination';
 import { containsPattern } from '../common/search';
 import { contactSearchText } from '../contacts/contact.entity';
 import { Keyset } from '../database/keyset';
-import { labelOrderSql } from '../labels/label.entity';
 import { Db, execute, query, queryOne, Sql, sql } from '../database/sql';
-import { CUSTOMER_WINDOW_MS } from './customer-window';
 import { UNREAD_COUNT_LIMIT, type ConversationRow, type ConversationStatus, type ConversationWithCustomer } from './conversation.entity';
 
 /** A statement showing conversations `conversations` (aliased `c`) as answers do, for a reader. */
@@ -33,44 +30,6 @@ function shown(conversations: Sql, readerId: string | null): Sql {
   FROM ${conversations} c JOIN contacts ct ON ct.id = c.contact_id LEFT JOIN messages pm ON pm.id = c.preview_id ${marker}`;
 }
 
-/** A timestamp as `Date.prototype.toISOString` writes it (milliseconds, truncated as `pg` reads them; UTC). */
-const iso = (at: string) => `to_char(${at} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-/** A stored uuid as `toPublicId` writes it; null stays null. */
-const publicId = (prefix: IdPrefix, uuid: string) => `'${prefix}_' || replace(${uuid}::text, '-', '')`;
-
-/**
- * The page's conversations `c` as the list answers them, each written as JSON by the database:
- * `ConversationResponse.of` of `shown`'s row for the reader, the same keys in the same order and
- * the same bytes `JSON.stringify` writes (`row_to_json`, which `json_build_object` is not). Node
- * then only joins the rows into the page: the list was bound by the service's CPU turning 1,500
- * values a page into rows, dates and objects and back into text (docs/performance.md). The test
- * "answers each conversation of the list as GET …/:id does" holds the two definitions equal.
- * Also the keys of the page's cursor.
- */
-function answered(conversations: Sql, readerId: string | null): Sql {
-  const unread =
-    readerId === null ? sql`` : sql`LEAST(c.inbound_count - coalesce(r.inbound_read, 0), ${UNREAD_COUNT_LIMIT})::int AS unread_count,`;
-  const marker = readerId === null ? sql`` : sql`LEFT JOIN conversation_reads r ON r.conversation_id = c.id AND r.user_id = ${readerId}`;
-  return sql`SELECT row_to_json(a)::text AS answer, c.id, c.last_message_at, c.waiting_since
-  FROM ${conversations} c JOIN contacts ct ON ct.id = c.contact_id LEFT JOIN messages pm ON pm.id = c.preview_id ${marker}
-  CROSS JOIN LATERAL (SELECT ${sql.raw(publicId('conv', 'c.id'))} AS id, ${sql.raw(publicId('inb', 'c.inbox_id'))} AS inbox_id, c.status,
-    (SELECT row_to_json(cu) FROM (SELECT coalesce(ct.name, ct.phone, ct.username, ct.wa_user_id, '') AS name, ct.phone,
-       ct.wa_user_id, ct.username) cu) AS customer,
-    ${sql.raw(publicId('user', 'c.assigned_to'))} AS assigned_to, ${sql.raw(publicId('team', 'c.team_id'))} AS team_id,
-    ${sql.raw(iso('c.waiting_since'))} AS waiting_since,
-    CASE WHEN cardinality(c.label_names) < 2 THEN to_json(c.label_names)
-         ELSE array_to_json(ARRAY(SELECT n FROM unnest(c.label_names) n ORDER BY ${sql.raw(labelOrderSql('n'))})) END AS labels,
-    ${sql.raw(iso('c.snoozed_until'))} AS snoozed_until, ${sql.raw(iso('c.last_message_at'))} AS last_message_at,
-    CASE WHEN c.preview_id IS NOT NULL THEN (SELECT row_to_json(lm) FROM (SELECT ${sql.raw(publicId('msg', 'c.preview_id'))} AS id,
-       c.preview_direction AS direction, c.preview_type AS type, c.preview_text AS text, pm.status,
-       ${sql.raw(iso('c.preview_created_at'))} AS created_at) lm) END AS last_message,
-    ${unread}
-    CASE WHEN c.csat_rating IS NOT NULL THEN (SELECT row_to_json(cs) FROM (SELECT c.csat_rating AS rating, c.csat_comment AS comment,
-       ${sql.raw(iso('c.csat_rated_at'))} AS rated_at) cs) END AS csat,
-    ${sql.raw(iso(`(c.last_inbound_at + interval '1 millisecond' * ${CUSTOMER_WINDOW_MS})`))} AS window_expires_at,
-    ${sql.raw(iso('c.created_at'))} AS created_at, ${sql.raw(iso('c.updated_at'))} AS updated_at) a`;
-}
-
 /**
  * For a conversation `c`: whether the user has not read its newest inbound message (no marker, or
  * a marker before it). One probe of conversation_reads_pkey per conversation.
@@ -84,20 +43,12 @@ function hasUnread(readerId: string): Sql {
 const COLUMNS = sql.raw(
   'id, contact_id, inbox_id, status, assigned_to, last_message_at, last_inbound_at, snoozed_until, last_received_at, last_received_id, team_id, waiting_since, csat_rating, csat_comment, csat_rated_at, created_at, updated_at',
 );
-/** What the list's orders read from a row for its page's cursor. */
-export type ConversationKeys = Pick<ConversationRow, 'id' | 'last_message_at' | 'waiting_since'>;
-
-/** A row of the list: the conversation as the API answers it (JSON text written by the database: `answered`) and its keys. */
-export interface ConversationAnswerRow extends ConversationKeys {
-  answer: string;
-}
-
-const RECENT_FIRST = new Keyset<ConversationKeys>({ time: 'c.last_message_at', id: 'c.id' }, 'DESC', (row) => [
+const RECENT_FIRST = new Keyset<ConversationWithCustomer>({ time: 'c.last_message_at', id: 'c.id' }, 'DESC', (row) => [
   row.last_message_at,
   row.id,
 ]);
 /** The queue: the longest waiting first, on conversations_waiting_idx. */
-const LONGEST_WAITING_FIRST = new Keyset<ConversationKeys>({ time: 'c.waiting_since', id: 'c.id' }, 'ASC', (row) => [
+const LONGEST_WAITING_FIRST = new Keyset<ConversationWithCustomer>({ time: 'c.waiting_since', id: 'c.id' }, 'ASC', (row) => [
   row.waiting_since!,
   row.id,
 ]);
@@ -172,10 +123,9 @@ export class ConversationRepository {
    * about as many rows as one walk of everything, however little of the traffic their inboxes have.
    * The other filters (an assignee, a label, a search, unread) are sparse enough that one walk of
    * their own index, keeping the reader's inboxes, reads less. `show` is how the page's rows are
-   * shown, by default as the API answers them (`answered`); the bench's reference also passes the
-   * computing shape of before issue 28 for the same page.
+   * shown: the bench's reference passes the computing shape of before issue 28 for the same page.
    */
-  listStatement(filter: ConversationFilter, page: PageQuery, readerId: string, show: ShowRows = answered): Sql {
+  listStatement(filter: ConversationFilter, page: PageQuery, readerId: string, show: ShowRows = shown): Sql {
     const where: Sql[] = [];
     if (filter.status) where.push(sql`c.status = ${filter.status}`);
     if (filter.assignedTo === null) where.push(sql`c.assigned_to IS NULL`);
@@ -222,9 +172,9 @@ export class ConversationRepository {
     return sql`${show(pageRows, readerId)} ${RECENT_FIRST.orderAndLimit(page)}`;
   }
 
-  /** The list as `readerId` sees it (their unread counts, and their unread ones with `unread`), each row answered as JSON. */
-  async list(db: Db, filter: ConversationFilter, page: PageQuery, readerId: string): Promise<Page<ConversationAnswerRow>> {
-    const rows = await query<ConversationAnswerRow>(db, this.listStatement(filter, page, readerId));
+  /** The list as `readerId` sees it (their unread counts, and their unread ones with `unread`). */
+  async list(db: Db, filter: ConversationFilter, page: PageQuery, readerId: string): Promise<Page<ConversationWithCustomer>> {
+    const rows = await query<ConversationWithCustomer>(db, this.listStatement(filter, page, readerId));
     return filter.waiting ? LONGEST_WAITING_FIRST.page(rows, page) : this.pageOf(rows, page);
   }
 
@@ -269,7 +219,7 @@ export class ConversationRepository {
   }
 
   /** The page of the rows `listStatement` selected (public for the bench's reference, which runs the statement itself). */
-  pageOf<Row extends ConversationKeys>(rows: Row[], page: PageQuery): Page<Row> {
+  pageOf(rows: ConversationWithCustomer[], page: PageQuery): Page<ConversationWithCustomer> {
     return RECENT_FIRST.page(rows, page);
   }
 

@@ -1,18 +1,4 @@
-import {
-  BadRequestException,
-  Body,
-  Controller,
-  Get,
-  Header,
-  Headers,
-  HttpCode,
-  Param,
-  Patch,
-  Post,
-  Query,
-  Res,
-  UseGuards,
-} from '@nestjs/common';
+import { BadRequestException, Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentUser } from '../users/current-user.decorator';
@@ -61,9 +47,7 @@ export class ConversationsController {
   })
   @ApiOkResponse({ type: PageOf(ConversationResponse, 'ConversationPage') })
   @ApiErrors(400)
-  // The page is JSON text already (written by the database): sent as it is.
-  @Header('content-type', 'application/json; charset=utf-8')
-  list(@Query() query: ListConversationsQuery, @CurrentUser() caller: UserRow): Promise<string> {
+  list(@Query() query: ListConversationsQuery, @CurrentUser() caller: UserRow): Promise<Page<ConversationResponse>> {
     return this.conversations.list(query, caller);
   }
 

@@ -1,7 +1,7 @@
 import { BadRequestException, Injectable, NotFoundException, OnModuleInit, UnprocessableEntityException } from '@nestjs/common';
 import { newUuid, parsePublicId, toPublicId } from '../common/ids';
 import { TeamsService } from '../teams/teams.service';
-import { mapPage, pageJson } from '../common/pagination';
+import { mapPage, Page } from '../common/pagination';
 import { DEFAULT_INBOX_ID } from '../common/default-inbox';
 import { InboxesService } from '../inboxes/inboxes.service';
 import { Database } from '../database/database';
@@ -103,15 +103,16 @@ export class ConversationsService implements OnModuleInit {
   }
 
   /** Newest activity first. */
-  /** The page as JSON text (a `Page<ConversationResponse>`), its rows written by the database (`ConversationRepository.list`). */
-  async list(query: ListConversationsQuery, caller: UserRow): Promise<string> {
-    const page = await this.conversations.list(
-      this.database.db,
-      { ...conversationFilterOf(query, caller.id), visibleInboxes: visibleInboxesOf(caller) },
-      query,
-      caller.id,
+  async list(query: ListConversationsQuery, caller: UserRow): Promise<Page<ConversationResponse>> {
+    return mapPage(
+      await this.conversations.list(
+        this.database.db,
+        { ...conversationFilterOf(query, caller.id), visibleInboxes: visibleInboxesOf(caller) },
+        query,
+        caller.id,
+      ),
+      ConversationResponse.of,
     );
-    return pageJson(mapPage(page, (row) => row.answer));
   }
 
   /** The counts of the inbox's tabs, as the caller sees them: of the inboxes they see, or of one of them. */

@@ -43,9 +43,7 @@ describe('the rules of a snooze', () => {
       messages: [channelMessage({ from: phone, payload: { body: text } })],
     });
     expect(await inbound.ingest(Buffer.from(JSON.stringify(body)), undefined, body)).toEqual({ messages: 1, statuses: 0 });
-    const page = JSON.parse(await conversations.list(Object.assign(new ListConversationsQuery(), { q: `+${phone}` }), admin)) as {
-      data: { id: string }[];
-    };
+    const page = await conversations.list(Object.assign(new ListConversationsQuery(), { q: `+${phone}` }), admin);
     return { id: parsePublicId('conv', page.data[0].id)!, phone };
   }
   const update = (id: string, fields: Partial<UpdateConversationDto>) =>

@@ -2993,7 +2993,7 @@ export interface components {
        */
       waiting_since: string | null;
       /**
-       * @description The names of its labels, alphabetically with A–Z read as a–z, then by code point
+       * @description The names of its labels, alphabetically (case-insensitive)
        * @example [
        *       "billing",
        *       "vip"
