@@ -66,6 +66,11 @@ describe('snoozing a conversation', () => {
     ['a time that is no date', { status: 'snoozed', snoozed_until: '2099-13-45T10:00:00Z' }, /^snoozed_until must be an ISO 8601 time/],
     ['words', { status: 'snoozed', snoozed_until: 'tomorrow' }, /^snoozed_until must be an ISO 8601 time/],
     ['null', { status: 'snoozed', snoozed_until: null }, /^snoozed_until must be an ISO 8601 time/],
+    [
+      'a time in year 9999 that is in year 10000 in UTC',
+      { status: 'snoozed', snoozed_until: '9999-12-31T23:59:59-23:59' },
+      'snoozed_until must be within the years 0000 to 9999 in UTC',
+    ],
   ])('refuses %s with 400 naming snoozed_until, changing nothing', async (_, body, message) => {
     const { id } = await customerWrites(t);
     const before = (await t.request('GET', `/api/v1/conversations/${id}`, { token: admin })).body;
@@ -82,6 +87,13 @@ describe('snoozing a conversation', () => {
     const answer = await snooze(t, id, withOffset);
     expect(answer.status).toBe(200);
     expect(answer.body.snoozed_until).toBe(new Date(Math.floor(until.getTime() / 1000) * 1000).toISOString());
+  });
+
+  it('accepts the last moment of year 9999 in UTC, answered with a four-digit year', async () => {
+    const { id } = await customerWrites(t);
+    const answer = await snooze(t, id, '9999-12-31T23:59:59+00:00');
+    expect(answer.status).toBe(200);
+    expect(answer.body.snoozed_until).toBe('9999-12-31T23:59:59.000Z');
   });
 });
 

@@ -6,17 +6,29 @@ const DATE_OR_TIME = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?
 const ZONED_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,9})?)?(Z|[+-]\d\d:\d\d)$/;
 
 /**
+ * The instants every answer can write with a four-digit year: an offset moves a time written in
+ * year 9999 or 0000 into 10000 or -1, which `toISOString` writes as `+010000-…` or `-000001-…`.
+ */
+const FIRST_INSTANT = Date.parse('0000-01-01T00:00:00Z');
+const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
  * A moment written in one of the ISO 8601 forms `pattern` allows, which JavaScript reads as a
  * moment: forms `new Date` cannot read (week dates, ordinal dates, the compact form) must be a
  * 400, not a statement that fails. A day past its month's end (`2026-02-30`) is read as the days
  * after it, as `new Date` reads it.
  */
 function momentValidator(name: string, pattern: RegExp, message: string): PropertyDecorator {
+  const instantOf = (value: unknown) => (typeof value === 'string' && pattern.test(value) ? Date.parse(value) : Number.NaN);
   return ValidateBy({
     name,
     validator: {
-      validate: (value: unknown) => typeof value === 'string' && pattern.test(value) && !Number.isNaN(Date.parse(value)),
-      defaultMessage: () => message,
+      validate: (value: unknown) => {
+        const at = instantOf(value);
+        return at >= FIRST_INSTANT && at <= LAST_INSTANT;
+      },
+      defaultMessage: (validation) =>
+        Number.isNaN(instantOf(validation?.value)) ? message : '$property must be within the years 0000 to 9999 in UTC',
     },
   });
 }
