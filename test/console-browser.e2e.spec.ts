@@ -591,6 +591,12 @@ describeWithBrowser('the agent console in Chromium', () => {
     await row.getByText('Add labels, Add a private note').waitFor();
     try {
       const { id } = await customerWrites(t, { name: 'Rhea Refund', text: 'I would like a refund for my order' });
+      // The rule runs after the message's commit: the page is opened once it has acted, so what is
+      // checked is what the console shows of a rule's work, not whether the stream was already open.
+      await eventually(async () => {
+        const thread = await t.request('GET', `/api/v1/conversations/${id}/messages?limit=10`, { token: admin });
+        expect(thread.body.data.map((message) => message.text)).toContain('Refund asked: check the order');
+      }, 30_000);
       await page.goto(`${baseUrl}/conversations/${id}`);
       await page.getByRole('log', { name: 'Messages' }).getByText('Refund asked: check the order').waitFor();
       await page.getByRole('button', { name: 'Labels (1)' }).waitFor();
