@@ -569,7 +569,9 @@ describe('bad input to the new endpoints', () => {
 
   it('refuses a null or mistyped expires_at of an API token, and bad audit-log and logout queries, with 400', async () => {
     const user = await t.createUser();
-    for (const expires_at of [null, 42, '', 'tomorrow']) {
+    // A week date passed class-validator's ISO 8601 check and was no instant for `new Date`; a year
+    // 9999 time with an offset is an instant of year 10000.
+    for (const expires_at of [null, 42, '', 'tomorrow', '2099-W01', '9999-12-31T23:59:59-23:59']) {
       const answer = await t.request('POST', '/api/v1/api-tokens', { token: user.token, body: { name: 'x', expires_at } });
       expect([expires_at, answer.status]).toEqual([expires_at, 400]);
       expect((answer.body as { error: string }).error).toContain('expires_at');

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsISO8601, IsString, Length } from 'class-validator';
+import { IsString, Length } from 'class-validator';
+import { IsDateOrDateTime } from '../../common/date-or-time';
 import { toPublicId } from '../../common/ids';
 import { IsOmittable } from '../../common/omittable';
 import { trimmed } from '../../common/transforms';
@@ -15,7 +16,7 @@ export class CreateApiTokenDto {
 
   @ApiPropertyOptional({ format: 'date-time', description: 'When it stops working; never when absent' })
   @IsOmittable()
-  @IsISO8601({ strict: true }, { message: 'expires_at must be an ISO 8601 date-time' })
+  @IsDateOrDateTime()
   expires_at?: string;
 }
 
