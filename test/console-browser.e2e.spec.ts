@@ -18,6 +18,7 @@ import { eventually, newWamid } from './support/channel';
 import { MESSAGE_KINDS, messageWebhook } from './support/channel-fixtures';
 import { FakeGraphApi } from './support/fake-graph-api';
 import { customerWrites } from './support/inbox';
+import { SseClient } from './support/sse-client';
 import { TcpProxy } from './support/tcp-proxy';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
 
@@ -1066,6 +1067,38 @@ describeWithBrowser('the agent console in Chromium', () => {
       () => customerWrites(t, { name: 'Unseen Drop', text: 'Written before the page had any event' }).then(() => undefined),
       (page) => row(page, 'Unseen Drop').waitFor(),
     );
+  });
+
+  it('shows what changed while it connected its event stream: a new conversation in the list, a new message in the open thread', async () => {
+    const { phone } = await customerWrites(t, { name: 'Early Bird', text: 'Before the console opened' });
+    const page = await open();
+    // The stream's ticket is held: the page reads the list and the thread before the stream has its place.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/api/v1/events/stream-tickets', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await logIn(page, baseUrl, ADMIN.email, ADMIN.password);
+    await page.getByRole('tab', { name: /All open/ }).click();
+    await row(page, 'Early Bird').click();
+    const log = page.getByRole('log', { name: 'Messages' });
+    await log.getByText('Before the console opened').waitFor();
+
+    // A client already following the events says when the changes have been sent to the streams open then.
+    const watcher = await SseClient.connect(`${baseUrl}/api/v1/events/stream`, { authorization: `Bearer ${await t.adminToken()}` });
+    try {
+      await watcher.until((client) => client.frames('counts').length > 0);
+      await customerWrites(t, { phone: phone.slice(1), text: 'Written while the console connected' });
+      await customerWrites(t, { name: 'Late Comer', text: 'A new customer meanwhile' });
+      await watcher.until((client) => client.events.some((event) => event.data.includes('A new customer meanwhile')));
+    } finally {
+      await watcher.close();
+    }
+    release();
+
+    await log.getByText('Written while the console connected').waitFor();
+    await row(page, 'Late Comer').waitFor();
   });
 
   it('asks the first admin, logged in with the generated password, for a new one before anything else', async () => {

@@ -31,7 +31,8 @@ export class EventStream {
   private readonly resyncHandlers = new Set<() => void>();
   private readonly countsHandlers = new Set<(counts: StreamCounts) => void>();
   private counts: StreamCounts | null = null;
-  private dropped = false;
+  /** Whether the open connection started without a place and has not yet sent its first frame. */
+  private resyncDue = false;
   state: StreamState = 'connecting';
 
   private stopped = false;
@@ -72,8 +73,11 @@ export class EventStream {
   }
 
   /**
-   * Called when the stream comes back after a drop with no event to resume from (none had arrived
-   * yet): the service cannot know what was missed, so what the page shows must be asked again.
+   * Called when a connection that had no event to resume from has its place: the first one, and one
+   * after a drop before any event arrived. What the page shows was read before that place, and an
+   * event recorded in between reaches no one, so it must be asked again. Called at the
+   * connection's first frame, which the service writes after it follows the new events: a read
+   * started then misses nothing.
    */
   onResync(handler: () => void): () => void {
     this.resyncHandlers.add(handler);
@@ -81,7 +85,6 @@ export class EventStream {
   }
 
   private setState(state: StreamState): void {
-    if (state !== 'live' && this.state === 'live') this.dropped = true;
     this.state = state;
     for (const handler of this.stateHandlers) handler(state);
   }
@@ -101,6 +104,7 @@ export class EventStream {
   private open(ticket: string): void {
     const query = new URLSearchParams({ ticket });
     if (this.lastEventId) query.set('last_event_id', this.lastEventId);
+    this.resyncDue = !this.lastEventId;
     // One connection at a time, whatever called connect.
     this.source?.close();
     const source = new EventSource(`/api/v1/events/stream?${query}`);
@@ -108,8 +112,6 @@ export class EventStream {
     source.onopen = () => {
       this.attempts = 0;
       this.setState('live');
-      if (this.dropped && this.lastEventId === null) for (const handler of this.resyncHandlers) handler();
-      this.dropped = false;
     };
     source.onerror = () => {
       // The browser's own retry would present the spent ticket again: a new connection, with a new ticket.
@@ -120,6 +122,7 @@ export class EventStream {
     // carries that position, so a client that saw no event yet can still resume from it.
     source.addEventListener('counts', (frame: MessageEvent<string>) => {
       if (frame.lastEventId) this.lastEventId = frame.lastEventId;
+      this.placed();
       try {
         this.counts = JSON.parse(frame.data) as StreamCounts;
       } catch {
@@ -130,6 +133,7 @@ export class EventStream {
     for (const type of EVENT_TYPES) {
       source.addEventListener(type, (frame: MessageEvent<string>) => {
         if (frame.lastEventId) this.lastEventId = frame.lastEventId;
+        this.placed();
         let event: StreamEvent;
         try {
           event = JSON.parse(frame.data) as StreamEvent;
@@ -139,6 +143,13 @@ export class EventStream {
         for (const handler of this.handlers) handler(event);
       });
     }
+  }
+
+  /** The connection's first frame: the service follows the new events for it from here. */
+  private placed(): void {
+    if (!this.resyncDue) return;
+    this.resyncDue = false;
+    for (const handler of this.resyncHandlers) handler();
   }
 
   private scheduleReconnect(): void {

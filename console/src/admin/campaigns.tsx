@@ -56,6 +56,8 @@ export function AdminCampaigns() {
       }),
     [stream],
   );
+  // The stream's place came after the page was read: it is read again.
+  useEffect(() => stream.onResync(pages.reload), [stream]);
   const campaigns = pages.items.map((campaign) => live[campaign.id] ?? campaign);
   const open = campaigns.find((campaign) => campaign.id === openId) ?? null;
   return (

@@ -31,8 +31,11 @@ export function useLoads(): Load[] {
         read();
       }, REREAD_AFTER_MS);
     });
+    // The stream's place came after the loads were read: they are read again.
+    const stopResync = stream.onResync(read);
     return () => {
       stop();
+      stopResync();
       window.clearTimeout(timer);
     };
   }, [stream]);

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Schemas } from '../api/client';
 import { shortTime } from '../format';
 import { navigate } from '../router';
@@ -12,23 +12,37 @@ export function NotificationBell() {
   const [unread, setUnread] = useState(0);
   const [open, setOpen] = useState(false);
   const [items, setItems] = useState<Notification[] | null>(null);
+  const itemsRef = useRef(items);
+  itemsRef.current = items;
+  const loadItems = () => void api.get('/api/v1/notifications', { query: { limit: 25 } }).then((page) => setItems(page.data));
 
   useEffect(() => {
-    void api.get('/api/v1/notifications/unread-count').then(
-      (answer) => setUnread(answer.unread),
-      () => undefined,
-    );
-    return stream.on((event) => {
+    const read = () =>
+      void api.get('/api/v1/notifications/unread-count').then(
+        (answer) => setUnread(answer.unread),
+        () => undefined,
+      );
+    read();
+    const stopEvents = stream.on((event) => {
       if (event.type !== 'notification.created') return;
       setUnread((n) => n + 1);
       const { notification } = event.data;
       setItems((previous) => (previous ? [notification, ...previous] : previous));
     });
+    // The stream's place came after the count was read: a notification in between is counted then.
+    const stopResync = stream.onResync(() => {
+      read();
+      if (itemsRef.current !== null) loadItems();
+    });
+    return () => {
+      stopEvents();
+      stopResync();
+    };
   }, [stream]);
 
   const toggle = () => {
     setOpen(!open);
-    if (!open && items === null) void api.get('/api/v1/notifications', { query: { limit: 25 } }).then((page) => setItems(page.data));
+    if (!open && items === null) loadItems();
   };
   const openOne = async (notification: Notification) => {
     setOpen(false);

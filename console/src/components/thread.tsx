@@ -106,6 +106,18 @@ export function Thread(props: {
     [stream, id, markRead],
   );
 
+  // The stream's place came after the thread was read: what changed in between is read again.
+  useEffect(
+    () =>
+      stream.onResync(() => {
+        markRead();
+        api
+          .get('/api/v1/conversations/{id}/messages', { params: { id }, query: { limit: PAGE } })
+          .then((page) => setMessages((previous) => upsert(previous, page.data)), setError);
+      }),
+    [stream, id, markRead],
+  );
+
   // Where the thread stands after each change of its messages: at the first unread (or the newest)
   // when it opens, where the reader was when older ones load above, at the newest if they were there.
   useLayoutEffect(() => {
