@@ -176,6 +176,10 @@ describe('users list pagination', () => {
   it.each([
     ['garbage', 'not-a-cursor'],
     ['a tampered key', Buffer.from(JSON.stringify(['2026-01-01T00:00:00.000Z', "x' OR 1=1"])).toString('base64url')],
+    [
+      'a key on a day the calendar has not',
+      Buffer.from(JSON.stringify(['2024-02-30T00:00:00.000Z', '01a22432-fd74-7966-8a85-c4263f6d1834'])).toString('base64url'),
+    ],
   ])('refuses a cursor that is %s with 400', async (_, cursor) => {
     const answer = await t.request('GET', `/api/v1/users?cursor=${cursor}`, { token: admin });
     expect(answer.status).toBe(400);

@@ -9,11 +9,18 @@ describe('cursors', () => {
     expect(decodeCursor(encodeCursor(key), ['timestamp', 'uuid'])).toEqual(key);
   });
 
+  it('decode the first and last days of the timestamps a key can hold', () => {
+    for (const time of ['0001-01-01T00:00:00.000Z', '2024-02-29T00:00:00.000Z', '9999-12-31T23:59:59.999Z'])
+      expect(decodeCursor(encodeCursor([time, key[1]]), ['timestamp', 'uuid'])).toEqual([time, key[1]]);
+  });
+
   it.each([
     ['not base64 JSON', 'nope'],
     ['the wrong number of values', encodeCursor([key[0]])],
     ['a value of the wrong kind', encodeCursor([key[0], 'not-a-uuid'])],
     ['a timestamp without milliseconds', encodeCursor(['2026-11-22T16:41:46Z', key[1]])],
+    ['a day the calendar has not', encodeCursor(['2024-02-30T00:00:00.000Z', key[1]])],
+    ['the year 0000, before any timestamp', encodeCursor(['0000-01-01T00:00:00.000Z', key[1]])],
   ])('refuses %s with a 400', (_, cursor) => {
     expect(() => decodeCursor(cursor, ['timestamp', 'uuid'])).toThrow(BadRequestException);
   });
