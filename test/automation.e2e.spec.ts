@@ -52,6 +52,11 @@ describe('automation: business hours, greeting and away messages, auto-resolve',
 
     it.each([
       [{ business_hours: { timezone: 'Nowhere/City', days: {}, holidays: [] } }, 'business_hours.timezone'],
+      // Node's zones include it; PostgreSQL's, which its facts' triggers read on every reply, do not.
+      [
+        { business_hours: { timezone: 'US/Pacific-New', days: {}, holidays: [] } },
+        'business_hours.timezone US/Pacific-New is not known to the database',
+      ],
       [{ business_hours: { timezone: 'UTC', days: { mon: [['18:00', '09:00']] }, holidays: [] } }, 'must start before it ends'],
       [{ business_hours: 'weekdays' }, 'business_hours must be an object or null'],
       [{ greeting: { enabled: 'yes', text: 'Hi' } }, 'enabled must be true or false'],

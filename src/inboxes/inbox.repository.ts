@@ -102,6 +102,18 @@ export class InboxRepository {
     ))!;
   }
 
+  /**
+   * Whether PostgreSQL knows a time zone by that name (as `AT TIME ZONE` reads it, letter case
+   * aside): its tz database may lack one the runtime's knows, and the facts' triggers read the
+   * business hours' zone on every reply and close.
+   */
+  async knowsTimeZone(db: Db, zone: string): Promise<boolean> {
+    return (await queryOne<{ known: boolean }>(
+      db,
+      sql`SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE lower(name) = lower(${zone})) AS known`,
+    ))!.known;
+  }
+
   /** The number as the channel shows it, learnt when the connection was tested; updated_at is left, as no setting changed. */
   async recordDisplayPhoneNumber(db: Db, id: string, displayPhoneNumber: string): Promise<void> {
     await execute(db, sql`UPDATE inboxes SET display_phone_number = ${displayPhoneNumber} WHERE id = ${id}`);

@@ -1,4 +1,5 @@
 import {
+  BadRequestException,
   ConflictException,
   Injectable,
   Logger,
@@ -187,6 +188,9 @@ export class InboxesService implements OnApplicationBootstrap {
             `The default inbox's ${owned.join(', ')} ${owned.length === 1 ? 'is' : 'are'} set by the MESSAGING_* settings: change them there and restart`,
           );
         }
+        const zone = (dto.business_hours as BusinessHours | null | undefined)?.timezone;
+        if (zone !== undefined && !(await this.inboxes.knowsTimeZone(db, zone)))
+          throw new BadRequestException(`business_hours.timezone ${zone} is not known to the database: use another name of the zone`);
         const assignment = dto.assignment && (await this.assignmentOf(db, id, dto.assignment));
         const row = await this.inboxes.update(db, {
           ...inbox,
