@@ -190,7 +190,7 @@ function readMessage(
       channelMessageId: id,
       type,
       ...textAndContent(type, message, context),
-      sentAt: timestampOf(message.timestamp) ?? receivedAt,
+      sentAt: timestampOf(message.timestamp, receivedAt),
       quotedChannelMessageId: context ? asString(context.id) : null,
       referral: isObject(message.referral) ? message.referral : null,
       ...reactionOf(type, message),
@@ -331,7 +331,7 @@ function readStatus(status: unknown, receivedAt: Date, parsed: ParsedWebhook): v
     pricing: isObject(status.pricing)
       ? { category: asString(status.pricing.category), type: asString(status.pricing.type), model: asString(status.pricing.pricing_model) }
       : null,
-    at: timestampOf(status.timestamp) ?? receivedAt,
+    at: timestampOf(status.timestamp, receivedAt),
   });
 }
 
@@ -389,9 +389,13 @@ function errorOf(errors: unknown): string {
   return `${typeof error.code === 'number' ? `(#${error.code}) ` : ''}${title}${details ? `: ${details}` : ''}`;
 }
 
-/** The channel's unix-seconds timestamp (a string) as a Date; null when absent, malformed or beyond what a Date holds. */
-function timestampOf(value: unknown): Date | null {
+/**
+ * The channel's unix-seconds timestamp (a string) as a Date, or `receivedAt` when it is absent,
+ * malformed or later than that: nothing was sent after it arrived, and a time in the future would
+ * keep the customer's 24-hour window open until then.
+ */
+function timestampOf(value: unknown, receivedAt: Date): Date {
   const seconds = typeof value === 'string' || typeof value === 'number' ? Number(value) : NaN;
   const date = new Date(seconds * 1000);
-  return seconds > 0 && !Number.isNaN(date.getTime()) ? date : null;
+  return seconds > 0 && !Number.isNaN(date.getTime()) && date <= receivedAt ? date : receivedAt;
 }

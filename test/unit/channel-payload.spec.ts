@@ -222,6 +222,31 @@ describe('parseChannelWebhook', () => {
     expect(parsed.messages[0].message.sentAt).toEqual(at);
   });
 
+  it.each([
+    ['a minute after it arrived', String(at.getTime() / 1000 + 60)],
+    ['in the year 11476', '300000000000'],
+  ])('takes the time received for a message timestamped %s, and a status likewise', (_, timestamp) => {
+    const parsed = parseChannelWebhook(
+      body({
+        messages: [{ from: '16315551234', id: 'wamid.f', timestamp, type: 'text', text: { body: 'x' } }],
+        statuses: [{ id: 'wamid.9', status: 'delivered', timestamp }],
+      }),
+      at,
+    );
+    expect(parsed.messages[0].message.sentAt).toEqual(at);
+    expect(parsed.statuses[0].at).toEqual(at);
+  });
+
+  it('keeps a timestamp of the very second it arrived', () => {
+    const parsed = parseChannelWebhook(
+      body({
+        messages: [{ from: '16315551234', id: 'wamid.g', timestamp: String(at.getTime() / 1000), type: 'text', text: { body: 'x' } }],
+      }),
+      new Date(at.getTime() + 999),
+    );
+    expect(parsed.messages[0].message.sentAt).toEqual(at);
+  });
+
   it('acknowledges a change whose field is any JSON value, even an object with a toString key, without throwing', () => {
     const body = {
       entry: [
