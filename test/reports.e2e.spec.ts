@@ -388,6 +388,8 @@ describe('reports: the summary and the CSV of conversations, from facts recorded
       ),
       ['from=2026-11-01T09:30', /from must be a date .* or a date-time with its time zone/],
       ['time_zone=CET', /time_zone must be an IANA time zone/],
+      // The year 0000 is 1 BC, which PostgreSQL writes as 0001.
+      ['from=0000-01-01&to=0000-01-05', /^from must be within the years 0001 to 9999 in UTC$/],
     ];
     for (const path of ['/api/v1/reports/summary', '/api/v1/reports/conversations.csv'])
       for (const [query, error] of problems) {

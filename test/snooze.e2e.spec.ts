@@ -69,7 +69,7 @@ describe('snoozing a conversation', () => {
     [
       'a time in year 9999 that is in year 10000 in UTC',
       { status: 'snoozed', snoozed_until: '9999-12-31T23:59:59-23:59' },
-      'snoozed_until must be within the years 0000 to 9999 in UTC',
+      'snoozed_until must be within the years 0001 to 9999 in UTC',
     ],
   ])('refuses %s with 400 naming snoozed_until, changing nothing', async (_, body, message) => {
     const { id } = await customerWrites(t);

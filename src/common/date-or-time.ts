@@ -6,10 +6,11 @@ const DATE_OR_TIME = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?
 const ZONED_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,9})?)?(Z|[+-]\d\d:\d\d)$/;
 
 /**
- * The instants every answer can write with a four-digit year: an offset moves a time written in
- * year 9999 or 0000 into 10000 or -1, which `toISOString` writes as `+010000-…` or `-000001-…`.
+ * The instants every answer can write with a four-digit year and PostgreSQL's calendar holds: an
+ * offset moves a time written in year 9999 or 0001 into 10000 or 0000, which `toISOString` writes as
+ * `+010000-…` and PostgreSQL, which has no year 0 (1 BC), formats as 0001.
  */
-const FIRST_INSTANT = Date.parse('0000-01-01T00:00:00Z');
+const FIRST_INSTANT = Date.parse('0001-01-01T00:00:00Z');
 const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
 
 /**
@@ -28,7 +29,7 @@ function momentValidator(name: string, pattern: RegExp, message: string): Proper
         return at >= FIRST_INSTANT && at <= LAST_INSTANT;
       },
       defaultMessage: (validation) =>
-        Number.isNaN(instantOf(validation?.value)) ? message : '$property must be within the years 0000 to 9999 in UTC',
+        Number.isNaN(instantOf(validation?.value)) ? message : '$property must be within the years 0001 to 9999 in UTC',
     },
   });
 }

@@ -15,6 +15,7 @@ function offsetAt(at: Date, timeZone: string): number {
   const parts = new Intl.DateTimeFormat('en-US', {
     timeZone,
     hourCycle: 'h23',
+    era: 'short',
     year: 'numeric',
     month: 'numeric',
     day: 'numeric',
@@ -23,9 +24,11 @@ function offsetAt(at: Date, timeZone: string): number {
     second: 'numeric',
   }).formatToParts(at);
   const part = (type: string) => Number(parts.find((found) => found.type === type)!.value);
+  // The year of the era: 1 BC is the year 0 of the Date's calendar.
+  const year = parts.find((found) => found.type === 'era')?.value === 'BC' ? 1 - part('year') : part('year');
   // Not Date.UTC: it reads the years 0 to 99 as 1900 to 1999.
   const wall = new Date(0);
-  wall.setUTCFullYear(part('year'), part('month') - 1, part('day'));
+  wall.setUTCFullYear(year, part('month') - 1, part('day'));
   wall.setUTCHours(part('hour'), part('minute'), part('second'));
   return wall.getTime() - Math.floor(at.getTime() / 1000) * 1000;
 }

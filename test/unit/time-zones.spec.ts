@@ -14,6 +14,11 @@ describe('midnightIn', () => {
     expect(midnightIn('0001-01-01', 'Etc/GMT-5').getTime()).toBe(Date.parse('0001-01-01T00:00:00Z') - 5 * 3_600_000);
   });
 
+  it('reads a year before the era (1 BC, the year 0000) as that year, not as the year 1', () => {
+    expect(midnightIn('0000-01-01', 'UTC').toISOString()).toBe('0000-01-01T00:00:00.000Z');
+    expect(midnightIn('0000-06-01', 'Etc/GMT+3').toISOString()).toBe('0000-06-01T03:00:00.000Z');
+  });
+
   it('takes the offset of the day itself on the days clocks change', () => {
     // Berlin leaves summer time at 03:00 on 25 October 2026: that midnight is still at +02:00.
     expect(midnightIn('2026-10-25', 'Europe/Berlin').toISOString()).toBe('2026-10-24T22:00:00.000Z');
