@@ -62,6 +62,7 @@ export function businessHoursProblem(value: unknown): string | null {
     sorted.sort((a, b) => a[0] - b[0]);
     if (sorted.some(([start], i) => i > 0 && start < sorted[i - 1][1])) return `${field}: intervals must not overlap`;
   }
+  if (hours.holidays === undefined) return 'business_hours.holidays is required: a list of dates, [] for none';
   if (!Array.isArray(hours.holidays) || hours.holidays.length > MAX_HOLIDAYS)
     return `business_hours.holidays must be a list of at most ${MAX_HOLIDAYS} dates`;
   if (!hours.holidays.every(isCalendarDate)) return 'business_hours.holidays must hold dates of the calendar such as 2026-12-25';
