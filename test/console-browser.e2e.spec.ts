@@ -191,6 +191,24 @@ describeWithBrowser('the agent console in Chromium', () => {
     await eventually(async () => expect(await tabCount(second, 'Unassigned')).toBe(unassignedBefore), 20_000);
   });
 
+  it("shows a conversation assigned to an agent while they look at Mine with the customer's messages they have not read", async () => {
+    const agent = await t.createUser({ name: 'Mine Agent' });
+    const { id, phone } = await customerWrites(t, { name: 'Handed Over', text: 'First question' });
+    await customerWrites(t, { phone: phone.slice(1), text: 'Second question' });
+    const page = await openAs(agent.email, agent.password);
+    await page.getByRole('tab', { name: /^Mine/ }).click();
+    // The tab's count came on the stream: it has its place, and the list was read.
+    await page.getByRole('tab', { name: /^Mine\s*\d+/ }).waitFor();
+    await page.getByText('No conversation here.').waitFor();
+
+    const assigned = await t.request('PATCH', `/api/v1/conversations/${id}`, {
+      token: await t.adminToken(),
+      body: { assigned_to: agent.id },
+    });
+    expect(assigned.status).toBe(200);
+    await row(page, 'Handed Over').locator('.unread-badge', { hasText: '2 unread' }).waitFor();
+  });
+
   it('switches the composer to templates when the 24-hour window closes', async () => {
     // The customer wrote 24 hours less 8 seconds ago: the window closes while the page is open.
     const timestamp = Math.floor(Date.now() / 1000) - 24 * 3600 + 8;

@@ -139,12 +139,50 @@ export function InboxPage() {
     };
   }, [streamCounts, filter.inboxId]);
 
+  /** The conversations this page saw created: their unread messages are the ones their events brought. */
+  const createdHere = useRef(new Set<string>());
+  /**
+   * A conversation an event brings into the list (assigned to me, back in the queue, reopened) had
+   * messages before it: events carry no reader's count, so the row is asked for with the caller's.
+   */
+  const readRow = useCallback(
+    (id: string) =>
+      api.get('/api/v1/conversations/{id}', { params: { id } }).then(
+        (conversation) =>
+          setItems((previous) => {
+            const existing = previous.find((c) => c.id === id);
+            if (existing && existing.updated_at > conversation.updated_at) return previous;
+            const open = selectedRef.current === id;
+            const merged = open ? { ...conversation, unread_count: 0 } : conversation;
+            const rest = previous.filter((c) => c.id !== id);
+            if (
+              !matches(merged, filterRef.current, me.id, myTeamsRef.current) ||
+              (filterRef.current.unread && !merged.unread_count && !open)
+            )
+              return rest;
+            return [...rest, merged].sort(orderOf(filterRef.current));
+          }),
+        // Gone or out of reach meanwhile: the events that follow say so.
+        () => undefined,
+      ),
+    [me.id],
+  );
+
   useEffect(
     () =>
       stream.on((event: StreamEvent) => {
         const conversation = 'conversation' in event.data ? event.data.conversation : undefined;
         if (!event.type.startsWith('conversation.') && !event.type.startsWith('message.') && event.type !== 'note.created') return;
         if (!conversation || typeof conversation !== 'object' || !conversation.id) return;
+        if (event.type === 'conversation.created') createdHere.current.add(conversation.id);
+        if (
+          !itemsRef.current.some((c) => c.id === conversation.id) &&
+          conversation.unread_count === undefined &&
+          !createdHere.current.has(conversation.id) &&
+          selectedRef.current !== conversation.id &&
+          matches(conversation, filterRef.current, me.id, myTeamsRef.current)
+        )
+          void readRow(conversation.id);
         setItems((previous) => {
           const existing = previous.find((c) => c.id === conversation.id);
           // A list loaded after the event was recorded shows a newer state already: the event is history.
@@ -168,7 +206,7 @@ export function InboxPage() {
           return [...rest, merged].sort(orderOf(filterRef.current));
         });
       }),
-    [stream, me.id],
+    [stream, me.id, readRow],
   );
 
   useEffect(
