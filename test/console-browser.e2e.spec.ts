@@ -209,6 +209,41 @@ describeWithBrowser('the agent console in Chromium', () => {
     await row(page, 'Handed Over').locator('.unread-badge', { hasText: '2 unread' }).waitFor();
   });
 
+  it('keeps showing a conversation the customer reopened when the answer to closing it arrives after', async () => {
+    const { id, phone } = await customerWrites(t, { name: 'Late Answer', text: 'One more thing' });
+    const page = await openAs(ADMIN.email, ADMIN.password);
+    await page.getByRole('tab', { name: /All open/ }).click();
+    await row(page, 'Late Answer').click();
+    const log = page.getByRole('log', { name: 'Messages' });
+    await log.getByText('One more thing').waitFor();
+
+    // The answer to closing is held until the customer's next message has reopened it on the page.
+    let closed!: () => void;
+    const closedOnServer = new Promise<void>((resolve) => (closed = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(`**/api/v1/conversations/${id}`, async (route) => {
+      if (route.request().method() !== 'PATCH') return route.continue();
+      const response = await route.fetch();
+      closed();
+      await held;
+      await route.fulfill({ response });
+    });
+    await page.getByRole('button', { name: 'Close' }).click();
+    await closedOnServer;
+    await customerWrites(t, { phone: phone.slice(1), text: 'Wait, it is not solved' });
+    await log.getByText('Wait, it is not solved').waitFor();
+    const answered = page.waitForResponse((response) => response.request().method() === 'PATCH' && response.url().endsWith(id));
+    release();
+    await answered;
+    // Another customer's message comes after the answer: once its row shows, the answer has been applied.
+    await customerWrites(t, { name: 'Marker Customer', text: 'Hello' });
+    await row(page, 'Marker Customer').waitFor();
+
+    expect(await page.getByRole('button', { name: 'Close' }).count()).toBe(1);
+    expect(await row(page, 'Late Answer').count()).toBe(1);
+  });
+
   it('switches the composer to templates when the 24-hour window closes', async () => {
     // The customer wrote 24 hours less 8 seconds ago: the window closes while the page is open.
     const timestamp = Math.floor(Date.now() / 1000) - 24 * 3600 + 8;

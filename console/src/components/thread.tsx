@@ -18,6 +18,11 @@ function upsert(messages: Message[], incoming: Message[]): Message[] {
   return [...byId.values()].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
 }
 
+/** The later of two states of a conversation: an answer or an event can arrive after a newer one. */
+function later(current: Conversation | null, next: Conversation): Conversation {
+  return current && current.id === next.id && current.updated_at > next.updated_at ? current : next;
+}
+
 /** How close to the end (px) counts as "at the newest": new messages keep it there. */
 const AT_THE_END_PX = 48;
 
@@ -58,7 +63,7 @@ export function Thread(props: {
   const markRead = useCallback(
     (onError: (error: unknown) => void = () => undefined) => {
       api.post('/api/v1/conversations/{id}/read', { params: { id } }).then((answer) => {
-        setConversation(answer);
+        setConversation((current) => later(current, answer));
         onRead(id);
       }, onError);
     },
@@ -98,7 +103,7 @@ export function Thread(props: {
         const eventConversation = 'conversation' in event.data ? event.data.conversation : undefined;
         const message = 'message' in event.data ? event.data.message : undefined;
         if ((eventConversation?.id ?? message?.conversation_id) !== id) return;
-        if (eventConversation) setConversation((c) => ({ ...c, ...eventConversation, unread_count: 0 }));
+        if (eventConversation) setConversation((c) => later(c, { ...c, ...eventConversation, unread_count: 0 }));
         // Every message event carries the whole message: the thread shows it as it is.
         if (message) setMessages((previous) => upsert(previous, [message]));
         if (event.type === 'message.received') markRead();
@@ -165,7 +170,7 @@ export function Thread(props: {
   };
 
   const changed = (next: Conversation) => {
-    setConversation(next);
+    setConversation((current) => later(current, next));
     onChanged(next);
   };
   const react = async (message: Message, emoji: string) => {

@@ -246,6 +246,8 @@ export function InboxPage() {
   const onChanged = useCallback(
     (conversation: Conversation) => {
       setItems((previous) => {
+        // An action's answer can arrive after an event that changed the conversation again.
+        if (previous.some((c) => c.id === conversation.id && c.updated_at > conversation.updated_at)) return previous;
         const rest = previous.filter((c) => c.id !== conversation.id);
         return matches(conversation, filterRef.current, me.id, myTeamsRef.current)
           ? [...rest, conversation].sort(orderOf(filterRef.current))
