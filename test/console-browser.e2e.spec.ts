@@ -244,6 +244,32 @@ describeWithBrowser('the agent console in Chromium', () => {
     expect(await row(page, 'Late Answer').count()).toBe(1);
   });
 
+  it("follows a merge of two customers and an edit of one's name in the list and in the open thread", async () => {
+    const kept = await customerWrites(t, { name: 'Merge Keeper', text: 'From the first number' });
+    const absorbed = await customerWrites(t, { name: 'Merge Absorbed', text: 'From the second number' });
+    const admin = await t.adminToken();
+    const contactOf = async (phone: string) =>
+      (await t.request('GET', `/api/v1/contacts?q=${encodeURIComponent(phone)}`, { token: admin })).body.data[0].id as string;
+    const [keptContact, absorbedContact] = [await contactOf(kept.phone), await contactOf(absorbed.phone)];
+    const page = await openAs(ADMIN.email, ADMIN.password);
+    await page.getByRole('tab', { name: /All open/ }).click();
+    await row(page, 'Merge Absorbed').waitFor();
+    await row(page, 'Merge Keeper').click();
+    const log = page.getByRole('log', { name: 'Messages' });
+    await log.getByText('From the first number').waitFor();
+
+    const merged = await t.request('POST', `/api/v1/contacts/${keptContact}/merge`, { token: admin, body: { from: absorbedContact } });
+    expect(merged.status).toBe(200);
+    // The absorbed customer's conversation is gone, its messages in the thread that stays.
+    await row(page, 'Merge Absorbed').waitFor({ state: 'detached' });
+    await log.getByText('From the second number').waitFor();
+
+    const renamed = await t.request('PATCH', `/api/v1/contacts/${keptContact}`, { token: admin, body: { name: 'Renamed Keeper' } });
+    expect(renamed.status).toBe(200);
+    await row(page, 'Renamed Keeper').waitFor();
+    await page.getByRole('heading', { name: 'Renamed Keeper' }).waitFor();
+  });
+
   it('switches the composer to templates when the 24-hour window closes', async () => {
     // The customer wrote 24 hours less 8 seconds ago: the window closes while the page is open.
     const timestamp = Math.floor(Date.now() / 1000) - 24 * 3600 + 8;

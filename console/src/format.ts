@@ -1,4 +1,4 @@
-import type { Message } from './api/client';
+import type { Conversation, Message, Schemas } from './api/client';
 
 const time = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
 const day = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' });
@@ -47,6 +47,21 @@ export function errorText(error: unknown): string {
 /** How a customer is reached, for a line under their name: the phone, else the username they adopted (`@name`), else the channel's user id. */
 export function customerHandle(customer: { phone: string | null; username: string | null; wa_user_id: string | null }): string {
   return customer.phone ?? (customer.username ? `@${customer.username}` : (customer.wa_user_id ?? ''));
+}
+
+/** Whether a conversation is with this contact: by the phone or the channel's user id (a conversation does not carry the contact's id). */
+export function isWith(conversation: Conversation, contact: Schemas['ContactResponse']): boolean {
+  const { customer } = conversation;
+  return (
+    (contact.phone !== null && customer.phone === contact.phone) ||
+    (contact.wa_user_id !== null && customer.wa_user_id === contact.wa_user_id)
+  );
+}
+
+/** A conversation's customer as the API writes it for this contact: the name, else how they are reached. */
+export function customerOf(contact: Schemas['ContactResponse']): Conversation['customer'] {
+  const { name, phone, wa_user_id, username } = contact;
+  return { name: name ?? phone ?? username ?? wa_user_id ?? '', phone, wa_user_id, username };
 }
 
 /** The channel's error codes an agent meets most, in their words (the code's meaning, and what to do). */

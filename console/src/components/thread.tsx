@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, type Conversation, type Message } from '../api/client';
-import { customerHandle, duration, explainChannelError, fullTime, shortTime, tick } from '../format';
+import { customerHandle, customerOf, duration, explainChannelError, fullTime, isWith, shortTime, tick } from '../format';
 import { navigate } from '../router';
 import type { StreamEvent } from '../stream';
 import { ErrorNote } from '../ui';
@@ -111,16 +111,29 @@ export function Thread(props: {
     [stream, id, markRead],
   );
 
+  /** The conversation and its newest messages read again, after changes no event of the thread carried. */
+  const readAgain = useCallback(() => {
+    markRead(setError);
+    api
+      .get('/api/v1/conversations/{id}/messages', { params: { id }, query: { limit: PAGE } })
+      .then((page) => setMessages((previous) => upsert(previous, page.data)), setError);
+  }, [id, markRead]);
+
   // The stream's place came after the thread was read: what changed in between is read again.
+  useEffect(() => stream.onResync(readAgain), [stream, readAgain]);
+
+  // A merge of customers moves messages into this thread (or this thread into another's, answering
+  // 404 then); an edit of the customer changes the name shown.
   useEffect(
     () =>
-      stream.onResync(() => {
-        markRead();
-        api
-          .get('/api/v1/conversations/{id}/messages', { params: { id }, query: { limit: PAGE } })
-          .then((page) => setMessages((previous) => upsert(previous, page.data)), setError);
+      stream.on((event: StreamEvent) => {
+        if (event.type === 'contact.merged') readAgain();
+        else if (event.type === 'contact.updated') {
+          const { contact } = event.data;
+          setConversation((current) => (current && isWith(current, contact) ? { ...current, customer: customerOf(contact) } : current));
+        }
       }),
-    [stream, id, markRead],
+    [stream, readAgain],
   );
 
   // Where the thread stands after each change of its messages: at the first unread (or the newest)

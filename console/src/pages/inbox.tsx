@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { api, type Conversation, type Schemas } from '../api/client';
 import { Thread } from '../components/thread';
 import { VirtualList } from '../components/virtual-list';
-import { duration, shortTime } from '../format';
+import { customerOf, duration, isWith, shortTime } from '../format';
 import { navigate, useLocation } from '../router';
 import type { StreamEvent } from '../stream';
 import { TemplatePicker } from '../components/template-picker';
@@ -171,6 +171,16 @@ export function InboxPage() {
   useEffect(
     () =>
       stream.on((event: StreamEvent) => {
+        // A merge moves one customer's conversations into the other's, deleting what they replace: the list is read again.
+        if (event.type === 'contact.merged') return void load(null, true);
+        if (event.type === 'contact.updated') {
+          const { contact } = event.data;
+          return setItems((previous) =>
+            previous.some((c) => isWith(c, contact))
+              ? previous.map((c) => (isWith(c, contact) ? { ...c, customer: customerOf(contact) } : c))
+              : previous,
+          );
+        }
         const conversation = 'conversation' in event.data ? event.data.conversation : undefined;
         if (!event.type.startsWith('conversation.') && !event.type.startsWith('message.') && event.type !== 'note.created') return;
         if (!conversation || typeof conversation !== 'object' || !conversation.id) return;
@@ -206,7 +216,7 @@ export function InboxPage() {
           return [...rest, merged].sort(orderOf(filterRef.current));
         });
       }),
-    [stream, me.id, readRow],
+    [stream, me.id, readRow, load],
   );
 
   useEffect(
