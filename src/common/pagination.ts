@@ -38,12 +38,11 @@ export type CursorKind = 'timestamp' | 'uuid' | 'string';
 const KIND_CHECK: Record<CursorKind, (value: unknown) => boolean> = {
   // As toISOString wrote it, so a day the calendar has not (`2024-02-30`, which Date rolls over) is
   // refused; from the year 0001, the first PostgreSQL's timestamps have.
-  timestamp: (value) =>
-    typeof value === 'string' &&
-    /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(value) &&
-    !value.startsWith('0000') &&
-    !Number.isNaN(Date.parse(value)) &&
-    new Date(value).toISOString() === value,
+  timestamp: (value) => {
+    if (typeof value !== 'string' || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(value) || value.startsWith('0000')) return false;
+    const at = new Date(value);
+    return !Number.isNaN(at.getTime()) && at.toISOString() === value;
+  },
   uuid: (value) => typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value),
   string: (value) => typeof value === 'string',
 };

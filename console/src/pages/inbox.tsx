@@ -77,6 +77,25 @@ function byWaiting(a: Conversation, b: Conversation): number {
 
 const orderOf = (filter: Filter) => (filter.tab === 'waiting' ? byWaiting : byActivity);
 
+/**
+ * The list with `conversation` in its place, or without it when the filter no longer shows it
+ * (unread only leaves out a read one unless it is `open` in the thread). A row the list holds in a
+ * newer state (loaded after the event was recorded, or changed again before an answer came) stays.
+ */
+function withRow(
+  list: Conversation[],
+  conversation: Conversation,
+  open: boolean,
+  filter: Filter,
+  myId: string,
+  myTeams: ReadonlySet<string>,
+): Conversation[] {
+  if (list.some((c) => c.id === conversation.id && c.updated_at > conversation.updated_at)) return list;
+  const rest = list.filter((c) => c.id !== conversation.id);
+  if (!matches(conversation, filter, myId, myTeams) || (filter.unread && !conversation.unread_count && !open)) return rest;
+  return [...rest, conversation].sort(orderOf(filter));
+}
+
 export function InboxPage() {
   const { me, stream, labels, inboxes, teams } = useWorkspace();
   const myTeams = useMemo(() => new Set(teams.filter((team) => team.member_ids.includes(me.id)).map((team) => team.id)), [teams, me.id]);
@@ -150,17 +169,9 @@ export function InboxPage() {
       api.get('/api/v1/conversations/{id}', { params: { id } }).then(
         (conversation) =>
           setItems((previous) => {
-            const existing = previous.find((c) => c.id === id);
-            if (existing && existing.updated_at > conversation.updated_at) return previous;
             const open = selectedRef.current === id;
-            const merged = open ? { ...conversation, unread_count: 0 } : conversation;
-            const rest = previous.filter((c) => c.id !== id);
-            if (
-              !matches(merged, filterRef.current, me.id, myTeamsRef.current) ||
-              (filterRef.current.unread && !merged.unread_count && !open)
-            )
-              return rest;
-            return [...rest, merged].sort(orderOf(filterRef.current));
+            const row = open ? { ...conversation, unread_count: 0 } : conversation;
+            return withRow(previous, row, open, filterRef.current, me.id, myTeamsRef.current);
           }),
         // Gone or out of reach meanwhile: the events that follow say so.
         () => undefined,
@@ -210,10 +221,7 @@ export function InboxPage() {
             last_message: conversation.last_message ?? existing?.last_message ?? null,
             unread_count: conversation.unread_count ?? unread,
           };
-          const rest = previous.filter((c) => c.id !== conversation.id);
-          if (!matches(merged, filterRef.current, me.id, myTeamsRef.current) || (filterRef.current.unread && !merged.unread_count && !open))
-            return rest;
-          return [...rest, merged].sort(orderOf(filterRef.current));
+          return withRow(previous, merged, open, filterRef.current, me.id, myTeamsRef.current);
         });
       }),
     [stream, me.id, readRow, load],
@@ -255,14 +263,8 @@ export function InboxPage() {
   }, []);
   const onChanged = useCallback(
     (conversation: Conversation) => {
-      setItems((previous) => {
-        // An action's answer can arrive after an event that changed the conversation again.
-        if (previous.some((c) => c.id === conversation.id && c.updated_at > conversation.updated_at)) return previous;
-        const rest = previous.filter((c) => c.id !== conversation.id);
-        return matches(conversation, filterRef.current, me.id, myTeamsRef.current)
-          ? [...rest, conversation].sort(orderOf(filterRef.current))
-          : rest;
-      });
+      // The answer to an action in the open thread: unread only keeps it while it is open.
+      setItems((previous) => withRow(previous, conversation, true, filterRef.current, me.id, myTeamsRef.current));
     },
     [me.id],
   );
