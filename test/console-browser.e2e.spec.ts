@@ -191,6 +191,26 @@ describeWithBrowser('the agent console in Chromium', () => {
     await eventually(async () => expect(await tabCount(second, 'Unassigned')).toBe(unassignedBefore), 20_000);
   });
 
+  it('keeps the Unread only count right when a customer writes again after a read', async () => {
+    const agent = await t.createUser({ name: 'Counting Agent' });
+    const page = await openAs(agent.email, agent.password);
+    const unread = page.locator('label', { hasText: 'Unread only' }).locator('.count');
+    await unread.waitFor();
+    const before = Number(await unread.textContent());
+    const { phone } = await customerWrites(t, { name: 'Read First', text: 'Anyone there?' });
+    await eventually(async () => expect(Number(await unread.textContent())).toBe(before + 1), 20_000);
+
+    await row(page, 'Read First').click();
+    await page.getByRole('log', { name: 'Messages' }).getByText('Anyone there?').waitFor();
+    await eventually(async () => expect(Number(await unread.textContent())).toBe(before), 20_000);
+    // Back to the list, and the customer writes again: unread again, and counted again.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Inbox' }).click();
+    await page.getByRole('log', { name: 'Messages' }).waitFor({ state: 'detached' });
+    await customerWrites(t, { phone: phone.slice(1), text: 'Hello again?' });
+    await row(page, 'Read First').locator('.unread-badge', { hasText: '1 unread' }).waitFor();
+    await eventually(async () => expect(Number(await unread.textContent())).toBe(before + 1), 20_000);
+  });
+
   it("shows a conversation assigned to an agent while they look at Mine with the customer's messages they have not read", async () => {
     const agent = await t.createUser({ name: 'Mine Agent' });
     const { id, phone } = await customerWrites(t, { name: 'Handed Over', text: 'First question' });

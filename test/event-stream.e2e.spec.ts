@@ -226,6 +226,19 @@ describe('event stream (GET /api/v1/events/stream)', () => {
     expect(client.frames('counts')).toHaveLength(2);
   });
 
+  it("sends the reader's counts again after they read a conversation, which records no event", async () => {
+    const agent = await t.createUser();
+    const { id } = await customerWrites(t);
+    const client = await SseClient.connect(url, { authorization: `Bearer ${agent.token}` });
+    clients.push(client);
+    await client.until((c) => c.frames('counts').length === 1);
+    const [before] = client.frames('counts') as { unread: number }[];
+    const read = await t.request('POST', `/api/v1/conversations/${id}/read`, { token: agent.token });
+    expect(read.status).toBe(200);
+    await client.until((c) => c.frames('counts').length === 2);
+    expect(client.frames('counts')[1]).toEqual({ ...before, unread: before.unread - 1 });
+  });
+
   it('resumes after Last-Event-ID: the missed events in order, then live ones, none twice', async () => {
     const seen = await record(t);
     const missed = [await record(t), await record(t), await record(t)];

@@ -93,7 +93,7 @@ export class ConversationsService implements OnModuleInit {
     private readonly teams: TeamsService,
   ) {}
 
-  /** The stream sends each user the counts of their tabs at connect and whenever an event may have changed them. */
+  /** The stream sends each user the counts of their tabs at connect and whenever an event (or their read, ReadsService) may have changed them. */
   onModuleInit(): void {
     this.userFrames.add({
       event: 'counts',

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { newUuid } from '../common/ids';
 import { AppConfig } from '../config/app-config';
 import { Database } from '../database/database';
+import { UserFrames } from '../events/user-frames';
 import type { UserRow } from '../users/user.entity';
 import { ConversationResponse } from './conversation.dto';
 import { ConversationsService } from './conversations.service';
@@ -22,15 +23,16 @@ export class ReadsService {
     private readonly messages: MessageRepository,
     private readonly reads: ReadRepository,
     private readonly conversations: ConversationsService,
+    private readonly userFrames: UserFrames,
   ) {}
 
   /**
    * The caller has read the conversation: their marker moves to its newest message (never back),
-   * and the channel is to be told that the newest customer message was read, once. Answers the
-   * conversation.
+   * and the channel is to be told that the newest customer message was read, once; the caller's
+   * streams send their counts again. Answers the conversation.
    */
   async markRead(conversationId: string, caller: UserRow): Promise<ConversationResponse> {
-    return this.database.transaction(async (db) => {
+    const read = await this.database.transaction(async (db) => {
       // Held first: the marker's trigger reads the conversation FOR SHARE too, and taking it before
       // the marker row keeps the lock order of a merge that deletes the conversation (row, then markers).
       await this.conversations.holdForReading(db, conversationId);
@@ -59,6 +61,9 @@ export class ReadsService {
       }
       return ConversationResponse.of(await this.conversations.findWithCustomer(db, conversationId, caller.id));
     });
+    // A read records no event, and it lowers the caller's unread count: their streams send it again.
+    await this.userFrames.changedFor(caller.id);
+    return read;
   }
 
   async markReceiptSent(id: string): Promise<void> {

@@ -85,6 +85,9 @@ export class EventStreamClients implements OnModuleInit, BeforeApplicationShutdo
     // Live events may have been lost: the clients reconnect and replay them from the table.
     this.stopWatching = this.interruptions.onInterrupted(() => void this.endAll());
     this.users.onChanged((userId) => void this.checkAccess(userId));
+    this.userFrames.onChangedFor((userId) => {
+      for (const connection of this.connections) if (connection.access.user.id === userId) connection.framesChanged();
+    });
     this.accessTimer = setInterval(() => {
       void this.checkAccess(null);
       void this.forgetClosedStreams();
@@ -355,7 +358,18 @@ class SseConnection {
 
   private frameChangedBy(event: EventEnvelope): void {
     for (const frame of this.frames) if (frame.changedBy(event.type)) this.framesDue.add(frame);
-    if (this.framesDue.size === 0 || this.framesTimer) return;
+    this.buildDueFrames();
+  }
+
+  /** Something no event records (a read) changed its user's frames: all of them are built again. */
+  framesChanged(): void {
+    for (const frame of this.frames) this.framesDue.add(frame);
+    this.buildDueFrames();
+  }
+
+  /** The due frames are built once the changes of a burst have settled. */
+  private buildDueFrames(): void {
+    if (this.closed || this.framesDue.size === 0 || this.framesTimer) return;
     this.framesTimer = setTimeout(() => {
       this.framesTimer = undefined;
       const due = [...this.framesDue];

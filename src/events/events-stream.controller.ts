@@ -56,7 +56,7 @@ export class EventsStreamController {
       'Every event the service records, as it happens, one frame each: `id:` the event id, `event:` its type, `data:` the event envelope (`{"id", "type", "created_at", "data"}`) as JSON on one line.',
       "Also the caller's own `notification.created` events (`data`: `{\"notification\": {…}}`), and never another user's. Each type's `data` is documented as a schema (`x-event-payloads` names it per type); every message event carries the whole message.",
       'A stream started without Last-Event-ID first sends `id: <the newest event the caller may see>` alone on its frame, so a client that has seen no event yet can still resume from there.',
-      "Beside the events, `event: counts` frames carry the caller's tab counts (as `GET /api/v1/conversations/counts` answers them): one when the stream starts, and another whenever an event has changed them.",
+      "Beside the events, `event: counts` frames carry the caller's tab counts (as `GET /api/v1/conversations/counts` answers them): one when the stream starts, and another whenever an event, or the caller reading a conversation (which records no event), has changed them.",
       'A comment line (`: keep-alive`) every 15 s keeps proxies from closing an idle stream.',
       '',
       "Reconnecting with `Last-Event-ID` (sent by browsers' `EventSource` on its own) or `last_event_id` first sends the events recorded after that one, oldest first, then the live ones, without gap or repetition. Events are kept at least an hour; for an unknown or expired id the stream starts with a comment saying so, then the live events.",

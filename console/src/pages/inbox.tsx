@@ -256,8 +256,8 @@ export function InboxPage() {
   }, [items, selectedIndex]);
 
   const onRead = useCallback((id: string) => {
-    // Reading records no event: the caller's own unread count is lowered here.
-    const wasUnread = itemsRef.current.some((c) => c.id === id && (c.unread_count ?? 0) > 0);
+    // Shown lower at once; the stream sends the count after the read (the tab counts open conversations only).
+    const wasUnread = itemsRef.current.some((c) => c.id === id && c.status === 'open' && (c.unread_count ?? 0) > 0);
     if (wasUnread) setCounts((counts) => counts && { ...counts, unread: Math.max(0, counts.unread - 1) });
     setItems((previous) => previous.map((c) => (c.id === id ? { ...c, unread_count: 0 } : c)));
   }, []);
