@@ -826,6 +826,57 @@ describeWithBrowser('the agent console in Chromium', () => {
     ).toBe(0);
   });
 
+  it('shows an agent the conversations of an inbox an admin adds them to, and drops those of one they leave, without a reload', async () => {
+    const admin = await t.adminToken();
+    const created = await t.request('POST', '/api/v1/inboxes', {
+      token: admin,
+      body: {
+        name: 'Joined Later',
+        phone_number_id: '200000000000079',
+        business_account_id: '300000000000079',
+        access_token: 'joined-token',
+      },
+    });
+    expect(created.status).toBe(201);
+    const laterBody = messagesWebhook(
+      {
+        contacts: [{ wa_id: '16315550791', profile: { name: 'Later Side' } }],
+        messages: [
+          {
+            from: '16315550791',
+            id: newWamid(),
+            timestamp: String(Math.floor(Date.now() / 1000)),
+            type: 'text',
+            text: { body: 'Before you joined' },
+          },
+        ],
+      },
+      { phoneNumberId: '200000000000079' },
+    );
+    expect((await t.request('POST', '/api/webhooks/messaging', { body: laterBody })).status).toBe(200);
+    await customerWrites(t, { name: 'Staying Side', text: 'Still here' });
+    const agent = await t.createUser({ name: 'Moving Agent' });
+    const page = await openAs(agent.email, agent.password);
+    await page.getByRole('tab', { name: /All open/ }).click();
+    await row(page, 'Staying Side').waitFor();
+    expect(await row(page, 'Later Side').count()).toBe(0);
+
+    // Added to the new inbox: its conversation comes in, and the switcher offers it.
+    const defaultInbox = 'inb_00000000000070008000000000000001';
+    const added = await t.request('PATCH', `/api/v1/users/${agent.id}`, {
+      token: admin,
+      body: { inbox_ids: [defaultInbox, created.body.id] },
+    });
+    expect(added.status).toBe(200);
+    await row(page, 'Later Side').waitFor();
+    await page.getByLabel('Inbox', { exact: true }).locator('option', { hasText: 'Joined Later' }).waitFor({ state: 'attached' });
+    // Taken off the default one: its conversation leaves.
+    const left = await t.request('PATCH', `/api/v1/users/${agent.id}`, { token: admin, body: { inbox_ids: [created.body.id] } });
+    expect(left.status).toBe(200);
+    await page.locator('.conversation-row', { hasText: 'Staying Side' }).waitFor({ state: 'detached' });
+    await row(page, 'Later Side').waitFor();
+  });
+
   it('switches between inboxes, shows each conversation’s number, and writes first from the inbox chosen with a template of its catalogue', async () => {
     const admin = await t.adminToken();
     // The sales number is on a business account of its own, whose catalogue has another template.

@@ -1,5 +1,5 @@
 import { type ComponentType, render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, type Me, onApiError, type Schemas, setToken, type User } from './api/client';
 import { AdminAuditLog } from './admin/audit-log';
 import { AdminInboxes } from './admin/inboxes';
@@ -99,6 +99,13 @@ function App() {
   return <Shell me={me} setMe={setMe} path={path} />;
 }
 
+/** Which inboxes a list holds, whatever its order. */
+const idsOf = (inboxes: Schemas['InboxResponse'][]) =>
+  inboxes
+    .map((inbox) => inbox.id)
+    .sort()
+    .join();
+
 function Shell(props: { me: Me; setMe: (me: Me | null) => void; path: string }) {
   const { me, path } = props;
   const [users, setUsers] = useState<User[]>([]);
@@ -114,17 +121,28 @@ function Shell(props: { me: Me; setMe: (me: Me | null) => void; path: string }) 
   const [teams, setTeams] = useState<Schemas['TeamResponse'][]>([]);
   const [teamsVersion, setTeamsVersion] = useState(0);
 
+  const roleRef = useRef(me.role);
+  roleRef.current = me.role;
+  const inboxesRef = useRef(inboxes);
+  inboxesRef.current = inboxes;
   useEffect(() => {
     // Back after a drop (a laptop that slept): the service may have turned the user offline meanwhile.
+    // The service also ends the stream when an admin changes the user's role or inboxes; it resumes
+    // after its last event, so the pages read again what they show if either changed.
     let dropped = false;
     const stop = stream.onState((state) => {
       setStreamState(state);
       if (state === 'reconnecting') dropped = true;
       if (state !== 'live' || !dropped) return;
       dropped = false;
-      void api.get('/api/v1/me').then((found) => {
+      void Promise.all([api.get('/api/v1/me'), api.get('/api/v1/inboxes', { query: { limit: 100 } })]).then(([found, seen]) => {
+        const changed = found.role !== roleRef.current || idsOf(seen.data) !== idsOf(inboxesRef.current);
         rememberMe(found);
         props.setMe(found);
+        setInboxes(seen.data);
+        if (!changed) return;
+        setTeamsVersion((v) => v + 1);
+        stream.resync();
       });
     });
     stream.start();

@@ -149,6 +149,11 @@ export class EventStream {
   private placed(): void {
     if (!this.resyncDue) return;
     this.resyncDue = false;
+    this.resync();
+  }
+
+  /** The pages read what they show again (the onResync handlers): what they hold is not what the events since would build on. */
+  resync(): void {
     for (const handler of this.resyncHandlers) handler();
   }
 

@@ -143,6 +143,11 @@ export function InboxPage() {
     void load(null, true);
   }, [filter, load]);
 
+  // An inbox the user no longer works (an admin took them off it) is no longer a filter.
+  useEffect(() => {
+    if (filter.inboxId && !inboxes.some((inbox) => inbox.id === filter.inboxId)) setFilter((current) => ({ ...current, inboxId: '' }));
+  }, [inboxes]);
+
   // The stream sends the counts (of every inbox the user sees) at connect and whenever an event
   // changes them; one inbox's are asked for then.
   useEffect(() => stream.onCounts(setStreamCounts), [stream]);
