@@ -264,6 +264,97 @@ describeWithBrowser('the agent console in Chromium', () => {
     expect(await row(page, 'Late Answer').count()).toBe(1);
   });
 
+  it('keeps a message that arrives while the list is read again, when the page was read before it', async () => {
+    const { phone } = await customerWrites(t, { name: 'Busy Reader', text: 'First words' });
+    const taken = await customerWrites(t, { name: 'Taken Elsewhere', text: 'Mine now' });
+    const admin = await t.adminToken();
+    const me = await t.request('GET', '/api/v1/me', { token: admin });
+    expect(
+      (await t.request('PATCH', `/api/v1/conversations/${taken.id}`, { token: admin, body: { assigned_to: me.body.id } })).status,
+    ).toBe(200);
+    const page = await openAs(ADMIN.email, ADMIN.password);
+    await page.getByRole('tab', { name: /All open/ }).click();
+    await row(page, 'Busy Reader').getByText('First words').waitFor();
+    await row(page, 'Taken Elsewhere').waitFor();
+
+    // The Unassigned tab's page is read on the server at once, and reaches the page after the customer's next message.
+    let read!: () => void;
+    const readOnServer = new Promise<void>((resolve) => (read = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(
+      (url) => url.pathname === '/api/v1/conversations' && url.searchParams.get('assigned_to') === 'none',
+      async (route) => {
+        const response = await route.fetch();
+        read();
+        await held;
+        await route.fulfill({ response });
+      },
+    );
+    await page.getByRole('tab', { name: /Unassigned/ }).click();
+    await readOnServer;
+    await customerWrites(t, { phone: phone.slice(1), text: 'Second words' });
+    await row(page, 'Busy Reader').getByText('Second words').waitFor();
+    release();
+    // The assigned conversation leaves the list when the page is applied.
+    await page.locator('.conversation-row', { hasText: 'Taken Elsewhere' }).waitFor({ state: 'detached' });
+
+    expect(await row(page, 'Busy Reader').getByText('Second words').count()).toBe(1);
+    expect(await row(page, 'Busy Reader').locator('.unread-badge').textContent()).toBe('2 unread');
+  });
+
+  it('keeps a delivery the stream showed while the thread was read, when the thread was read before it', async () => {
+    const { id, phone } = await customerWrites(t, { name: 'Ticked Customer', text: 'Did you get it?' });
+    const admin = await t.adminToken();
+    const sent = await t.request('POST', `/api/v1/conversations/${id}/messages`, {
+      token: admin,
+      body: { type: 'text', text: 'Yes, on its way' },
+    });
+    expect(sent.status).toBe(201);
+    const wamid = await eventually(async () => {
+      const [message] = await t.sql<{ channel_message_id: string | null }>(
+        "SELECT channel_message_id FROM messages WHERE text = 'Yes, on its way' ORDER BY created_at DESC LIMIT 1",
+      );
+      expect(message.channel_message_id).toEqual(expect.any(String));
+      return message.channel_message_id!;
+    });
+    const page = await openAs(ADMIN.email, ADMIN.password);
+    await page.getByRole('tab', { name: /All open/ }).click();
+
+    // The thread's messages are read on the server at once, and reach the page after the delivery's event.
+    let read!: () => void;
+    const readOnServer = new Promise<void>((resolve) => (read = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(
+      (url) => url.pathname === `/api/v1/conversations/${id}/messages`,
+      async (route) => {
+        const response = await route.fetch();
+        read();
+        await held;
+        await route.fulfill({ response });
+      },
+      { times: 1 },
+    );
+    await row(page, 'Ticked Customer').click();
+    await readOnServer;
+    const delivered = await t.request('POST', '/api/webhooks/messaging', {
+      body: messagesWebhook(
+        { statuses: [{ id: wamid, status: 'delivered', timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: phone.slice(1) }] },
+        { phoneNumberId: '106540352242922' },
+      ),
+    });
+    expect(delivered.status).toBe(200);
+    const log = page.getByRole('log', { name: 'Messages' });
+    await log.getByLabel('Delivered').waitFor();
+    release();
+    // The customer's message comes with the page only: once it shows, the page has been applied.
+    await log.getByText('Did you get it?').waitFor();
+
+    expect(await log.getByLabel('Delivered').count()).toBe(1);
+    expect(await log.getByLabel('Sent', { exact: true }).count()).toBe(0);
+  });
+
   it("follows a merge of two customers and an edit of one's name in the list and in the open thread", async () => {
     const kept = await customerWrites(t, { name: 'Merge Keeper', text: 'From the first number' });
     const absorbed = await customerWrites(t, { name: 'Merge Absorbed', text: 'From the second number' });

@@ -47,6 +47,14 @@ export function Thread(props: {
   /** Whether the reader is at the newest message: a new one then stays in view; scrolled up, nothing moves. */
   const stickToBottom = useRef(true);
   const positioned = useRef(false);
+  /** Each message event's place in arrival order, by message: an answer read before an event must not undo what it showed. */
+  const arrivals = useRef({ count: 0, last: new Map<string, number>() });
+  /** Messages answered to a request made when `since` events had arrived, kept off those an event brought after that. */
+  const answered = (incoming: Message[], since: number) => (previous: Message[]) =>
+    upsert(
+      previous,
+      incoming.filter((message) => (arrivals.current.last.get(message.id) ?? 0) <= since),
+    );
   /** Set while older messages load above: the distance from the end to keep, so what was read stays put. */
   const keepFromEnd = useRef<number | null>(null);
   /**
@@ -74,13 +82,14 @@ export function Thread(props: {
     setError(null);
     // Marking it read answers the conversation: no separate GET (the rate limit counts each request).
     markRead(setError);
+    const since = arrivals.current.count;
     api.get('/api/v1/conversations/{id}/messages', { params: { id }, query: { limit: PAGE } }).then((page) => {
       // The oldest unread message: the unread are the newest inbound ones (the page is newest first).
       // Set with the messages, in one render, so the thread opens at it.
       const inbound = page.data.filter((message) => message.direction === 'inbound');
       if (unreadAtOpen > 0) setFirstUnreadId(inbound[Math.min(unreadAtOpen, inbound.length) - 1]?.id ?? null);
       setOlderCursor(page.next_cursor);
-      setMessages((previous) => upsert(previous, page.data));
+      setMessages(answered(page.data, since));
     }, setError);
   }, [id]);
 
@@ -105,7 +114,10 @@ export function Thread(props: {
         if ((eventConversation?.id ?? message?.conversation_id) !== id) return;
         if (eventConversation) setConversation((c) => later(c, { ...c, ...eventConversation, unread_count: 0 }));
         // Every message event carries the whole message: the thread shows it as it is.
-        if (message) setMessages((previous) => upsert(previous, [message]));
+        if (message) {
+          arrivals.current.last.set(message.id, ++arrivals.current.count);
+          setMessages((previous) => upsert(previous, [message]));
+        }
         if (event.type === 'message.received') markRead();
       }),
     [stream, id, markRead],
@@ -114,9 +126,10 @@ export function Thread(props: {
   /** The conversation and its newest messages read again, after changes no event of the thread carried. */
   const readAgain = useCallback(() => {
     markRead(setError);
+    const since = arrivals.current.count;
     api
       .get('/api/v1/conversations/{id}/messages', { params: { id }, query: { limit: PAGE } })
-      .then((page) => setMessages((previous) => upsert(previous, page.data)), setError);
+      .then((page) => setMessages(answered(page.data, since)), setError);
   }, [id, markRead]);
 
   // The stream's place came after the thread was read: what changed in between is read again.
@@ -173,9 +186,10 @@ export function Thread(props: {
   const loadOlder = async () => {
     if (!olderCursor) return;
     if (list.current) keepFromEnd.current = list.current.scrollHeight - list.current.scrollTop;
+    const since = arrivals.current.count;
     try {
       const page = await api.get('/api/v1/conversations/{id}/messages', { params: { id }, query: { limit: PAGE, cursor: olderCursor } });
-      setMessages((previous) => upsert(previous, page.data));
+      setMessages(answered(page.data, since));
       setOlderCursor(page.next_cursor);
     } catch (caught) {
       setError(caught);
@@ -187,12 +201,14 @@ export function Thread(props: {
     onChanged(next);
   };
   const react = async (message: Message, emoji: string) => {
+    const since = arrivals.current.count;
     try {
+      // The answer is the message reacted to, with its reactions.
       const answer = (await api.post('/api/v1/conversations/{id}/messages', {
         params: { id },
         body: { type: 'reaction', reaction: { message_id: message.id, emoji } },
       })) as unknown as Message;
-      if (answer?.id) setMessages((previous) => upsert(previous, [answer]));
+      if (answer?.id) setMessages(answered([answer], since));
     } catch (caught) {
       setError(caught);
     }
@@ -283,7 +299,8 @@ export function Thread(props: {
         onSent={(message) => {
           stickToBottom.current = true;
           setReplyTo(null);
-          setMessages((previous) => upsert(previous, [message]));
+          // A new message: any event about it (sent, delivered) is newer than the answer.
+          setMessages(answered([message], 0));
         }}
       />
     </section>

@@ -121,8 +121,14 @@ export function InboxPage() {
   const selectedRef = useRef(selectedId);
   selectedRef.current = selectedId;
 
+  /** The events that arrive while a page that replaces the list is read, which it may have been read before. */
+  const duringLoad = useRef<StreamEvent[] | null>(null);
+  /** The stream's events applied to the list (set at each render, so it sees the current filter and user). */
+  const applyEvent = useRef<(event: StreamEvent) => void>(() => undefined);
+
   const load = useCallback(async (from: string | null, replace: boolean) => {
     const mine = ++generation.current;
+    duringLoad.current = replace ? [] : null;
     setLoading(true);
     setError(null);
     try {
@@ -130,10 +136,22 @@ export function InboxPage() {
         query: { ...queryOf(filterRef.current), limit: PAGE, cursor: from ?? undefined },
       });
       if (mine !== generation.current) return;
-      setItems((previous) => (replace ? page.data : [...previous, ...page.data.filter((c) => !previous.some((p) => p.id === c.id))]));
+      if (replace) {
+        // Applied again on top of the page: the newer of its state and theirs stays (withRow).
+        const arrived = duringLoad.current ?? [];
+        duringLoad.current = null;
+        itemsRef.current = page.data;
+        setItems(page.data);
+        for (const event of arrived) applyEvent.current(event);
+      } else {
+        setItems((previous) => [...previous, ...page.data.filter((c) => !previous.some((p) => p.id === c.id))]);
+      }
       setCursor(page.next_cursor);
     } catch (caught) {
-      if (mine === generation.current) setError(caught);
+      if (mine === generation.current) {
+        duringLoad.current = null;
+        setError(caught);
+      }
     } finally {
       if (mine === generation.current) setLoading(false);
     }
@@ -184,52 +202,56 @@ export function InboxPage() {
     [me.id],
   );
 
+  applyEvent.current = (event: StreamEvent) => {
+    // A merge moves one customer's conversations into the other's, deleting what they replace: the list is read again.
+    if (event.type === 'contact.merged') return void load(null, true);
+    if (event.type === 'contact.updated') {
+      const { contact } = event.data;
+      return setItems((previous) =>
+        previous.some((c) => isWith(c, contact))
+          ? previous.map((c) => (isWith(c, contact) ? { ...c, customer: customerOf(contact) } : c))
+          : previous,
+      );
+    }
+    const conversation = 'conversation' in event.data ? event.data.conversation : undefined;
+    if (!event.type.startsWith('conversation.') && !event.type.startsWith('message.') && event.type !== 'note.created') return;
+    if (!conversation || typeof conversation !== 'object' || !conversation.id) return;
+    if (event.type === 'conversation.created') createdHere.current.add(conversation.id);
+    if (
+      !itemsRef.current.some((c) => c.id === conversation.id) &&
+      conversation.unread_count === undefined &&
+      !createdHere.current.has(conversation.id) &&
+      selectedRef.current !== conversation.id &&
+      matches(conversation, filterRef.current, me.id, myTeamsRef.current)
+    )
+      void readRow(conversation.id);
+    setItems((previous) => {
+      const existing = previous.find((c) => c.id === conversation.id);
+      // A list loaded after the event was recorded shows a newer state already: the event is history.
+      if (existing && existing.updated_at > conversation.updated_at) return previous;
+      const open = selectedRef.current === conversation.id;
+      let unread = existing?.unread_count ?? 0;
+      // A list loaded after the message was stored counts it already: the event adds it once.
+      const counted = existing?.last_message?.id !== undefined && existing.last_message.id === conversation.last_message?.id;
+      if (event.type === 'message.received' && !open && !counted) unread += 1;
+      if (open) unread = 0;
+      const merged: Conversation = {
+        ...existing,
+        ...conversation,
+        // An event recorded before the message (conversation.created) carries no preview yet.
+        last_message: conversation.last_message ?? existing?.last_message ?? null,
+        unread_count: conversation.unread_count ?? unread,
+      };
+      return withRow(previous, merged, open, filterRef.current, me.id, myTeamsRef.current);
+    });
+  };
   useEffect(
     () =>
       stream.on((event: StreamEvent) => {
-        // A merge moves one customer's conversations into the other's, deleting what they replace: the list is read again.
-        if (event.type === 'contact.merged') return void load(null, true);
-        if (event.type === 'contact.updated') {
-          const { contact } = event.data;
-          return setItems((previous) =>
-            previous.some((c) => isWith(c, contact))
-              ? previous.map((c) => (isWith(c, contact) ? { ...c, customer: customerOf(contact) } : c))
-              : previous,
-          );
-        }
-        const conversation = 'conversation' in event.data ? event.data.conversation : undefined;
-        if (!event.type.startsWith('conversation.') && !event.type.startsWith('message.') && event.type !== 'note.created') return;
-        if (!conversation || typeof conversation !== 'object' || !conversation.id) return;
-        if (event.type === 'conversation.created') createdHere.current.add(conversation.id);
-        if (
-          !itemsRef.current.some((c) => c.id === conversation.id) &&
-          conversation.unread_count === undefined &&
-          !createdHere.current.has(conversation.id) &&
-          selectedRef.current !== conversation.id &&
-          matches(conversation, filterRef.current, me.id, myTeamsRef.current)
-        )
-          void readRow(conversation.id);
-        setItems((previous) => {
-          const existing = previous.find((c) => c.id === conversation.id);
-          // A list loaded after the event was recorded shows a newer state already: the event is history.
-          if (existing && existing.updated_at > conversation.updated_at) return previous;
-          const open = selectedRef.current === conversation.id;
-          let unread = existing?.unread_count ?? 0;
-          // A list loaded after the message was stored counts it already: the event adds it once.
-          const counted = existing?.last_message?.id !== undefined && existing.last_message.id === conversation.last_message?.id;
-          if (event.type === 'message.received' && !open && !counted) unread += 1;
-          if (open) unread = 0;
-          const merged: Conversation = {
-            ...existing,
-            ...conversation,
-            // An event recorded before the message (conversation.created) carries no preview yet.
-            last_message: conversation.last_message ?? existing?.last_message ?? null,
-            unread_count: conversation.unread_count ?? unread,
-          };
-          return withRow(previous, merged, open, filterRef.current, me.id, myTeamsRef.current);
-        });
+        duringLoad.current?.push(event);
+        applyEvent.current(event);
       }),
-    [stream, me.id, readRow, load],
+    [stream],
   );
 
   useEffect(
