@@ -1302,6 +1302,21 @@ describeWithBrowser('the agent console in Chromium', () => {
     );
   });
 
+  it('asks for the list again when the stream comes back after a drop and its last event is past retention', async () => {
+    await throughDroppedConnection(
+      async (page) => {
+        await customerWrites(t, { name: 'Before Retention', text: 'First' });
+        await row(page, 'Before Retention').waitFor();
+      },
+      async () => {
+        // Retention removed every event the page had seen, then a customer wrote.
+        await t.sql('DELETE FROM events WHERE relayed_at IS NOT NULL');
+        await customerWrites(t, { name: 'Past Retention', text: 'Written after the events were removed' });
+      },
+      (page) => row(page, 'Past Retention').waitFor(),
+    );
+  });
+
   it('asks for the list again when the stream comes back after a drop before any event arrived', async () => {
     await throughDroppedConnection(
       async () => undefined,

@@ -332,20 +332,25 @@ describe('event stream (GET /api/v1/events/stream)', () => {
   it.each([
     ['an unknown', `evt_${'0'.repeat(32)}`],
     ['a malformed', 'not-an-event-id\nevent: forged'],
-  ])('starts with live events only, after a comment, for %s Last-Event-ID', async (_kind, lastEventId) => {
-    await record(t);
-    const client = await connect({}, `?last_event_id=${encodeURIComponent(lastEventId)}`);
-    await client.until((c) => c.comments.length === 1);
-    expect(client.comments[0]).toMatch(/Last-Event-ID is unknown/);
-    const live = await record(t);
-    await publish(t, live);
-    await client.until((c) => c.events.length >= 1);
-    // The tab counts (a user frame) come whenever they are built: the order asserted is that of the rest.
-    expect(client.items.filter((item) => item.kind !== 'frame')).toEqual([
-      { kind: 'comment', text: expect.any(String) },
-      expect.objectContaining({ kind: 'event', id: live.id }),
-    ]);
-  });
+  ])(
+    'tells a client with %s Last-Event-ID to read again what it shows, from the newest place, then sends live events',
+    async (_kind, lastEventId) => {
+      const newest = await record(t);
+      await publish(t, newest);
+      const client = await connect({}, `?last_event_id=${encodeURIComponent(lastEventId)}`);
+      await client.until((c) => c.frames('resync').length === 1);
+      expect(client.frames('resync')).toEqual([{ reason: expect.stringMatching(/^Last-Event-ID is unknown or past retention/) }]);
+      const live = await record(t);
+      await publish(t, live);
+      await client.until((c) => c.events.length >= 1);
+      // The tab counts (another user frame) come whenever they are built: the order asserted is that of the rest.
+      expect(client.items.filter((item) => !(item.kind === 'frame' && item.event === 'counts'))).toEqual([
+        { kind: 'position', id: newest.id },
+        expect.objectContaining({ kind: 'frame', event: 'resync' }),
+        expect.objectContaining({ kind: 'event', id: live.id }),
+      ]);
+    },
+  );
 
   it('sends a keep-alive comment at the interval', async () => {
     const interval = EventStreamClients.keepAliveIntervalMs;

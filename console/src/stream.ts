@@ -73,8 +73,9 @@ export class EventStream {
   }
 
   /**
-   * Called when a connection that had no event to resume from has its place: the first one, and one
-   * after a drop before any event arrived. What the page shows was read before that place, and an
+   * Called when a connection that had no event to resume from has its place: the first one, one
+   * after a drop before any event arrived, and one whose last event is past retention (the
+   * service's `resync` frame). What the page shows was read before that place, and an
    * event recorded in between reaches no one, so it must be asked again. Called at the
    * connection's first frame, which the service writes after it follows the new events: a read
    * started then misses nothing.
@@ -129,6 +130,11 @@ export class EventStream {
         return;
       }
       for (const handler of this.countsHandlers) handler(this.counts);
+    });
+    // The events after the last one seen cannot be replayed (past retention): the pages read again what they show.
+    source.addEventListener('resync', (frame: MessageEvent<string>) => {
+      if (frame.lastEventId) this.lastEventId = frame.lastEventId;
+      this.resync();
     });
     for (const type of EVENT_TYPES) {
       source.addEventListener(type, (frame: MessageEvent<string>) => {

@@ -24,7 +24,10 @@ const SHUTDOWN_FLUSH_MS = 1_000;
 /** A user frame is built again this long after the first event that may change it: the events of a burst share one build. */
 const USER_FRAME_SETTLE_MS = 250;
 
-const UNKNOWN_LAST_EVENT_ID = ': Last-Event-ID is unknown or past retention; sending live events only\n\n';
+/** What a client whose Last-Event-ID cannot be replayed from is told: it reads again what it shows. */
+const RESYNC_FRAME = `event: resync\ndata: ${JSON.stringify({
+  reason: 'Last-Event-ID is unknown or past retention: the events after it cannot be replayed; read again what you show',
+})}\n\n`;
 
 /** The access a stream was opened with: its user as they were then, and the credential. */
 export interface StreamAccess {
@@ -328,7 +331,9 @@ class SseConnection {
   private async replayFrom(lastEventId: string): Promise<void> {
     const cursor = await this.replay.cursorOf(lastEventId);
     if (cursor === null) {
-      this.write(UNKNOWN_LAST_EVENT_ID, false);
+      // Live events follow from the newest one's place, and what the client shows was built on events it cannot be given.
+      await this.sendPosition();
+      this.write(RESYNC_FRAME, false);
     } else {
       for await (const batch of this.replay.eventsAfter(cursor, this.viewer)) {
         if (this.closed) return;

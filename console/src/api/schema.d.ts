@@ -75,10 +75,10 @@ export interface paths {
      *     Beside the events, `event: counts` frames carry the caller's tab counts (as `GET /api/v1/conversations/counts` answers them): one when the stream starts, and another whenever an event, or the caller reading a conversation (which records no event), has changed them.
      *     A comment line (`: keep-alive`) every 15 s keeps proxies from closing an idle stream.
      *
-     *     Reconnecting with `Last-Event-ID` (sent by browsers' `EventSource` on its own) or `last_event_id` first sends the events recorded after that one, oldest first, then the live ones, without gap or repetition. Events are kept at least an hour; for an unknown or expired id the stream starts with a comment saying so, then the live events.
+     *     Reconnecting with `Last-Event-ID` (sent by browsers' `EventSource` on its own) or `last_event_id` first sends the events recorded after that one, oldest first, then the live ones, without gap or repetition. Events are kept at least an hour; for an unknown or expired id the stream sends `id: <the newest event the caller may see>`, then an `event: resync` frame (`data`: `{"reason"}`) telling the client to read again what it shows (it cannot be given what it missed), then the live events.
      *
      *     Authentication: the bearer header, or a one-time `ticket` from `POST /api/v1/events/stream-tickets` (`EventSource` cannot send headers; an access token is never taken in the URL, where proxies log it). The connection counts as one request of its user for the rate limit. A user has at most STREAM_MAX_PER_USER streams open across every instance (one more is `429`).
-     *     The stream ends when the server shuts down, and within seconds of its access ending: the token expires, or is revoked (logout, password change or reset), or the user is removed or their role changes. Reconnect with `Last-Event-ID`.
+     *     The stream ends when the server shuts down, and within seconds of its access ending: the token expires, or is revoked (logout, password change or reset), or the user is removed or their role or inboxes change. Reconnect with `Last-Event-ID`.
      */
     get: operations['EventsStreamController_stream'];
     put?: never;
