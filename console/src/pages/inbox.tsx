@@ -283,9 +283,8 @@ export function InboxPage() {
   }, [items, selectedIndex]);
 
   const onRead = useCallback((id: string) => {
-    // Shown lower at once; the stream sends the count after the read (the tab counts open conversations only).
-    const wasUnread = itemsRef.current.some((c) => c.id === id && c.status === 'open' && (c.unread_count ?? 0) > 0);
-    if (wasUnread) setCounts((counts) => counts && { ...counts, unread: Math.max(0, counts.unread - 1) });
+    // The Unread only count comes with the stream's next counts frame: lowered here as well, it would
+    // differ from what the stream last sent, which sends no frame when the counts come back to that.
     setItems((previous) => previous.map((c) => (c.id === id ? { ...c, unread_count: 0 } : c)));
   }, []);
   const onChanged = useCallback(
