@@ -321,7 +321,11 @@ describe('conversation list', () => {
     };
     const plan = (query: Partial<ListConversationsQuery>) => {
       const page = { limit: 25, ...query } as ListConversationsQuery;
-      return explain(t.app.get(ConversationRepository).listStatement(conversationFilterOf(page, reader), page, reader));
+      return explain(
+        t.app
+          .get(ConversationRepository)
+          .listStatement(conversationFilterOf(page, { id: reader, role: 'admin', inbox_ids: [] }), page, reader),
+      );
     };
     expect(await plan({})).toContain('conversations_last_message_idx');
     expect(await plan({ status: 'open' })).toContain('conversations_status_last_message_idx');
@@ -357,7 +361,10 @@ describe('conversation list', () => {
     // An agent kept to two inboxes: each walked on its own index, merged in order.
     const agentPlan = (query: Partial<ListConversationsQuery>) => {
       const page = { limit: 25, ...query } as ListConversationsQuery;
-      const filter = { ...conversationFilterOf(page, reader), visibleInboxes: [DEFAULT_INBOX_ID, randomUUID()] };
+      const filter = {
+        ...conversationFilterOf(page, { id: reader, role: 'admin', inbox_ids: [] }),
+        visibleInboxes: [DEFAULT_INBOX_ID, randomUUID()],
+      };
       return explain(t.app.get(ConversationRepository).listStatement(filter, page, reader));
     };
     expect(await agentPlan({})).toContain('conversations_inbox_last_message_idx');

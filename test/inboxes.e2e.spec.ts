@@ -854,10 +854,17 @@ describe('inboxes', () => {
           body: { text: 'see this', mentions: [agent.id] },
         });
         expect(mentioned.status).toBe(201);
-        const elsewhere = await t.request('GET', `/api/v1/contacts?inbox_id=${DEFAULT_INBOX}`, { token: agent.token });
-        expect(elsewhere.status).toBe(404);
-        expect(elsewhere.body).toEqual({ error: 'Inbox not found' });
-        expect((await t.request('GET', `/api/v1/contacts?inbox_id=${sales}`, { token: agent.token })).status).toBe(200);
+        // A filter on an inbox of another is a 404 wherever it is taken, as the inbox itself is.
+        for (const path of [
+          '/api/v1/contacts?',
+          '/api/v1/conversations?',
+          '/api/v1/conversations/counts?',
+          '/api/v1/messages/search?q=hello&',
+        ]) {
+          const elsewhere = await t.request('GET', `${path}inbox_id=${DEFAULT_INBOX}`, { token: agent.token });
+          expect([path, elsewhere.status, elsewhere.body]).toEqual([path, 404, { error: 'Inbox not found' }]);
+          expect([path, (await t.request('GET', `${path}inbox_id=${sales}`, { token: agent.token })).status]).toEqual([path, 200]);
+        }
       });
 
       it('cannot be given a conversation of an inbox it does not work', async () => {

@@ -142,7 +142,10 @@ describe('the pricing report', () => {
     const theirs = await report('', agent.token);
     expect(theirs.status).toBe(200);
     expect(new Set(theirs.body.data.map((row) => row.inbox_id))).toEqual(new Set([sales]));
-    expect((await report(`?inbox_id=${DEFAULT_INBOX}`, agent.token)).body.data).toEqual([]);
+    const elsewhere = await report(`?inbox_id=${DEFAULT_INBOX}`, agent.token);
+    expect(elsewhere.status).toBe(404);
+    expect(elsewhere.body).toEqual({ error: 'Inbox not found' });
+    expect((await report(`?inbox_id=${sales}`, agent.token)).body.data.length).toBeGreaterThan(0);
     const one = await report(`?inbox_id=${sales}`);
     expect(one.body.data.length).toBeGreaterThan(0);
     expect(one.body.data.every((row) => row.inbox_id === sales)).toBe(true);

@@ -660,7 +660,10 @@ describe('reports: the facts through every path that changes a conversation', ()
       return answer.body.data as Figures[];
     };
     expect(await theirs(day)).toMatchObject([{ conversations_opened: 1, conversations_resolved: 1 }]);
-    expect(await theirs(`${day}&inbox_id=${DEFAULT_INBOX}`)).toMatchObject([{ conversations_opened: 0, conversations_resolved: 0 }]);
+    expect(await theirs(`${day}&inbox_id=${sales}`)).toMatchObject([{ conversations_opened: 1, conversations_resolved: 1 }]);
+    const elsewhere = await t.request('GET', `/api/v1/reports/summary?${day}&inbox_id=${DEFAULT_INBOX}`, { token: seller.token });
+    expect(elsewhere.status).toBe(404);
+    expect(elsewhere.body).toEqual({ error: 'Inbox not found' });
     expect((await theirs(`${day}&group_by=inbox`)).map((row) => row.group.key)).toEqual([sales]);
     const csv = (await t.request('GET', `/api/v1/reports/conversations.csv?${day}`, { token: seller.token })).text.trim().split('\n');
     expect(csv.slice(1).map((line) => line.split(',')[0])).toEqual([sold]);

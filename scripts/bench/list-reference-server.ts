@@ -36,7 +36,9 @@ serveOnRequest('list reference', async ({ databaseUrl, poolMax, callerId, limit,
     // Built per request, as the service builds it from the validated query.
     const { status, assigned_to, unread } = request.query;
     const query = { limit, status, assigned_to, unread: unread === 'true' || undefined } as ListConversationsQuery;
-    const { text, values } = conversations.listStatement(conversationFilterOf(query, callerId), query, callerId, show).compile();
+    const { text, values } = conversations
+      .listStatement(conversationFilterOf(query, { id: callerId, role: 'admin', inbox_ids: [] }), query, callerId, show)
+      .compile();
     const { rows } = await pool.query<ConversationWithCustomer>(text, values);
     return mapPage(conversations.pageOf(rows, query), ConversationResponse.of);
   };

@@ -15,9 +15,8 @@ import {
 import { IsOmittable } from '../common/omittable';
 import { IsPublicId } from '../common/is-public-id';
 import type { ContactFilter } from './contact.repository';
-import { seesInbox, type UserRow } from '../users/user.entity';
-import { NotFoundException } from '@nestjs/common';
-import { parsePublicId, toPublicId } from '../common/ids';
+import { type UserRow } from '../users/user.entity';
+import { toPublicId } from '../common/ids';
 import { PageQuery } from '../common/pagination';
 import { toE164 } from '../common/phone';
 import {
@@ -31,6 +30,7 @@ import {
 import type { ContactRow } from './contact.entity';
 import { WA_USER_ID_PATTERN } from './channel-customer';
 import { trimmed } from '../common/transforms';
+import { requestedInboxOf } from '../inboxes/requested-inbox';
 
 export const MAX_TAGS = 50;
 export const MAX_TAG_LENGTH = 50;
@@ -220,7 +220,7 @@ export class ContactFilterQuery {
 
   @ApiPropertyOptional({
     example: 'inb_00000000000070008000000000000001',
-    description: 'Only the customers with a conversation in this inbox (GET /api/v1/inboxes)',
+    description: 'Only the customers with a conversation in this inbox (GET /api/v1/inboxes; 404 for one the caller does not see)',
   })
   @IsOmittable()
   @IsPublicId('inb', 'an inbox id')
@@ -231,9 +231,7 @@ export class ListContactsQuery extends IntersectionType(ContactFilterQuery, Page
 
 /** The repository's filter of a validated query (the inbox as its uuid): 404 for an inbox the caller does not see. */
 export function contactFilterOf(query: ContactFilterQuery, caller: UserRow): ContactFilter {
-  const inboxId = query.inbox_id === undefined ? undefined : parsePublicId('inb', query.inbox_id)!;
-  if (inboxId !== undefined && !seesInbox(caller, inboxId)) throw new NotFoundException('Inbox not found');
-  return { q: query.q, tag: query.tag, inboxId };
+  return { q: query.q, tag: query.tag, inboxId: requestedInboxOf(query.inbox_id, caller) };
 }
 
 export class ContactResponse {

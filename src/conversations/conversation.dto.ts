@@ -217,7 +217,7 @@ export class ListConversationsQuery extends PageQuery {
   assigned_to?: string;
 
   @ApiPropertyOptional({
-    description: 'Only the conversations of this inbox (GET /api/v1/inboxes)',
+    description: 'Only the conversations of this inbox (GET /api/v1/inboxes; 404 for one the caller does not see)',
     example: 'inb_00000000000070008000000000000001',
   })
   @IsOmittable()
@@ -265,7 +265,7 @@ export class ListConversationsQuery extends PageQuery {
 
 export class ConversationCountsQuery {
   @ApiPropertyOptional({
-    description: 'The counts of this inbox alone (of those the caller sees): the console shows them beside its inbox switcher',
+    description: 'The counts of this inbox alone (404 for one the caller does not see): the console shows them beside its inbox switcher',
     example: 'inb_00000000000070008000000000000001',
   })
   @IsOmittable()

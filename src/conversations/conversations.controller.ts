@@ -46,7 +46,7 @@ export class ConversationsController {
       "Filters: status (`open` leaves out the snoozed ones), assigned_to (me, none or a user id), q (part of the customer name or phone), label (a label name, case-insensitive), unread (`true`: with messages the caller has not read). Each conversation carries its customer, labels, snoozed_until, last_message (the preview, notes left out), window_expires_at and the caller's unread_count.",
   })
   @ApiOkResponse({ type: PageOf(ConversationResponse, 'ConversationPage') })
-  @ApiErrors(400)
+  @ApiErrors(400, 404)
   list(@Query() query: ListConversationsQuery, @CurrentUser() caller: UserRow): Promise<Page<ConversationResponse>> {
     return this.conversations.list(query, caller);
   }
@@ -79,7 +79,7 @@ export class ConversationsController {
       '`open`, `snoozed` and `closed` by status; `mine` (assigned to the caller), `unassigned` and `unread` (with messages the caller has not read) among the open ones.',
   })
   @ApiOkResponse({ type: ConversationCountsResponse })
-  @ApiErrors(400)
+  @ApiErrors(400, 404)
   counts(@Query() query: ConversationCountsQuery, @CurrentUser() caller: UserRow): Promise<ConversationCountsResponse> {
     return this.conversations.counts(caller, query);
   }

@@ -21,6 +21,7 @@ import { assertWithinCustomerWindow } from './customer-window';
 import { MessageRepository } from './message.repository';
 import { ConversationAssignedEvent, ConversationChanges, ConversationEvent, ConversationUpdatedEvent } from './conversation.events';
 import { UserFrames } from '../events/user-frames';
+import { requestedInboxOf } from '../inboxes/requested-inbox';
 
 const isoOrNull = (at: Date | null) => (at ? at.toISOString() : null);
 const publicTeamId = (id: string | null) => (id ? toPublicId('team', id) : null);
@@ -28,13 +29,12 @@ const publicTeamId = (id: string | null) => (id ? toPublicId('team', id) : null)
 /** How many due snoozes one transaction ends. */
 const WAKE_BATCH = 200;
 
-/**
- * What a `conversation.updated` event says changed, each as `{from, to}`: `labels` (names,
- * sorted), and when a conversation is snoozed or its snooze moved, `status` (when it was not
- * snoozed before) and `snoozed_until`. Closing and reopening have events of their own.
- */
 /** The repository's filter for a list query: `me` is the caller, `none` the unassigned ones. */
-export function conversationFilterOf(query: ListConversationsQuery, callerId: string): ConversationFilter {
+export function conversationFilterOf(
+  query: ListConversationsQuery,
+  caller: Pick<UserRow, 'id' | 'role' | 'inbox_ids'>,
+): ConversationFilter {
+  const callerId = caller.id;
   const assignedTo =
     query.assigned_to === undefined
       ? undefined
@@ -43,7 +43,7 @@ export function conversationFilterOf(query: ListConversationsQuery, callerId: st
         : query.assigned_to === 'me'
           ? callerId
           : parsePublicId('user', query.assigned_to)!;
-  const inboxId = query.inbox_id === undefined ? undefined : parsePublicId('inb', query.inbox_id)!;
+  const inboxId = requestedInboxOf(query.inbox_id, caller);
   const team = query.team_id === undefined || query.team_id === 'mine' ? query.team_id : parsePublicId('team', query.team_id)!;
   return { status: query.status, assignedTo, inboxId, q: query.q, label: query.label, unread: query.unread, team, waiting: query.waiting };
 }
@@ -107,7 +107,7 @@ export class ConversationsService implements OnModuleInit {
     return mapPage(
       await this.conversations.list(
         this.database.db,
-        { ...conversationFilterOf(query, caller.id), visibleInboxes: visibleInboxesOf(caller) },
+        { ...conversationFilterOf(query, caller), visibleInboxes: visibleInboxesOf(caller) },
         query,
         caller.id,
       ),
@@ -119,7 +119,7 @@ export class ConversationsService implements OnModuleInit {
   counts(caller: UserRow, query: ConversationCountsQuery): Promise<ConversationCounts> {
     return this.conversations.counts(this.database.db, caller.id, {
       visibleInboxes: visibleInboxesOf(caller),
-      inboxId: query.inbox_id === undefined ? undefined : parsePublicId('inb', query.inbox_id)!,
+      inboxId: requestedInboxOf(query.inbox_id, caller),
     });
   }
 

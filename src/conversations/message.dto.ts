@@ -440,7 +440,10 @@ export class SearchMessagesQuery extends PageQuery {
   @Validate(SearchWordCount)
   q!: string;
 
-  @ApiPropertyOptional({ description: 'Only the messages of this inbox’s conversations', example: 'inb_00000000000070008000000000000001' })
+  @ApiPropertyOptional({
+    description: 'Only the messages of this inbox’s conversations (404 for one the caller does not see)',
+    example: 'inb_00000000000070008000000000000001',
+  })
   @IsOmittable()
   @IsPublicId('inb', 'an inbox id')
   inbox_id?: string;

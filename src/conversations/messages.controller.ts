@@ -22,7 +22,7 @@ export class MessagesController {
       'each carries its conversation_id. Words match inside words ("refund" finds "refunded").',
   })
   @ApiOkResponse({ type: PageOf(MessageResponse, 'MessageSearchPage') })
-  @ApiErrors(400)
+  @ApiErrors(400, 404)
   search(@Query() query: SearchMessagesQuery, @CurrentUser() reader: UserRow): Promise<Page<MessageResponse>> {
     return this.messages.search(query, reader);
   }

@@ -32,6 +32,7 @@ import { MessageRepository } from './message.repository';
 import { ReactionRepository } from './reaction.repository';
 import { ReactionsService } from './reactions.service';
 import { MessageAddedEvent, MessageChangeEvent } from './conversation.events';
+import { requestedInboxOf } from '../inboxes/requested-inbox';
 
 /** Outbound statuses only move forward; the channel reports them out of order. `played`: a voice message listened to. */
 const STATUS_RANK: Record<'queued' | 'sent' | 'delivered' | 'read' | 'played', number> = {
@@ -110,7 +111,7 @@ export class MessagesService implements OnModuleInit {
 
   /** Messages of every thread that contain every word of `q`, newest first. */
   async search(query: SearchMessagesQuery, reader: UserRow): Promise<Page<MessageResponse>> {
-    const inboxId = query.inbox_id === undefined ? undefined : parsePublicId('inb', query.inbox_id)!;
+    const inboxId = requestedInboxOf(query.inbox_id, reader);
     const page = await this.messages.search(this.database.db, searchWords(query.q), query, {
       inboxId,
       visibleInboxes: visibleInboxesOf(reader),

@@ -22,7 +22,10 @@ export class PricingReportQuery {
   @IsDateOrDateTime()
   to?: string;
 
-  @ApiPropertyOptional({ description: 'Only the messages of this inbox', example: 'inb_00000000000070008000000000000001' })
+  @ApiPropertyOptional({
+    description: 'Only the messages of this inbox (404 for one the caller does not see)',
+    example: 'inb_00000000000070008000000000000001',
+  })
   @IsOmittable()
   @IsPublicId('inb', 'an inbox id')
   inbox_id?: string;
@@ -86,7 +89,10 @@ export class ConversationReportQuery {
   @IsDateOrZonedTime()
   to?: string;
 
-  @ApiPropertyOptional({ description: 'Only this inbox', example: 'inb_00000000000070008000000000000001' })
+  @ApiPropertyOptional({
+    description: 'Only this inbox (404 for one the caller does not see)',
+    example: 'inb_00000000000070008000000000000001',
+  })
   @IsOmittable()
   @IsPublicId('inb', 'an inbox id')
   inbox_id?: string;

@@ -32,7 +32,7 @@ export class ReportsController {
       'weeks.',
   })
   @ApiOkResponse({ type: ReportSummaryResponse })
-  @ApiErrors(400)
+  @ApiErrors(400, 404)
   summary(@Query() query: ReportSummaryQuery, @CurrentUser() reader: UserRow): Promise<ReportSummaryResponse> {
     return this.reports.summary(query, reader);
   }
@@ -51,7 +51,7 @@ export class ReportsController {
   })
   @ApiProduces('text/csv')
   @ApiOkResponse({ description: 'The CSV file', content: { 'text/csv': { schema: { type: 'string' } } } })
-  @ApiErrors(400)
+  @ApiErrors(400, 404)
   async conversationsCsv(@Query() query: ConversationReportQuery, @CurrentUser() reader: UserRow): Promise<StreamableFile> {
     return new StreamableFile(await this.reports.conversationsCsv(query, reader), {
       type: 'text/csv; charset=utf-8',
@@ -68,7 +68,7 @@ export class ReportsController {
       'it starts is a 400.',
   })
   @ApiOkResponse({ type: PricingReportResponse })
-  @ApiErrors(400)
+  @ApiErrors(400, 404)
   pricing(@Query() query: PricingReportQuery, @CurrentUser() reader: UserRow): Promise<PricingReportResponse> {
     return this.reports.pricing(query, reader);
   }

@@ -17,6 +17,7 @@ import {
   ReportSummaryRow,
 } from './report.dto';
 import { ReportRepository, type ConversationReportRow, type ReportGrouping, type SummaryFilter } from './report.repository';
+import { requestedInboxOf } from '../inboxes/requested-inbox';
 
 /** The most days or weeks one summary grouped by time answers (ten years of days): a longer period is grouped by week or not by time. */
 const MAX_TIME_GROUPS = 3660;
@@ -50,7 +51,7 @@ export class ReportsService {
     const rows = await this.reports.pricing(this.database.db, {
       from,
       to,
-      inboxId: query.inbox_id === undefined ? undefined : parsePublicId('inb', query.inbox_id)!,
+      inboxId: requestedInboxOf(query.inbox_id, reader),
       visibleInboxes: visibleInboxesOf(reader),
     });
     return { data: rows.map(PricingReportRow.of) };
@@ -237,7 +238,7 @@ export class ReportsService {
       timeZone,
       businessHours: query.business_hours === 'true',
       groupBy,
-      inboxId: query.inbox_id === undefined ? undefined : parsePublicId('inb', query.inbox_id)!,
+      inboxId: requestedInboxOf(query.inbox_id, reader),
       teamId,
       userId,
       visibleInboxes: visibleInboxesOf(reader),

@@ -5470,7 +5470,7 @@ export interface operations {
         q?: string;
         /** @description Only contacts with this tag (exact match) */
         tag?: string;
-        /** @description Only the customers with a conversation in this inbox (GET /api/v1/inboxes) */
+        /** @description Only the customers with a conversation in this inbox (GET /api/v1/inboxes; 404 for one the caller does not see) */
         inbox_id?: string;
         limit?: number;
         /** @description The next_cursor of the previous page */
@@ -5603,7 +5603,7 @@ export interface operations {
         q?: string;
         /** @description Only contacts with this tag (exact match) */
         tag?: string;
-        /** @description Only the customers with a conversation in this inbox (GET /api/v1/inboxes) */
+        /** @description Only the customers with a conversation in this inbox (GET /api/v1/inboxes; 404 for one the caller does not see) */
         inbox_id?: string;
       };
       header?: never;
@@ -7506,7 +7506,7 @@ export interface operations {
         from?: string;
         /** @description Before this moment (exclusive); a date alone is its midnight in `time_zone`. Now when left out */
         to?: string;
-        /** @description Only this inbox */
+        /** @description Only this inbox (404 for one the caller does not see) */
         inbox_id?: string;
         /** @description Only this team's figures */
         team_id?: string;
@@ -7560,6 +7560,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
       429: {
         headers: {
@@ -7578,7 +7587,7 @@ export interface operations {
         from?: string;
         /** @description Before this moment (exclusive); a date alone is its midnight in `time_zone`. Now when left out */
         to?: string;
-        /** @description Only this inbox */
+        /** @description Only this inbox (404 for one the caller does not see) */
         inbox_id?: string;
         /** @description Only this team's figures */
         team_id?: string;
@@ -7631,6 +7640,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Rate limit exceeded; see Retry-After and the RateLimit-* headers */
       429: {
         headers: {
@@ -7649,7 +7667,7 @@ export interface operations {
         from?: string;
         /** @description Before this moment (exclusive); now when left out */
         to?: string;
-        /** @description Only the messages of this inbox */
+        /** @description Only the messages of this inbox (404 for one the caller does not see) */
         inbox_id?: string;
       };
       header?: never;
@@ -7686,6 +7704,15 @@ export interface operations {
       };
       /** @description Authenticated but not allowed (role or beta access) */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
         headers: {
           [name: string]: unknown;
         };
@@ -7901,7 +7928,7 @@ export interface operations {
         status?: 'open' | 'snoozed' | 'closed';
         /** @description `me`, `none` (unassigned) or a user id */
         assigned_to?: string;
-        /** @description Only the conversations of this inbox (GET /api/v1/inboxes) */
+        /** @description Only the conversations of this inbox (GET /api/v1/inboxes; 404 for one the caller does not see) */
         inbox_id?: string;
         /** @description `mine` (any team of the caller) or a team id */
         team_id?: string;
@@ -7948,6 +7975,15 @@ export interface operations {
       };
       /** @description Authenticated but not allowed (role or beta access) */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
         headers: {
           [name: string]: unknown;
         };
@@ -8045,7 +8081,7 @@ export interface operations {
   ConversationsController_counts: {
     parameters: {
       query?: {
-        /** @description The counts of this inbox alone (of those the caller sees): the console shows them beside its inbox switcher */
+        /** @description The counts of this inbox alone (404 for one the caller does not see): the console shows them beside its inbox switcher */
         inbox_id?: string;
       };
       header?: never;
@@ -8082,6 +8118,15 @@ export interface operations {
       };
       /** @description Authenticated but not allowed (role or beta access) */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
         headers: {
           [name: string]: unknown;
         };
@@ -8604,7 +8649,7 @@ export interface operations {
         cursor?: string;
         /** @description Words the text must all contain, in any order, as parts of words; case and accents are ignored */
         q: string;
-        /** @description Only the messages of this inbox’s conversations */
+        /** @description Only the messages of this inbox’s conversations (404 for one the caller does not see) */
         inbox_id?: string;
       };
       header?: never;
@@ -8641,6 +8686,15 @@ export interface operations {
       };
       /** @description Authenticated but not allowed (role or beta access) */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unknown resource, or one the caller may not see */
+      404: {
         headers: {
           [name: string]: unknown;
         };
