@@ -808,6 +808,39 @@ describe('inboxes', () => {
         expect(forwarded.body).toEqual({ error: `image.media_id "${media.id}" is not a known media` });
       });
 
+      it('reads and sends on an upload as its uploader, or where it was sent, and not by its id alone', async () => {
+        const png = Buffer.from(
+          'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+          'base64',
+        );
+        const colleague = await t.createUser({ name: 'Support Uploader' });
+        const theirs = await t.request('POST', '/api/v1/media', {
+          token: colleague.token,
+          ...multipart('file', 'plan.png', 'image/png', png),
+        });
+        expect(theirs.status).toBe(201);
+        const theirsId = (theirs.body as { id: string }).id;
+        expect((await t.request('GET', `/api/v1/media/${theirsId}`, { token: colleague.token })).status).toBe(200);
+        const hidden = await t.request('GET', `/api/v1/media/${theirsId}`, { token: agent.token });
+        expect([hidden.status, hidden.body]).toEqual([404, { error: 'Media not found' }]);
+        const resent = await t.request('POST', `/api/v1/conversations/${salesThread.id}/messages`, {
+          token: agent.token,
+          body: { type: 'image', image: { media_id: theirsId } },
+        });
+        expect([resent.status, resent.body]).toEqual([422, { error: `image.media_id "${theirsId}" is not a known media` }]);
+
+        // Sent in a conversation of the sales inbox: its agents read it and send it on; the colleague does not.
+        const adminUpload = await t.request('POST', '/api/v1/media', { token: admin, ...multipart('file', 'offer.png', 'image/png', png) });
+        const offerId = (adminUpload.body as { id: string }).id;
+        const sent = await t.request('POST', `/api/v1/conversations/${salesThread.id}/messages`, {
+          token: admin,
+          body: { type: 'image', image: { media_id: offerId } },
+        });
+        expect(sent.status).toBe(201);
+        expect((await t.request('GET', `/api/v1/media/${offerId}`, { token: agent.token })).status).toBe(200);
+        expect((await t.request('GET', `/api/v1/media/${offerId}`, { token: colleague.token })).status).toBe(404);
+      });
+
       it('blocks and merges customers only within the inboxes it works', async () => {
         const supportOnly = String((lastPhone += 1));
         const salesOnly = String((lastPhone += 1));

@@ -415,8 +415,8 @@ export class MessagesService implements OnModuleInit {
   private async mediaToSend(db: Db, type: MediaType, publicId: string, actor: UserRow, field: string) {
     const uuid = parsePublicId('med', publicId);
     const media = uuid === null ? null : await this.media.takeForSending(db, uuid);
-    // A customer's media of an inbox the agent does not see is not one they know.
-    if (!media || !this.media.readableBy(actor, media))
+    // A media of an inbox the agent does not see (a customer's, or sent there) is not one they know.
+    if (!media || !(await this.media.readableBy(db, actor, media)))
       throw new UnprocessableEntityException(`${field} ${JSON.stringify(publicId)} is not a known media`);
     if (media.kind !== type)
       throw new UnprocessableEntityException(`${field} is ${article(media.kind)} ${media.kind}, not ${article(type)} ${type}`);

@@ -37,6 +37,15 @@ export class MediaRepository {
     return queryOne(db, sql`SELECT ${COLUMNS} FROM media WHERE id = ${id}`);
   }
 
+  /** Whether a message of one of `inboxes` carries the media (on messages_media_idx). */
+  async sentIn(db: Db, id: string, inboxes: readonly string[]): Promise<boolean> {
+    const found = await queryOne(
+      db,
+      sql`SELECT 1 AS found FROM messages WHERE media_id = ${id} AND inbox_id = ANY(${[...inboxes]}::uuid[]) LIMIT 1`,
+    );
+    return found !== null;
+  }
+
   /**
    * A media about to be sent, marked sent in the caller's transaction (so it is no unsent upload
    * from its commit on; a rollback unmarks it) and locked meanwhile, so the deletion of unsent

@@ -221,23 +221,29 @@ export class MediaService implements OnModuleInit {
   }
 
   /**
-   * Whether a user may read (or send on) a media: a customer's, when they see the inbox that
-   * received it; an upload, like every upload, by whoever has its id.
+   * Whether a user may read (or send on) a media: an admin any; a customer's, who sees the inbox
+   * that received it; an upload, its uploader, and who sees an inbox it went out through (a message
+   * of it carries it, or, for a template's header, the number it was last uploaded to the channel
+   * through). An agent who no longer works that inbox, or never did, cannot read it by its id.
    */
-  readableBy(reader: UserRow, media: MediaRow): boolean {
+  async readableBy(db: Db, reader: UserRow, media: MediaRow): Promise<boolean> {
     const visible = visibleInboxesOf(reader);
-    return visible === null || media.direction !== 'inbound' || (media.inbox_id !== null && visible.includes(media.inbox_id));
+    if (visible === null) return true;
+    if (media.direction === 'inbound') return media.inbox_id !== null && visible.includes(media.inbox_id);
+    if (media.uploaded_by === reader.id) return true;
+    if (media.channel_upload_inbox_id !== null && visible.includes(media.channel_upload_inbox_id)) return true;
+    return visible.length > 0 && this.media.sentIn(db, media.id, visible);
   }
 
   /**
    * The bytes of a media for `GET /api/v1/media/:id`: 409 while pending, 410 when they will never be
-   * there. `reader`: the bearer's user, who sees the media of the inboxes they work and their own
-   * uploads (404 for the rest, as if absent); null with a signed URL, which was handed out with a
-   * message its reader could see.
+   * there. `reader`: the bearer's user, who reads what `readableBy` lets them (404 for the rest, as
+   * if absent); null with a signed URL, which was handed out with a message its reader could see.
    */
   async serve(id: string, conditions: MediaConditions, reader: UserRow | null): Promise<MediaAnswer> {
     const row = await this.media.find(this.database.db, id);
-    if (!row || (reader !== null && !this.readableBy(reader, row))) throw new NotFoundException('Media not found');
+    if (!row || (reader !== null && !(await this.readableBy(this.database.db, reader, row))))
+      throw new NotFoundException('Media not found');
     if (row.status === 'pending') throw new ConflictException('The media is still being downloaded from the channel; retry shortly');
     if (row.status !== 'ready') throw new GoneException(`The media is ${row.status}: ${row.error ?? 'it will not be downloaded'}`);
     const size = sizeOf(row)!;

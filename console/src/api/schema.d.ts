@@ -876,6 +876,8 @@ export interface paths {
      *
      *     Authentication: the bearer token, or the signed `url` of a message's media (`?expires=…&signature=…`, valid MEDIA_URL_TTL) without a token, e.g. in `<img src>`; an expired or forged signature is 401.
      *
+     *     With the bearer token an admin reads any media, an agent a customer's media of their inboxes, their own uploads and the uploads sent through their inboxes; any other is a 404.
+     *
      *     409 while an inbound media is still being downloaded from the channel (event message.media when it settles); 410 when it failed or expired.
      *
      *     Served with a sandboxing Content-Security-Policy and X-Content-Type-Options: nosniff, so no file is ever run as a page of this origin.
