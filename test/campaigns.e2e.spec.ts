@@ -227,6 +227,27 @@ describe('campaigns', () => {
     expect((await t.request('GET', `/api/v1/campaigns/${created.id}`, { token: admin })).status).toBe(404);
   });
 
+  it("records each admin's change of a campaign in the audit log: created, changed, scheduled, paused, resumed, cancelled, deleted", async () => {
+    const tag = newTag();
+    await contact({ name: 'Audited', tags: [tag], attributes: { city: 'Rome' } });
+    const created = await createCampaign({ audience: { tags: [tag] }, scheduled_at: '2099-01-01T09:00:00Z' });
+    expect((await t.request('PATCH', `/api/v1/campaigns/${created.id}`, { token: admin, body: { name: 'Audited again' } })).status).toBe(
+      200,
+    );
+    // Scheduled without a body: the campaign's own time (far off, so nothing is sent meanwhile).
+    const scheduled = await t.request('POST', `/api/v1/campaigns/${created.id}/schedule`, { token: admin });
+    expect([scheduled.status, scheduled.body.status, scheduled.body.scheduled_at]).toEqual([200, 'scheduled', '2099-01-01T09:00:00.000Z']);
+    for (const action of ['pause', 'resume', 'cancel'] as const) expect((await act(created.id, action)).status).toBe(200);
+    expect((await t.request('DELETE', `/api/v1/campaigns/${created.id}`, { token: admin })).status).toBe(204);
+    const entries = (await t.request('GET', '/api/v1/audit-log?limit=100', { token: admin })).body.data as Json[];
+    const ofCampaign = entries.filter((entry) => entry.target === created.id).reverse();
+    const me = (await t.request('GET', '/api/v1/me', { token: admin })).body;
+    expect(ofCampaign.map((entry) => [entry.action, (entry.actor as Json).email])).toEqual(
+      ['created', 'updated', 'scheduled', 'paused', 'resumed', 'cancelled', 'deleted'].map((action) => [`campaign.${action}`, me.email]),
+    );
+    expect(ofCampaign[1].details).toEqual({ changed: ['name'] });
+  });
+
   it('keeps the totals right when statuses arrive out of order, and counts a reply once', async () => {
     const tag = newTag();
     const one = await contact({ name: 'Sam', tags: [tag], attributes: { city: 'Rome' } });

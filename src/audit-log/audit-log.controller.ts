@@ -18,7 +18,7 @@ export class AuditLogController {
   @ApiOperation({
     summary: 'Read the audit log, newest first (admin)',
     description:
-      'Logins (succeeded, failed, locked), 2FA changes, users, roles, invitations, passwords, API tokens, webhooks, contact exports, merges and deletions, dead-letter replays. Kept AUDIT_RETENTION; never written or deleted through the API.',
+      'Logins (succeeded, failed, locked), 2FA changes, users, roles, invitations, passwords, API tokens, webhooks, contact exports, merges and deletions, dead-letter replays, inboxes and their members, teams, automation rules, and admins’ changes of campaigns (the `action` filter lists every action). Kept AUDIT_RETENTION; never written or deleted through the API.',
   })
   @ApiOkResponse({ type: PageOf(AuditEntryResponse, 'AuditEntryPage') })
   @ApiErrors(400)

@@ -37,6 +37,13 @@ export const AUDIT_ACTIONS = [
   'rule.created',
   'rule.updated',
   'rule.deleted',
+  'campaign.created',
+  'campaign.updated',
+  'campaign.scheduled',
+  'campaign.paused',
+  'campaign.resumed',
+  'campaign.cancelled',
+  'campaign.deleted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

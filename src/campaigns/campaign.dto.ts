@@ -9,6 +9,7 @@ import { PageQuery } from '../common/pagination';
 import { trimmed } from '../common/transforms';
 import { attributeKeyProblem } from '../contacts/contact-attributes';
 import { TemplateDto } from '../conversations/message.dto';
+import { BodyMayBeAbsent } from '../common/validation.pipe';
 import { placeholderProblem } from './campaign-parameters';
 import {
   CAMPAIGN_STATUSES,
@@ -200,6 +201,7 @@ export class UpdateCampaignDto {
   rate_per_second?: number;
 }
 
+@BodyMayBeAbsent()
 export class ScheduleCampaignDto {
   @ApiPropertyOptional({
     type: String,

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, StreamableFile } from '@nestjs/common';
 import {
   ApiBearerAuth,
+  ApiBody,
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
@@ -111,8 +112,9 @@ export class CampaignsController {
   @ApiOperation({
     summary: 'Schedule a draft (admin)',
     description:
-      'It starts at `scheduled_at` (given here or on the campaign), at once without one. A template or inbox that cannot send is a 422.',
+      'It starts at `scheduled_at` (given here or on the campaign), at once without one. The body may be left out. A template or inbox that cannot send is a 422.',
   })
+  @ApiBody({ type: ScheduleCampaignDto, required: false })
   @ApiOkResponse({ type: CampaignResponse })
   @ApiErrors(400, 404, 409, 422)
   schedule(@Param('id', CampaignId) id: string, @Body() dto: ScheduleCampaignDto): Promise<CampaignResponse> {

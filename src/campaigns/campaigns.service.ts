@@ -10,7 +10,9 @@ import {
 } from '@nestjs/common';
 import { stringify } from 'csv-stringify';
 import { pipeline, Readable } from 'node:stream';
-import { newUuid, parsePublicId } from '../common/ids';
+import { AuditLogService } from '../audit/audit-log.service';
+import type { AuditAction } from '../audit/audit-entry.entity';
+import { newUuid, parsePublicId, toPublicId } from '../common/ids';
 import { mapPage, Page, PageQuery } from '../common/pagination';
 import { PeriodicTask } from '../common/periodic-task';
 import { ConversationsService } from '../conversations/conversations.service';
@@ -86,6 +88,7 @@ export class CampaignsService implements OnApplicationBootstrap, BeforeApplicati
     private readonly templates: TemplatesService,
     private readonly conversations: ConversationsService,
     private readonly messages: MessagesService,
+    private readonly audit: AuditLogService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -139,6 +142,7 @@ export class CampaignsService implements OnApplicationBootstrap, BeforeApplicati
     };
     return this.database.transaction(async (db) => {
       await this.campaigns.insert(db, row);
+      await this.audited(db, 'campaign.created', row, { name: row.name });
       return this.record(db, 'campaign.created', row);
     });
   }
@@ -173,6 +177,10 @@ export class CampaignsService implements OnApplicationBootstrap, BeforeApplicati
       assertNamesSomeone(row.audience);
       if (row.status === 'scheduled') row.next_attempt_at = startAt(row.scheduled_at, now);
       await this.campaigns.update(db, row);
+      const changed = (['name', 'inbox_id', 'template', 'audience', 'scheduled_at', 'rate_per_second'] as const).filter(
+        (field) => dto[field] !== undefined,
+      );
+      await this.audited(db, 'campaign.updated', row, { changed });
       return this.record(db, 'campaign.updated', row);
     });
   }
@@ -185,6 +193,7 @@ export class CampaignsService implements OnApplicationBootstrap, BeforeApplicati
         throw new ConflictException(`The campaign is ${row.status}: cancel it before deleting it`);
       const event = await this.present(db, row);
       await this.campaigns.remove(db, id);
+      await this.audited(db, 'campaign.deleted', row, { name: row.name });
       await this.events.record(db, 'campaign.deleted', CampaignEvent.of(event), { inboxId: row.inbox_id });
     });
   }
@@ -200,6 +209,7 @@ export class CampaignsService implements OnApplicationBootstrap, BeforeApplicati
       if (dto.scheduled_at !== undefined) row.scheduled_at = dto.scheduled_at ? new Date(dto.scheduled_at) : null;
       Object.assign(row, { status: 'scheduled', status_reason: null, next_attempt_at: startAt(row.scheduled_at, now), updated_at: now });
       await this.campaigns.update(db, row);
+      await this.audited(db, 'campaign.scheduled', row, { scheduled_at: row.scheduled_at?.toISOString() ?? null });
       return this.record(db, 'campaign.updated', row);
     });
   }
@@ -212,6 +222,7 @@ export class CampaignsService implements OnApplicationBootstrap, BeforeApplicati
         throw new ConflictException(`Only a scheduled or running campaign can be paused; the campaign is ${row.status}`);
       Object.assign(row, { status: 'paused', status_reason: null, next_attempt_at: null, updated_at: new Date() });
       await this.campaigns.update(db, row);
+      await this.audited(db, 'campaign.paused', row);
       return this.record(db, 'campaign.updated', row);
     });
   }
@@ -232,6 +243,7 @@ export class CampaignsService implements OnApplicationBootstrap, BeforeApplicati
         updated_at: now,
       });
       await this.campaigns.update(db, row);
+      await this.audited(db, 'campaign.resumed', row);
       return this.record(db, 'campaign.updated', row);
     });
   }
@@ -245,6 +257,7 @@ export class CampaignsService implements OnApplicationBootstrap, BeforeApplicati
       await this.campaigns.skipPending(db, row.id, 'the campaign was cancelled');
       Object.assign(row, { status: 'cancelled', status_reason: null, next_attempt_at: null, finished_at: now, updated_at: now });
       await this.campaigns.update(db, row);
+      await this.audited(db, 'campaign.cancelled', row);
       return this.record(db, 'campaign.updated', row);
     });
   }
@@ -470,6 +483,16 @@ export class CampaignsService implements OnApplicationBootstrap, BeforeApplicati
 
   private async present(db: Db, row: CampaignRow): Promise<CampaignResponse> {
     return CampaignResponse.of(row, (await this.campaigns.totals(db, [row.id])).get(row.id) ?? NO_TOTALS);
+  }
+
+  /** An admin's change of a campaign, in the audit log (the service's own changes, such as finishing, are not). */
+  private async audited(
+    db: Db,
+    action: AuditAction & `campaign.${string}`,
+    row: CampaignRow,
+    details: Record<string, unknown> = {},
+  ): Promise<void> {
+    await this.audit.record(db, action, { target: toPublicId('cmp', row.id), details });
   }
 
   private async record(db: Db, type: 'campaign.created' | 'campaign.updated', row: CampaignRow): Promise<CampaignResponse> {

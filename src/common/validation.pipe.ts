@@ -1,6 +1,15 @@
 import { ArgumentMetadata, BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
 import { findUnstorable } from './storable-text';
 
+const BODY_MAY_BE_ABSENT = Symbol('body may be absent');
+
+/** On a DTO whose every field is optional: a request that comes without a body is taken as `{}`. */
+export function BodyMayBeAbsent(): ClassDecorator {
+  return (target) => {
+    Reflect.defineMetadata(BODY_MAY_BE_ABSENT, true, target);
+  };
+}
+
 /**
  * Validates bodies and queries against their DTO classes. Unknown fields are refused rather than
  * stripped, and the 400 names the first field at fault, with its path for nested objects. Every
@@ -30,6 +39,9 @@ export class RequestValidationPipe extends ValidationPipe {
       }
     }
     const hasDto = metadata.metatype !== undefined && metadata.metatype !== Object;
+    if (metadata.type === 'body' && value === undefined && hasDto && Reflect.getMetadata(BODY_MAY_BE_ABSENT, metadata.metatype!) === true) {
+      value = {};
+    }
     if (metadata.type === 'body' && hasDto && (typeof value !== 'object' || value === null || Array.isArray(value))) {
       throw new BadRequestException('Body must be a JSON object');
     }

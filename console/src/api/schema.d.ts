@@ -9,7 +9,7 @@ export interface paths {
     };
     /**
      * Read the audit log, newest first (admin)
-     * @description Logins (succeeded, failed, locked), 2FA changes, users, roles, invitations, passwords, API tokens, webhooks, contact exports, merges and deletions, dead-letter replays. Kept AUDIT_RETENTION; never written or deleted through the API.
+     * @description Logins (succeeded, failed, locked), 2FA changes, users, roles, invitations, passwords, API tokens, webhooks, contact exports, merges and deletions, dead-letter replays, inboxes and their members, teams, automation rules, and admins’ changes of campaigns (the `action` filter lists every action). Kept AUDIT_RETENTION; never written or deleted through the API.
      */
     get: operations['AuditLogController_list'];
     put?: never;
@@ -1707,7 +1707,7 @@ export interface paths {
     put?: never;
     /**
      * Schedule a draft (admin)
-     * @description It starts at `scheduled_at` (given here or on the campaign), at once without one. A template or inbox that cannot send is a 422.
+     * @description It starts at `scheduled_at` (given here or on the campaign), at once without one. The body may be left out. A template or inbox that cannot send is a 422.
      */
     post: operations['CampaignsController_schedule'];
     delete?: never;
@@ -1877,7 +1877,14 @@ export interface components {
         | 'team.deleted'
         | 'rule.created'
         | 'rule.updated'
-        | 'rule.deleted';
+        | 'rule.deleted'
+        | 'campaign.created'
+        | 'campaign.updated'
+        | 'campaign.scheduled'
+        | 'campaign.paused'
+        | 'campaign.resumed'
+        | 'campaign.cancelled'
+        | 'campaign.deleted';
       /**
        * @description What it was done to: a user_…, wh_…, tok_…, ct_… id
        * @example user_01a2047c8e2078c99d14947d2651598e
@@ -4230,7 +4237,14 @@ export interface operations {
           | 'team.deleted'
           | 'rule.created'
           | 'rule.updated'
-          | 'rule.deleted';
+          | 'rule.deleted'
+          | 'campaign.created'
+          | 'campaign.updated'
+          | 'campaign.scheduled'
+          | 'campaign.paused'
+          | 'campaign.resumed'
+          | 'campaign.cancelled'
+          | 'campaign.deleted';
         /** @description From this moment on (inclusive) */
         from?: string;
         /** @description Before this moment (exclusive) */
@@ -11543,7 +11557,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': components['schemas']['ScheduleCampaignDto'];
       };
