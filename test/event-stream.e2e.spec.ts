@@ -228,7 +228,11 @@ describe('event stream (GET /api/v1/events/stream)', () => {
 
   it("sends the reader's counts again after they read a conversation, which records no event", async () => {
     const agent = await t.createUser();
+    // The customer's events are sent before the agent's stream opens (an admin's stream says when),
+    // so no frame they would cause comes after the read.
+    const watcher = await connect();
     const { id } = await customerWrites(t);
+    await watcher.until((c) => c.events.some((e) => e.event === 'message.received'));
     const client = await SseClient.connect(url, { authorization: `Bearer ${agent.token}` });
     clients.push(client);
     await client.until((c) => c.frames('counts').length === 1);

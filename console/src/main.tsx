@@ -135,12 +135,19 @@ function Shell(props: { me: Me; setMe: (me: Me | null) => void; path: string }) 
       if (state === 'reconnecting') dropped = true;
       if (state !== 'live' || !dropped) return;
       dropped = false;
-      void Promise.all([api.get('/api/v1/me'), api.get('/api/v1/inboxes', { query: { limit: 100 } })]).then(([found, seen]) => {
-        const changed = found.role !== roleRef.current || idsOf(seen.data) !== idsOf(inboxesRef.current);
-        rememberMe(found);
-        props.setMe(found);
-        setInboxes(seen.data);
-        if (!changed) return;
+      void Promise.allSettled([api.get('/api/v1/me'), api.get('/api/v1/inboxes', { query: { limit: 100 } })]).then(([found, seen]) => {
+        if (found.status === 'fulfilled') {
+          rememberMe(found.value);
+          props.setMe(found.value);
+        }
+        if (seen.status === 'fulfilled') setInboxes(seen.value.data);
+        // Either unread (a refusal, the network): read again, in doubt.
+        const same =
+          found.status === 'fulfilled' &&
+          seen.status === 'fulfilled' &&
+          found.value.role === roleRef.current &&
+          idsOf(seen.value.data) === idsOf(inboxesRef.current);
+        if (same) return;
         setTeamsVersion((v) => v + 1);
         stream.resync();
       });

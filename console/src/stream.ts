@@ -133,7 +133,8 @@ export class EventStream {
     });
     // The events after the last one seen cannot be replayed (past retention): the pages read again what they show.
     source.addEventListener('resync', (frame: MessageEvent<string>) => {
-      if (frame.lastEventId) this.lastEventId = frame.lastEventId;
+      // Without a place (no event recorded yet), the next connection starts afresh.
+      this.lastEventId = frame.lastEventId || null;
       this.resync();
     });
     for (const type of EVENT_TYPES) {

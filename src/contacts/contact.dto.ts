@@ -30,7 +30,7 @@ import {
 import type { ContactRow } from './contact.entity';
 import { WA_USER_ID_PATTERN } from './channel-customer';
 import { trimmed } from '../common/transforms';
-import { requestedInboxOf } from '../inboxes/requested-inbox';
+import { requestedInboxOf } from '../users/requested-inbox';
 
 export const MAX_TAGS = 50;
 export const MAX_TAG_LENGTH = 50;

@@ -38,7 +38,7 @@ export class ContactsController {
   @Get()
   @ApiOperation({ summary: 'List contacts, newest first; filter by text (q: name, phone or email) or by tag' })
   @ApiOkResponse({ type: PageOf(ContactResponse, 'ContactPage') })
-  @ApiErrors(400)
+  @ApiErrors(400, 404)
   list(@Query() query: ListContactsQuery, @CurrentUser() caller: UserRow): Promise<Page<ContactResponse>> {
     return this.contacts.list(query, caller);
   }
@@ -52,7 +52,7 @@ export class ContactsController {
   })
   @ApiProduces('text/csv')
   @ApiOkResponse({ description: 'The CSV file', content: { 'text/csv': { schema: { type: 'string' } } } })
-  @ApiErrors(400)
+  @ApiErrors(400, 404)
   async export(@Query() query: ContactFilterQuery, @CurrentUser() caller: UserRow): Promise<StreamableFile> {
     return new StreamableFile(await this.exports.export(query, caller), {
       type: 'text/csv; charset=utf-8',

@@ -21,7 +21,7 @@ import { assertWithinCustomerWindow } from './customer-window';
 import { MessageRepository } from './message.repository';
 import { ConversationAssignedEvent, ConversationChanges, ConversationEvent, ConversationUpdatedEvent } from './conversation.events';
 import { UserFrames } from '../events/user-frames';
-import { requestedInboxOf } from '../inboxes/requested-inbox';
+import { requestedInboxOf } from '../users/requested-inbox';
 
 const isoOrNull = (at: Date | null) => (at ? at.toISOString() : null);
 const publicTeamId = (id: string | null) => (id ? toPublicId('team', id) : null);

@@ -32,7 +32,7 @@ import { MessageRepository } from './message.repository';
 import { ReactionRepository } from './reaction.repository';
 import { ReactionsService } from './reactions.service';
 import { MessageAddedEvent, MessageChangeEvent } from './conversation.events';
-import { requestedInboxOf } from '../inboxes/requested-inbox';
+import { requestedInboxOf } from '../users/requested-inbox';
 
 /** Outbound statuses only move forward; the channel reports them out of order. `played`: a voice message listened to. */
 const STATUS_RANK: Record<'queued' | 'sent' | 'delivered' | 'read' | 'played', number> = {

@@ -21,13 +21,14 @@ export class ReadRepository {
    * already at or after it (in the thread's order, created_at then id) stays. The marker also keeps
    * how many of the customer's messages the thread held then (the list's unread count subtracts
    * it), read from the conversation, which the caller holds so no message arrives meanwhile.
+   * Answers whether the marker changed.
    */
   async advanceMarker(
     db: Db,
     marker: { conversationId: string; userId: string; newestMessageId: string; newestCreatedAt: Date; at: Date },
-  ): Promise<void> {
+  ): Promise<boolean> {
     const advances = sql`(conversation_reads.last_read_at, conversation_reads.last_read_message_id) < (EXCLUDED.last_read_at, EXCLUDED.last_read_message_id)`;
-    await execute(
+    const written = await execute(
       db,
       sql`INSERT INTO conversation_reads (conversation_id, user_id, last_read_message_id, last_read_at, updated_at, inbound_read)
           SELECT ${marker.conversationId}, ${marker.userId}, ${marker.newestMessageId}, ${marker.newestCreatedAt}, ${marker.at}, c.inbound_count
@@ -39,6 +40,7 @@ export class ReadRepository {
                 inbound_read = GREATEST(conversation_reads.inbound_read, EXCLUDED.inbound_read)
           WHERE ${advances} OR conversation_reads.inbound_read < EXCLUDED.inbound_read`,
     );
+    return written > 0;
   }
 
   /** Records that the channel is to be told this message was read, due now; answers false when it was recorded before (by anyone). */

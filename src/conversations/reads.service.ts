@@ -32,6 +32,7 @@ export class ReadsService {
    * streams send their counts again. Answers the conversation.
    */
   async markRead(conversationId: string, caller: UserRow): Promise<ConversationResponse> {
+    let moved = false;
     const read = await this.database.transaction(async (db) => {
       // Held first: the marker's trigger reads the conversation FOR SHARE too, and taking it before
       // the marker row keeps the lock order of a merge that deletes the conversation (row, then markers).
@@ -39,7 +40,7 @@ export class ReadsService {
       const now = new Date();
       const newest = await this.messages.newest(db, conversationId);
       if (newest) {
-        await this.reads.advanceMarker(db, {
+        moved = await this.reads.advanceMarker(db, {
           conversationId,
           userId: caller.id,
           newestMessageId: newest.id,
@@ -61,8 +62,8 @@ export class ReadsService {
       }
       return ConversationResponse.of(await this.conversations.findWithCustomer(db, conversationId, caller.id));
     });
-    // A read records no event, and it lowers the caller's unread count: their streams send it again.
-    await this.userFrames.changedFor(caller.id);
+    // A read records no event, and it may lower the caller's unread count: their streams send it again.
+    if (moved) await this.userFrames.changedFor(caller.id);
     return read;
   }
 

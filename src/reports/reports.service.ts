@@ -17,7 +17,7 @@ import {
   ReportSummaryRow,
 } from './report.dto';
 import { ReportRepository, type ConversationReportRow, type ReportGrouping, type SummaryFilter } from './report.repository';
-import { requestedInboxOf } from '../inboxes/requested-inbox';
+import { requestedInboxOf } from '../users/requested-inbox';
 
 /** The most days or weeks one summary grouped by time answers (ten years of days): a longer period is grouped by week or not by time. */
 const MAX_TIME_GROUPS = 3660;

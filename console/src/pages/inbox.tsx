@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api, type Conversation, type Schemas } from '../api/client';
+import { api, ApiError, type Conversation, type Schemas } from '../api/client';
 import { Thread } from '../components/thread';
 import { VirtualList } from '../components/virtual-list';
 import { customerOf, duration, isWith, shortTime } from '../format';
@@ -63,6 +63,19 @@ function matches(conversation: Conversation, filter: Filter, myId: string, myTea
     if (![name, phone, username].some((text) => text?.toLowerCase().includes(q))) return false;
   }
   return true;
+}
+
+/**
+ * A 404 for the inbox the filter names: the user was taken off it (their stream ended and the
+ * pages read again before the inbox list came), and the filter is about to be dropped.
+ */
+function leftInbox(caught: unknown, filter: Filter): boolean {
+  return caught instanceof ApiError && caught.status === 404 && filter.inboxId !== '';
+}
+
+/** Whether `a` is a later message than `b` (the thread's order: created_at, then id). */
+function laterMessage(a: Conversation['last_message'], b: Conversation['last_message']): boolean {
+  return !!a && !!b && (a.created_at > b.created_at || (a.created_at === b.created_at && a.id > b.id));
 }
 
 /** Newest activity first, as the API orders the list. */
@@ -150,7 +163,7 @@ export function InboxPage() {
     } catch (caught) {
       if (mine === generation.current) {
         duringLoad.current = null;
-        setError(caught);
+        if (!leftInbox(caught, filterRef.current)) setError(caught);
       }
     } finally {
       if (mine === generation.current) setLoading(false);
@@ -174,7 +187,7 @@ export function InboxPage() {
     let current = true;
     api.get('/api/v1/conversations/counts', { query: { inbox_id: filter.inboxId } }).then(
       (answer) => current && setCounts(answer),
-      (caught: unknown) => current && setError(caught),
+      (caught: unknown) => current && !leftInbox(caught, filter) && setError(caught),
     );
     return () => {
       current = false;
@@ -227,8 +240,14 @@ export function InboxPage() {
       void readRow(conversation.id);
     setItems((previous) => {
       const existing = previous.find((c) => c.id === conversation.id);
-      // A list loaded after the event was recorded shows a newer state already: the event is history.
-      if (existing && existing.updated_at > conversation.updated_at) return previous;
+      // A list loaded after the event was recorded shows a newer state already: the event is history
+      // (two messages within a millisecond share updated_at: the later preview tells them apart).
+      if (
+        existing &&
+        (existing.updated_at > conversation.updated_at ||
+          (existing.updated_at === conversation.updated_at && laterMessage(existing.last_message, conversation.last_message)))
+      )
+        return previous;
       const open = selectedRef.current === conversation.id;
       let unread = existing?.unread_count ?? 0;
       // A list loaded after the message was stored counts it already: the event adds it once.

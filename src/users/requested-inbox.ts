@@ -1,6 +1,6 @@
 import { NotFoundException } from '@nestjs/common';
 import { parsePublicId } from '../common/ids';
-import { seesInbox, type UserRow } from '../users/user.entity';
+import { seesInbox, type UserRow } from './user.entity';
 
 /**
  * The one inbox (uuid) a request keeps to with `inbox_id` (a public id its DTO validated), or
