@@ -104,7 +104,19 @@ const FOLDERS = {
     why: 'what an inbox does by itself (greeting and away messages, auto-resolve, the survey) and what agents automate: rules run as recorded work after the relay records their triggers, and macros, acting through the services that own what they change',
   },
   campaigns: {
-    uses: ['audit', 'common', 'config', 'contacts', 'conversations', 'database', 'events', 'inboxes', 'recorded-work', 'templates', 'users'],
+    uses: [
+      'audit',
+      'common',
+      'config',
+      'contacts',
+      'conversations',
+      'database',
+      'events',
+      'inboxes',
+      'recorded-work',
+      'templates',
+      'users',
+    ],
     why: "outreach to customers: template campaigns to an audience, paced as recorded work, each recipient's outcome from its message's status (a trigger) and the customer's reply; their own opt-out (STOP, START), in the transaction of the customer's message",
   },
   assignment: {
