@@ -1,4 +1,4 @@
-import { BadRequestException, Controller, Get, Headers, NotFoundException, Post, Query, Req, Res } from '@nestjs/common';
+import { BadRequestException, Controller, Get, Headers, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentAccess, AllowStreamTicket } from '../auth/auth.decorators';
@@ -6,7 +6,8 @@ import { CurrentUser } from '../users/current-user.decorator';
 import { StreamTickets } from '../auth/stream-tickets';
 import type { Access } from '../auth/access';
 import { ApiErrors } from '../common/api-errors';
-import { seesInbox, type UserRow } from '../users/user.entity';
+import type { UserRow } from '../users/user.entity';
+import { requestedInboxOf } from '../users/requested-inbox';
 import { parsePublicId } from '../common/ids';
 import { EventStreamClients } from './event-stream-clients.service';
 import { StreamTicketResponse } from './stream-ticket.dto';
@@ -107,9 +108,7 @@ export class EventsStreamController {
 
 /** The one inbox a stream keeps to, or null for every inbox the user sees: 400 when malformed, 404 when not one they see. */
 function streamInboxOf(publicId: string | undefined, user: UserRow): string | null {
-  if (publicId === undefined) return null;
-  const inboxId = parsePublicId('inb', publicId);
-  if (inboxId === null) throw new BadRequestException('inbox_id must be an inbox id (inb_…)');
-  if (!seesInbox(user, inboxId)) throw new NotFoundException('Inbox not found');
-  return inboxId;
+  if (publicId !== undefined && parsePublicId('inb', publicId) === null)
+    throw new BadRequestException('inbox_id must be an inbox id (inb_…)');
+  return requestedInboxOf(publicId, user) ?? null;
 }
