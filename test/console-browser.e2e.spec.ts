@@ -929,22 +929,7 @@ describeWithBrowser('the agent console in Chromium', () => {
       },
     });
     expect(created.status).toBe(201);
-    const laterBody = messagesWebhook(
-      {
-        contacts: [{ wa_id: '16315550791', profile: { name: 'Later Side' } }],
-        messages: [
-          {
-            from: '16315550791',
-            id: newWamid(),
-            timestamp: String(Math.floor(Date.now() / 1000)),
-            type: 'text',
-            text: { body: 'Before you joined' },
-          },
-        ],
-      },
-      { phoneNumberId: '200000000000079' },
-    );
-    expect((await t.request('POST', '/api/webhooks/messaging', { body: laterBody })).status).toBe(200);
+    await customerWrites(t, { name: 'Later Side', text: 'Before you joined', phoneNumberId: '200000000000079' });
     await customerWrites(t, { name: 'Staying Side', text: 'Still here' });
     const agent = await t.createUser({ name: 'Moving Agent' });
     const page = await openAs(agent.email, agent.password);
@@ -984,22 +969,7 @@ describeWithBrowser('the agent console in Chromium', () => {
       },
     });
     expect(created.status).toBe(201);
-    const salesBody = messagesWebhook(
-      {
-        contacts: [{ wa_id: '16315550781', profile: { name: 'Sales Side' } }],
-        messages: [
-          {
-            from: '16315550781',
-            id: newWamid(),
-            timestamp: String(Math.floor(Date.now() / 1000)),
-            type: 'text',
-            text: { body: 'To sales' },
-          },
-        ],
-      },
-      { phoneNumberId: '200000000000078' },
-    );
-    expect((await t.request('POST', '/api/webhooks/messaging', { body: salesBody })).status).toBe(200);
+    await customerWrites(t, { name: 'Sales Side', text: 'To sales', phoneNumberId: '200000000000078' });
     await customerWrites(t, { name: 'Default Side', text: 'To support' });
     const olga = await t.request('POST', '/api/v1/contacts', { token: admin, body: { phone: '+16315550782', name: 'Outbound Olga' } });
     expect(olga.status).toBe(201);

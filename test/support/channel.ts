@@ -29,16 +29,22 @@ export function channelMessage(options: InboundOptions = {}): Record<string, unk
 }
 
 /** A whole webhook body: one entry, one change, with the given messages and statuses. */
-export function channelWebhook(value: {
-  messages?: Record<string, unknown>[];
-  statuses?: Record<string, unknown>[];
-  contacts?: { wa_id: string; name: string }[];
-}): Record<string, unknown> {
-  return messagesWebhook({
-    ...(value.contacts ? { contacts: value.contacts.map((c) => ({ wa_id: c.wa_id, profile: { name: c.name } })) } : {}),
-    ...(value.messages ? { messages: value.messages } : {}),
-    ...(value.statuses ? { statuses: value.statuses } : {}),
-  });
+export function channelWebhook(
+  value: {
+    messages?: Record<string, unknown>[];
+    statuses?: Record<string, unknown>[];
+    contacts?: { wa_id: string; name: string }[];
+  },
+  business: { phoneNumberId?: string } = {},
+): Record<string, unknown> {
+  return messagesWebhook(
+    {
+      ...(value.contacts ? { contacts: value.contacts.map((c) => ({ wa_id: c.wa_id, profile: { name: c.name } })) } : {}),
+      ...(value.messages ? { messages: value.messages } : {}),
+      ...(value.statuses ? { statuses: value.statuses } : {}),
+    },
+    business,
+  );
 }
 
 /** A webhook body with one change of a business account's templates (`message_template_status_update`, `template_category_update`); the entry names the account (the default one's unless given). */

@@ -9,6 +9,8 @@ interface CustomerMessage {
   timestamp?: number;
   phone?: string;
   appSecret?: string;
+  /** The inbox's number that receives it; the default inbox's unless given. */
+  phoneNumberId?: string;
 }
 
 /**
@@ -29,10 +31,13 @@ export async function customerWrites(t: TestApp, options: CustomerMessage = {}):
 export async function customerMessageArrives(t: TestApp, options: CustomerMessage = {}): Promise<string> {
   const from = options.phone ?? String((lastPhone += 1));
   const payload = JSON.stringify(
-    channelWebhook({
-      contacts: [{ wa_id: from, name: options.name ?? 'Customer' }],
-      messages: [channelMessage({ from, timestamp: options.timestamp, payload: { body: options.text ?? 'Hello' } })],
-    }),
+    channelWebhook(
+      {
+        contacts: [{ wa_id: from, name: options.name ?? 'Customer' }],
+        messages: [channelMessage({ from, timestamp: options.timestamp, payload: { body: options.text ?? 'Hello' } })],
+      },
+      { phoneNumberId: options.phoneNumberId },
+    ),
   );
   const answer = await t.request('POST', '/api/webhooks/messaging', {
     payload,
