@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { DEFAULT_INBOX_ID } from '../src/common/default-inbox';
 import { parsePublicId } from '../src/common/ids';
 import { MessageRepository } from '../src/conversations/message.repository';
+import { Database } from '../src/database/database';
 import { SearchMessagesQuery } from '../src/conversations/message.dto';
 import { searchWords } from '../src/common/search';
 import { customerWrites } from './support/inbox';
@@ -57,6 +58,17 @@ describe('message search', () => {
     ]);
   });
 
+  it('folds the words as the database folds the text, further than accents (ß as ss, æ as ae)', async () => {
+    const tag = marker();
+    await customerWrites(t, { text: `Große Straße ${tag}` });
+    await customerWrites(t, { text: `Encyclopædia ${tag}` });
+    await customerWrites(t, { text: `Strand ${tag}` });
+    for (const q of ['STRASSE', 'straße', 'Straße'])
+      expect((await search(`${q} ${tag}`)).data.map((m) => m.text)).toEqual([`Große Straße ${tag}`]);
+    expect((await search(`encyclopaedia ${tag}`)).data.map((m) => m.text)).toEqual([`Encyclopædia ${tag}`]);
+    expect((await search(`encyclopædia ${tag}`)).data.map((m) => m.text)).toEqual([`Encyclopædia ${tag}`]);
+  });
+
   it('takes % and _ in a word literally', async () => {
     const tag = marker();
     await customerWrites(t, { text: `${tag} 100% sure` });
@@ -107,7 +119,10 @@ describe('message search', () => {
     );
     await t.sql('VACUUM ANALYZE messages');
     const page = Object.assign(new SearchMessagesQuery(), { q: 'c4ca42', limit: 25 });
-    const { text, values } = t.app.get(MessageRepository).searchStatement(searchWords(page.q), page).compile();
+    const messages = t.app.get(MessageRepository);
+    const { text, values } = messages
+      .searchStatement(await messages.searchPatterns(t.app.get(Database).db, searchWords(page.q)), page)
+      .compile();
     const plan = (await t.sql<Record<string, string>>(`EXPLAIN ${text}`, values)).map((row) => Object.values(row)[0]).join('\n');
     expect(plan).toContain('messages_text_search_idx');
     expect((await search('C4CA42')).data.map((m) => m.text)).toEqual([`Bulk ${'c4ca4238a0b923820dcc509a6f75849b'}`]);
@@ -132,9 +147,10 @@ describe('message search', () => {
     await t.sql('VACUUM ANALYZE messages');
     const agentPlan = async (q: string) => {
       const agentPage = Object.assign(new SearchMessagesQuery(), { q, limit: 25 });
-      const statement = t.app
-        .get(MessageRepository)
-        .searchStatement(searchWords(q), agentPage, { visibleInboxes: [DEFAULT_INBOX_ID, randomUUID()] })
+      const statement = messages
+        .searchStatement(await messages.searchPatterns(t.app.get(Database).db, searchWords(q)), agentPage, {
+          visibleInboxes: [DEFAULT_INBOX_ID, randomUUID()],
+        })
         .compile();
       return (await t.sql<Record<string, string>>(`EXPLAIN ${statement.text}`, statement.values))
         .map((row) => Object.values(row)[0])

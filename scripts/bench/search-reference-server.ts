@@ -1,12 +1,12 @@
 /**
  * Child entry of the message search's reference: bare Fastify and a raw `pg` pool running the
- * service's own search statement (`MessageRepository.searchStatement`) and shaping rows with the
+ * service's own search statement (`MessageRepository.searchStatement`, its patterns folded once) and shaping rows with the
  * service's own `MessageResponse.of`, so the gap to the service is only what the service adds.
  */
 import Fastify from 'fastify';
 import { Pool } from 'pg';
 import { mapPage, PageQuery } from '../../src/common/pagination';
-import { searchWords } from '../../src/common/search';
+import { containsPattern, searchWords } from '../../src/common/search';
 import { MessageResponse } from '../../src/conversations/message.dto';
 import type { FoundMessage } from '../../src/conversations/message.entity';
 import { MessageRepository } from '../../src/conversations/message.repository';
@@ -22,9 +22,25 @@ serveOnRequest('search reference', async ({ databaseUrl, poolMax, limit }: Searc
   const messages = new MessageRepository();
   const app = Fastify();
   app.addHook('onClose', () => pool.end());
+  // The words' patterns folded by the database once, and kept, as MessageRepository.searchPatterns does.
+  const patternsOf = new Map<string, string[]>();
+  const foldedPatterns = async (words: string[]): Promise<string[]> => {
+    const key = words.join(' ');
+    if (!patternsOf.has(key)) {
+      const { rows } = await pool.query<{ folded: string }>(
+        'SELECT search_fold(p) AS folded FROM unnest($1::text[]) WITH ORDINALITY AS w(p, n) ORDER BY n',
+        [words.map(containsPattern)],
+      );
+      patternsOf.set(
+        key,
+        rows.map((row) => row.folded),
+      );
+    }
+    return patternsOf.get(key)!;
+  };
   app.get<{ Querystring: { q: string } }>('/search', async (request) => {
     const page = Object.assign(new PageQuery(), { limit });
-    const { text, values } = messages.searchStatement(searchWords(request.query.q), page).compile();
+    const { text, values } = messages.searchStatement(await foldedPatterns(searchWords(request.query.q)), page).compile();
     const { rows } = await pool.query<FoundMessage>(text, values);
     return mapPage(NEWEST_FIRST.page(rows, page), (message) => MessageResponse.of(message, message.customer_phone));
   });
