@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DEFAULT_INBOX_ID } from '../src/common/default-inbox';
 import { parsePublicId } from '../src/common/ids';
-import { MessageRepository } from '../src/conversations/message.repository';
+import { FOLDED_WORDS_KEPT, MessageRepository } from '../src/conversations/message.repository';
 import { Database } from '../src/database/database';
 import { SearchMessagesQuery } from '../src/conversations/message.dto';
 import { searchWords } from '../src/common/search';
@@ -79,6 +79,33 @@ describe('message search', () => {
     expect((await search(`a_b ${tag}`)).data.map((m) => m.text)).toEqual([`${tag} a_b`]);
   });
 
+  it('takes a backslash the database folding makes (∖ is \\) literally', async () => {
+    const tag = marker();
+    await customerWrites(t, { text: `${tag} a\\b` });
+    await customerWrites(t, { text: `${tag} 100%` });
+    expect((await search(`a∖b ${tag}`)).data.map((m) => m.text)).toEqual([`${tag} a\\b`]);
+    expect((await search(`∖ ${tag}`)).data.map((m) => m.text)).toEqual([`${tag} a\\b`]);
+  });
+
+  it('folds words it keeps and words it has not seen together, however many it has folded since', async () => {
+    const tag = marker();
+    // A word of this test alone (ß, which the database folds to ss), so nothing else kept it before.
+    const kept = `${tag}ß`;
+    await customerWrites(t, { text: `${kept} café` });
+    const messages = t.app.get(MessageRepository);
+    const db = t.app.get(Database).db;
+    expect(await messages.searchPatterns(db, [kept])).toEqual([`%${tag}ss%`]);
+    // As many other words folded since as are kept, less one: the kept word is now the oldest, the next to go.
+    for (let n = 0; n < FOLDED_WORDS_KEPT - 1; n += 10)
+      await messages.searchPatterns(
+        db,
+        Array.from({ length: Math.min(10, FOLDED_WORDS_KEPT - 1 - n) }, (_, i) => `${tag}x${n + i}`),
+      );
+    const fresh = Array.from({ length: 9 }, (_, i) => `${tag}new${i}`);
+    expect(await messages.searchPatterns(db, [kept, ...fresh])).toEqual([`%${tag}ss%`, ...fresh.map((word) => `%${word}%`)]);
+    expect((await search(`${kept} café`)).data.map((m) => m.text)).toEqual([`${kept} café`]);
+  });
+
   it('pages through the matches with next_cursor, each once', async () => {
     const tag = marker();
     const conversation = await customerWrites(t, { text: `${tag} 0` });
@@ -97,6 +124,7 @@ describe('message search', () => {
     ['a blank q', '?q=%20%20'],
     ['a q over 200 characters', `?q=${'a'.repeat(201)}`],
     ['a q of 11 words', `?q=${encodeURIComponent('a b c d e f g h i j k')}`],
+    ['a q of accents alone, which no word is left of', `?q=${encodeURIComponent('\u0301 \u0300')}`],
   ])('refuses %s with 400 naming q', async (_, query) => {
     const answer = await t.request('GET', `/api/v1/messages/search${query as Query}`, { token });
     expect(answer.status).toBe(400);

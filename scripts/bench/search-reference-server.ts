@@ -22,18 +22,16 @@ serveOnRequest('search reference', async ({ databaseUrl, poolMax, limit }: Searc
   const messages = new MessageRepository();
   const app = Fastify();
   app.addHook('onClose', () => pool.end());
-  // The words' patterns folded by the database once, and kept, as MessageRepository.searchPatterns does.
+  // The words folded by the database once per query and kept, as the service keeps them (MessageRepository.searchPatterns).
   const patternsOf = new Map<string, string[]>();
   const foldedPatterns = async (words: string[]): Promise<string[]> => {
     const key = words.join(' ');
     if (!patternsOf.has(key)) {
-      const { rows } = await pool.query<{ folded: string }>(
-        'SELECT search_fold(p) AS folded FROM unnest($1::text[]) WITH ORDINALITY AS w(p, n) ORDER BY n',
-        [words.map(containsPattern)],
-      );
+      const { text, values } = messages.foldStatement(words).compile();
+      const { rows } = await pool.query<{ folded: string }>(text, values);
       patternsOf.set(
         key,
-        rows.map((row) => row.folded),
+        rows.map((row) => containsPattern(row.folded)),
       );
     }
     return patternsOf.get(key)!;

@@ -1,6 +1,6 @@
 /**
  * A map whose entries are trusted until a time each is given, and which holds at most
- * `maxEntries` (the oldest entry goes first): what the request path keeps for a few seconds
+ * `maxEntries` (the oldest entry goes first): what the request path keeps for a while
  * instead of asking the database or verifying a signature again.
  */
 export class ExpiringCache<Value> {

@@ -421,11 +421,14 @@ export class MessageResponse {
 @ValidatorConstraint({ name: 'searchWordCount' })
 class SearchWordCount implements ValidatorConstraintInterface {
   validate(q: unknown): boolean {
-    return typeof q === 'string' && searchWords(q).length <= MAX_SEARCH_WORDS;
+    if (typeof q !== 'string') return false;
+    const words = searchWords(q).length;
+    return words >= 1 && words <= MAX_SEARCH_WORDS;
   }
 
+  // A q of combining marks alone folds to no word, which would find every message.
   defaultMessage(): string {
-    return `q must have at most ${MAX_SEARCH_WORDS} words`;
+    return `q must have 1 to ${MAX_SEARCH_WORDS} words`;
   }
 }
 

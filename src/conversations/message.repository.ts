@@ -34,15 +34,16 @@ function inboxesSearched({ visibleInboxes = null, inboxId }: MessageInboxes): st
   if (inboxId !== undefined) return visibleInboxes === null || visibleInboxes.includes(inboxId) ? [inboxId] : [];
   return visibleInboxes === null ? null : [...visibleInboxes];
 }
-/** Words searched lately whose folding is kept: a few hundred bytes each. */
-const FOLDED_PATTERNS_KEPT = 10_000;
+/** The most words whose folding is kept (the latest folded); a search's q is at most 200 characters. */
+export const FOLDED_WORDS_KEPT = 10_000;
+const FOLDED_WORD_KEPT_MS = 60 * 60 * 1000;
 const NEWEST_FIRST = new Keyset<MessageRow>({ time: 'created_at', id: 'id' }, 'DESC', (row) => [row.created_at, row.id]);
 
 /** The SQL of the `messages` table. */
 @Injectable()
 export class MessageRepository {
-  /** `searchPatterns`' folded patterns by pattern; the latest FOLDED_PATTERNS_KEPT folded are kept. */
-  private readonly foldedPatterns = new ExpiringCache<string>(FOLDED_PATTERNS_KEPT);
+  /** `searchPatterns`' words as `search_fold()` folded them, by word. */
+  private readonly foldedWords = new ExpiringCache<string>(FOLDED_WORDS_KEPT);
 
   /** The thread, newest first, on messages_conversation_created_idx. */
   async list(db: Db, conversationId: string, page: PageQuery): Promise<Page<MessageRow>> {
@@ -57,7 +58,7 @@ export class MessageRepository {
 
   /**
    * The search statement, in one place for the service, the EXPLAIN tests and the bench: messages
-   * of every thread whose folded text (`search_text`) contains every pattern (`searchPatterns`),
+   * of every thread whose folded text (`search_text`) contains every pattern (from `searchPatterns`),
    * newest first. Each is a LIKE on messages_text_search_idx (trigrams); the planner intersects
    * them, or walks messages_created_idx when the words are common. A reader kept to some inboxes
    * (or a search of one) walks each of them on messages_inbox_created_idx, merged in order
@@ -85,29 +86,34 @@ export class MessageRepository {
   }
 
   /**
-   * The LIKE pattern of each search word as `search_text` holds text: folded by the database's
-   * `search_fold()`, whose rules (unaccent's) go further than the query's folding (ß is ss), and
-   * kept once asked, the function being immutable. Not called in the search statement itself:
-   * PostgreSQL evaluates an SQL function with constant arguments while planning, through its
-   * function executor, once for each walk that names it; that cost more than the walks (pgbench,
-   * 100,000 conversations in 20 inboxes: three walks 1,690 statements/s with the call, 2,350 with
-   * the folded pattern).
+   * The LIKE pattern of each search word as `search_text` holds text: the word folded by the
+   * database's `search_fold()`, whose rules (unaccent's) go further than the query's folding (ß is
+   * ss), then escaped (folding may make a backslash, ∖ is \\). The folded words are kept an hour
+   * (the function is declared immutable; the hour bounds how long a changed dictionary goes
+   * unseen). Not called in the search statement itself: PostgreSQL evaluates an SQL function
+   * with constant arguments while planning, through its function executor, once for each walk
+   * that names it; that cost more than the walks (pgbench, 100,000 conversations in 20 inboxes:
+   * three walks 1,657–1,729 statements/s with the call, 2,102–2,426 with the folded pattern).
    */
   async searchPatterns(db: Db, words: string[]): Promise<string[]> {
-    const patterns = words.map(containsPattern);
-    const missing = patterns.filter((pattern) => this.foldedPatterns.get(pattern) === undefined);
-    const folded = new Map<string, string>();
+    // Read once: what this call keeps below may push out of the cache what it found there.
+    const kept = words.map((word) => this.foldedWords.get(word));
+    const missing = words.filter((_, i) => kept[i] === undefined);
+    const fresh = new Map<string, string>();
     if (missing.length > 0) {
-      const rows = await query<{ pattern: string; folded: string }>(
-        db,
-        sql`SELECT p AS pattern, search_fold(p) AS folded FROM unnest(${missing}::text[]) p`,
-      );
-      for (const row of rows) {
-        folded.set(row.pattern, row.folded);
-        this.foldedPatterns.set(row.pattern, row.folded, Number.POSITIVE_INFINITY);
-      }
+      const rows = await query<{ folded: string }>(db, this.foldStatement(missing));
+      const until = Date.now() + FOLDED_WORD_KEPT_MS;
+      missing.forEach((word, i) => {
+        fresh.set(word, rows[i].folded);
+        this.foldedWords.set(word, rows[i].folded, until);
+      });
     }
-    return patterns.map((pattern) => folded.get(pattern) ?? this.foldedPatterns.get(pattern)!);
+    return words.map((word, i) => containsPattern(kept[i] ?? fresh.get(word)!));
+  }
+
+  /** `search_fold()` of each word, in their order (public for the bench's reference, which folds as the service does). */
+  foldStatement(words: string[]): Sql {
+    return sql`SELECT search_fold(w.word) AS folded FROM unnest(${words}::text[]) WITH ORDINALITY AS w(word, n) ORDER BY w.n`;
   }
 
   async search(db: Db, words: string[], page: PageQuery, inboxes: MessageInboxes): Promise<Page<FoundMessage>> {
