@@ -1,7 +1,8 @@
 /**
  * Child entry of the message search's reference: bare Fastify and a raw `pg` pool running the
- * service's own search statement (`MessageRepository.searchStatement`, its patterns folded once) and shaping rows with the
- * service's own `MessageResponse.of`, so the gap to the service is only what the service adds.
+ * service's own search statement (`MessageRepository.searchStatement`, its words folded once) and
+ * shaping rows with the service's own `MessageResponse.of`, so the gap to the service is only what
+ * the service adds.
  */
 import Fastify from 'fastify';
 import { Pool } from 'pg';

@@ -420,13 +420,13 @@ export class MessageResponse {
 
 @ValidatorConstraint({ name: 'searchWordCount' })
 class SearchWordCount implements ValidatorConstraintInterface {
+  // A q of combining marks alone folds to no word, which would find every message.
   validate(q: unknown): boolean {
     if (typeof q !== 'string') return false;
     const words = searchWords(q).length;
     return words >= 1 && words <= MAX_SEARCH_WORDS;
   }
 
-  // A q of combining marks alone folds to no word, which would find every message.
   defaultMessage(): string {
     return `q must have 1 to ${MAX_SEARCH_WORDS} words`;
   }

@@ -88,7 +88,7 @@ export class MessageRepository {
   /**
    * The LIKE pattern of each search word as `search_text` holds text: the word folded by the
    * database's `search_fold()`, whose rules (unaccent's) go further than the query's folding (ß is
-   * ss), then escaped (folding may make a backslash, ∖ is \\). The folded words are kept an hour
+   * ss), then escaped (folding may make a backslash: ∖ is \). The folded words are kept an hour
    * (the function is declared immutable; the hour bounds how long a changed dictionary goes
    * unseen). Not called in the search statement itself: PostgreSQL evaluates an SQL function
    * with constant arguments while planning, through its function executor, once for each walk

@@ -5,7 +5,8 @@ import { seesInbox, type UserRow } from './user.entity';
 /**
  * The one inbox (uuid) a request keeps to with `inbox_id` (a public id its DTO validated), or
  * undefined for every inbox the caller sees. An inbox they do not see is a 404, as on every other
- * route, rather than an empty answer: the lists, counts, search, exports and reports ask here.
+ * route, rather than an empty answer: the lists, counts, search, exports, reports and the event
+ * stream ask here.
  */
 export function requestedInboxOf(publicId: string | undefined, caller: Pick<UserRow, 'role' | 'inbox_ids'>): string | undefined {
   if (publicId === undefined) return undefined;
