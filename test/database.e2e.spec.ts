@@ -68,3 +68,25 @@ describeWithPglite('embedded database (PGlite)', () => {
     }
   });
 });
+
+describe('schema', () => {
+  it('has an index led by the column of every foreign key, which deleting the row it refers to looks up', async () => {
+    const t = await startTestApp();
+    try {
+      const unindexed = await t.sql<{ tbl: string; col: string }>(
+        `SELECT c.conrelid::regclass::text AS tbl, a.attname AS col
+           FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
+          WHERE c.contype = 'f' AND c.connamespace = 'public'::regnamespace
+            AND NOT EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.conrelid AND i.indkey[0] = c.conkey[1])
+          ORDER BY 1, 2`,
+      );
+      expect(unindexed).toEqual([]);
+      const foreignKeys = await t.sql<{ count: string | number }>(
+        "SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND connamespace = 'public'::regnamespace",
+      );
+      expect(Number(foreignKeys[0].count)).toBeGreaterThan(20);
+    } finally {
+      await t.close();
+    }
+  });
+});

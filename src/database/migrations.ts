@@ -45,6 +45,7 @@ import { PreviewStatusRead1764250000000 } from './migrations/1764250000000-previ
 import { LabelNamesInOrder1764260000000 } from './migrations/1764260000000-label-names-in-order';
 import { LookupsByConversation1764270000000 } from './migrations/1764270000000-lookups-by-conversation';
 import { ReportFactsCorrections1764280000000 } from './migrations/1764280000000-report-facts-corrections';
+import { ForeignKeyLookups1764290000000 } from './migrations/1764290000000-foreign-key-lookups';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -95,4 +96,5 @@ export const MIGRATIONS = [
   LabelNamesInOrder1764260000000,
   LookupsByConversation1764270000000,
   ReportFactsCorrections1764280000000,
+  ForeignKeyLookups1764290000000,
 ];
