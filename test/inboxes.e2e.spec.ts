@@ -924,6 +924,14 @@ describe('inboxes', () => {
         const refused = await fetch(`${url}?inbox_id=${DEFAULT_INBOX}`, { headers: { authorization: `Bearer ${agent.token}` } });
         expect(refused.status).toBe(404);
         expect(await refused.json()).toEqual({ error: 'Inbox not found' });
+        for (const malformed of ['sales', '', 'inb_nope']) {
+          const answer = await fetch(`${url}?inbox_id=${malformed}`, { headers: { authorization: `Bearer ${admin}` } });
+          expect([malformed, answer.status, await answer.json()]).toEqual([
+            malformed,
+            400,
+            { error: 'inbox_id must be an inbox id (inb_…)' },
+          ]);
+        }
         try {
           await agentStream.until((c) => c.positions.length > 0 || c.frames('counts').length > 0);
           await adminStream.until((c) => c.positions.length > 0 || c.frames('counts').length > 0);
