@@ -11,6 +11,18 @@ describe('ids', () => {
     expect(newUuid(1_000) < newUuid(1_001)).toBe(true);
   });
 
+  it('orders the uuids of one millisecond in the order they were made', () => {
+    const now = Date.now() + 365 * 86_400_000;
+    const made = Array.from({ length: 2048 }, () => newUuid(now));
+    expect([...made].sort()).toEqual(made);
+  });
+
+  it('dates a uuid made for a time before the latest with that time', () => {
+    newUuid();
+    const earlier = Date.UTC(2026, 0, 1);
+    expect(parseInt(newUuid(earlier).replace(/-/g, '').slice(0, 12), 16)).toBe(earlier);
+  });
+
   it('never repeats a uuid within one millisecond', () => {
     const now = Date.now();
     expect(new Set(Array.from({ length: 1000 }, () => newUuid(now))).size).toBe(1000);
