@@ -407,13 +407,14 @@ describe('event stream (GET /api/v1/events/stream)', () => {
 });
 
 describe('event stream and shutdown', () => {
-  it('ends open streams so that app.close() finishes at once', async () => {
+  it('ends open streams so that app.close() does not wait for them', async () => {
     const t = await startTestApp();
     const url = await listen(t);
     const client = await SseClient.connect(url, { authorization: `Bearer ${await t.adminToken()}` });
     expect(client.response.status).toBe(200);
     await waitFor(() => t.app.get(EventStreamClients).openCount === 1);
-    const closed = await Promise.race([t.app.close().then(() => 'closed'), pause(3_000).then(() => 'still closing after 3 s')]);
+    // A stream left open would hold the close for good; 10 s leave the slow engine its own closing.
+    const closed = await Promise.race([t.app.close().then(() => 'closed'), pause(10_000).then(() => 'still closing after 10 s')]);
     expect(closed).toBe('closed');
     await client.until((c) => c.ended);
     await t.database.drop();
@@ -547,7 +548,7 @@ async function sendAndAwait(t: TestApp, client: SseClient): Promise<EventEnvelop
   return event;
 }
 
-async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+async function waitFor(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');

@@ -71,7 +71,7 @@ export class SseClient {
   }
 
   /** Waits until `ready` holds for what arrived, failing after `timeoutMs`. */
-  async until(ready: (client: SseClient) => boolean, timeoutMs = 5_000): Promise<void> {
+  async until(ready: (client: SseClient) => boolean, timeoutMs = 15_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!ready(this)) {
       if (this.ended) throw new Error(`stream ended; received ${JSON.stringify(this.items)}`);
