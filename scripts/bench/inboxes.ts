@@ -1,5 +1,5 @@
-import { parsePublicId } from '../../src/common/ids';
 import { FOLD_COUNTERS } from '../../src/conversations/conversation.repository';
+import type { Client } from 'pg';
 import { withClient } from './database';
 import { warnIfMachineBusy } from './machine';
 import { type Figures, type Load, measure } from './measure';
@@ -20,46 +20,62 @@ const CASES: { name: string; path: string }[] = [
   { name: 'search "refund"', path: '/api/v1/messages/search?q=refund' },
 ];
 
+/** A second service, on the copy of the seeded database that the section spreads over the inboxes. */
+export interface SpreadService {
+  serviceUrl: string;
+  /** The bench admin's token on it. */
+  token: string;
+  stop(): Promise<void>;
+}
+
 export interface InboxesContext {
   serviceUrl: string;
   /** The bench admin's token: today's figures are theirs (every conversation in sight). */
   token: string;
+  /** The seeded database, left as it is but compacted: today's. */
   databaseUrl: string;
+  /** A copy of it made before any service opened it (CREATE DATABASE … TEMPLATE), spread over the inboxes. */
+  spreadDatabaseUrl: string;
+  startSpreadService(): Promise<SpreadService>;
   size: SeedSize;
   load: Load;
 }
 
+/** Rounds of the three measurements of each case: what drifts over the run (the machine, caches) weighs on each alike. */
+const ROUNDS = 3;
+
 /**
- * Several numbers at scale: the seeded conversations measured as they are (one inbox, as every
- * install before inboxes), then spread over 20 inboxes with 200 agents each a member of 3, and the
- * same requests measured for one of those agents, who sees 3/20 of them through the membership
- * condition, and for the admin; then everything moved back and today measured again, since the
- * agent is compared with the mean of the two. Leaves the database as it found it (everything back in the default inbox, the bench
- * inboxes and agents deleted), so the next run, and the sections after this one, see the seed.
+ * Several numbers at scale. Today is the seeded database as it is (one inbox, as every install
+ * before inboxes), measured through the run's service as the admin. Its copy, identical row for
+ * row, is spread over 20 inboxes with 200 agents each a member of 3 and served by a second
+ * service: one of those agents sees 3/20 of the conversations through the membership condition,
+ * and the admin all 20 inboxes. The three are measured one after another, case by case, in
+ * rounds, and compared by their means over the rounds: measuring today before and after a
+ * move (runs 1–12 in docs/benchmarks.md) put minutes between the figures compared, and today's
+ * own two figures differed by up to 35 %.
  */
 export async function benchInboxes(context: InboxesContext): Promise<Row[]> {
-  const admin = { authorization: `Bearer ${context.token}` };
-  const today = await measureCases(context, admin, 'today (one inbox, admin)');
-
-  const created: string[] = [];
-  for (let n = 1; n < INBOXES; n++) {
-    const answer = await post(context, '/api/v1/inboxes', admin, {
-      name: `Bench inbox ${n}`,
-      phone_number_id: String(900_000_000_000_000 + n),
-      access_token: 'bench-no-channel',
-    });
-    created.push(answer.id as string);
-  }
-  const agent = await post(context, '/api/v1/users', admin, {
-    email: `bench-inbox-agent-${Date.now()}@example.com`,
-    name: 'Bench Inbox Agent',
-    role: 'agent',
-    password: BENCH_AGENT_PASSWORD,
-    inbox_ids: created.slice(0, INBOXES_PER_AGENT),
-  });
-  let restored = false;
+  await withClient(context.databaseUrl, compact);
+  const spreadService = await context.startSpreadService();
   try {
-    const spread = await withClient(context.databaseUrl, async (client) => {
+    const spreadAdmin = { authorization: `Bearer ${spreadService.token}` };
+    const created: string[] = [];
+    for (let n = 1; n < INBOXES; n++) {
+      const answer = await post(spreadService.serviceUrl, '/api/v1/inboxes', spreadAdmin, {
+        name: `Bench inbox ${n}`,
+        phone_number_id: String(900_000_000_000_000 + n),
+        access_token: 'bench-no-channel',
+      });
+      created.push(answer.id as string);
+    }
+    const agent = await post(spreadService.serviceUrl, '/api/v1/users', spreadAdmin, {
+      email: 'bench-inbox-agent@example.com',
+      name: 'Bench Inbox Agent',
+      role: 'agent',
+      password: BENCH_AGENT_PASSWORD,
+      inbox_ids: created.slice(0, INBOXES_PER_AGENT),
+    });
+    const spread = await withClient(context.spreadDatabaseUrl, async (client) => {
       const started = performance.now();
       // Each conversation to one of the 20 inboxes (the default one and the 19 made above) by a hash
       // of its id: not by its number, which the seed also picks each thread's latest text by, so
@@ -83,75 +99,97 @@ export async function benchInboxes(context: InboxesContext): Promise<Row[]> {
                 (SELECT array_agg(id ORDER BY created_at, id) AS ids FROM inboxes) i, generate_series(0, ${INBOXES_PER_AGENT - 1}) k
          ON CONFLICT DO NOTHING`,
       );
-      // The moves leave a dead row per message and conversation, and the fold one per ledger row it
-      // took: vacuumed now, not by autovacuum while measuring (the counts would read the dead rows).
-      await client.query('VACUUM (ANALYZE) messages, conversations, conversation_counters, inbox_members');
+      await compact(client);
+      await client.query('VACUUM (ANALYZE) inbox_members');
       return moved;
     });
     console.log(
-      `\n${describeSize(context.size)} spread over ${INBOXES} inboxes in ${(spread / 1000).toFixed(1)} s; ${AGENTS} agents, each a member of ${INBOXES_PER_AGENT}`,
+      `\n${describeSize(context.size)} of the copy spread over ${INBOXES} inboxes in ${(spread / 1000).toFixed(1)} s; ${AGENTS} agents, each a member of ${INBOXES_PER_AGENT}`,
     );
-    const login = await post(context, '/api/v1/auth/login', {}, { email: agent.email, password: BENCH_AGENT_PASSWORD });
-    const agentAuth = { authorization: `Bearer ${login.token as string}` };
-    const asAgent = await measureCases(context, agentAuth, `agent of ${INBOXES_PER_AGENT} of ${INBOXES} inboxes`);
-    const asAdmin = await measureCases(context, admin, `admin, ${INBOXES} inboxes`);
-    await restore(context, created, agent.email as string);
-    restored = true;
-    // Today again, after the others: the agent's figures are compared with the mean of the runs
-    // before and after them, so that what drifts over a run (the service's heap, caches, the
-    // machine) weighs on both sides alike.
-    const todayAgain = await measureCases(context, admin, 'today again (one inbox, admin)');
+    const login = await post(spreadService.serviceUrl, '/api/v1/auth/login', {}, { email: agent.email, password: BENCH_AGENT_PASSWORD });
+    const subjects = [
+      { who: 'today (one inbox, admin)', serviceUrl: context.serviceUrl, headers: { authorization: `Bearer ${context.token}` } },
+      {
+        who: `agent of ${INBOXES_PER_AGENT} of ${INBOXES} inboxes`,
+        serviceUrl: spreadService.serviceUrl,
+        headers: { authorization: `Bearer ${login.token as string}` },
+      },
+      { who: `admin, ${INBOXES} inboxes`, serviceUrl: spreadService.serviceUrl, headers: spreadAdmin },
+    ];
+    // figures[case][subject][round]
+    const figures: Figures[][][] = CASES.map(() => subjects.map(() => []));
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const [i, { name, path }] of CASES.entries()) {
+        for (const [j, { who, serviceUrl, headers }] of subjects.entries()) {
+          await warnIfMachineBusy(`before ${name} (${who}, round ${round})`);
+          console.log(`round ${round}: measuring ${path} as ${who} ...`);
+          figures[i][j].push(await measure({ url: `${serviceUrl}${path}`, headers }, context.load));
+        }
+      }
+    }
 
     const rows: Row[] = [];
     for (const [i, { name }] of CASES.entries()) {
+      const [today, asAgent, asAdmin] = figures[i].map(meanOf);
       rows.push(
-        { name: `${name}: today`, figures: today[i] },
-        { name: `${name}: agent of ${INBOXES_PER_AGENT}/${INBOXES}`, figures: asAgent[i] },
-        { name: `${name}: admin of ${INBOXES}`, figures: asAdmin[i] },
-        { name: `${name}: today again`, figures: todayAgain[i] },
+        { name: `${name}: today`, figures: today },
+        { name: `${name}: agent of ${INBOXES_PER_AGENT}/${INBOXES}`, figures: asAgent },
+        { name: `${name}: admin of ${INBOXES}`, figures: asAdmin },
       );
     }
-    printTable(`Inboxes (${describeSize(context.size)}, ${context.load.connections} connections)`, rows);
+    printTable(`Inboxes (${describeSize(context.size)}, ${context.load.connections} connections, mean of ${ROUNDS} rounds)`, rows);
     for (const [i, { name }] of CASES.entries()) {
-      const reference = { ...today[i], rps: (today[i].rps + todayAgain[i].rps) / 2 };
-      printRatio(`${name}: agent of ${INBOXES_PER_AGENT} inboxes / today, before and after (req/s)`, asAgent[i], reference, GOAL_PERCENT);
+      const rounds = figures[i][1]
+        .map((agentRound, round) => `${((agentRound.rps / figures[i][0][round].rps) * 100).toFixed(0)}%`)
+        .join(', ');
+      const [today, asAgent] = figures[i].map(meanOf);
+      printRatio(`${name}: agent of ${INBOXES_PER_AGENT} inboxes / today (req/s; rounds ${rounds})`, asAgent, today, GOAL_PERCENT);
     }
     return rows;
   } finally {
-    if (!restored) await restore(context, created, agent.email as string);
+    await spreadService.stop();
   }
 }
 
-/** Everything back in the default inbox, the bench's inboxes and agents deleted, what the moves left vacuumed. */
-async function restore(context: InboxesContext, created: string[], agentEmail: string): Promise<void> {
-  await withClient(context.databaseUrl, async (client) => {
-    await client.query(
-      `UPDATE conversations SET inbox_id = (SELECT id FROM inboxes WHERE is_default) WHERE inbox_id <> (SELECT id FROM inboxes WHERE is_default)`,
-    );
-    await client.query(FOLD_COUNTERS.compile().text);
-    await client.query(`DELETE FROM users WHERE email LIKE 'bench-inbox-member-%' OR email = $1`, [agentEmail]);
-    await client.query('DELETE FROM inboxes WHERE id = ANY($1::uuid[])', [created.map((id) => parsePublicId('inb', id))]);
-    await client.query('VACUUM (ANALYZE) messages, conversations, conversation_counters');
-  });
+/** The rounds' mean: rates, latencies and counts alike. */
+function meanOf(rounds: Figures[]): Figures {
+  const mean = (pick: (figures: Figures) => number) => rounds.reduce((sum, figures) => sum + pick(figures), 0) / rounds.length;
+  return {
+    rps: mean((f) => f.rps),
+    p50: mean((f) => f.p50),
+    p99: mean((f) => f.p99),
+    non2xx: mean((f) => f.non2xx),
+    errors: mean((f) => f.errors),
+    ok: mean((f) => f.ok),
+    seconds: mean((f) => f.seconds),
+  };
 }
 
-async function measureCases(context: InboxesContext, headers: Record<string, string>, who: string): Promise<Figures[]> {
-  const figures: Figures[] = [];
-  for (const { name, path } of CASES) {
-    await warnIfMachineBusy(`before ${name} (${who})`);
-    console.log(`measuring ${path} as ${who} ...`);
-    figures.push(await measure({ url: `${context.serviceUrl}${path}`, headers }, context.load));
-  }
-  return figures;
+/**
+ * The tables the seed and the move wrote, written again compactly with their indexes (VACUUM
+ * FULL keeps the rows' order), on both databases alike. A move updates every message and
+ * conversation, which leaves the tables and their indexes about twice their size; a plain VACUUM
+ * frees the dead rows but not the indexes' pages, and each request then read 7–10 % more (runs 1–10
+ * in docs/benchmarks.md). An install whose conversations arrived in their inboxes never goes through
+ * such a move: the comparison is of the inboxes, not of the move.
+ */
+async function compact(client: Client): Promise<void> {
+  const started = performance.now();
+  await client.query('VACUUM (FULL, ANALYZE) messages, conversations, conversation_counters');
+  // The rewrite's gigabyte of WAL flushed now, not by a checkpoint while a case is measured.
+  await client.query('CHECKPOINT');
+  console.log(
+    `messages, conversations and the counts' ledger compacted (VACUUM FULL, then CHECKPOINT) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
 }
 
 async function post(
-  context: InboxesContext,
+  serviceUrl: string,
   path: string,
   headers: Record<string, string>,
   body: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
-  const response = await fetch(`${context.serviceUrl}${path}`, {
+  const response = await fetch(`${serviceUrl}${path}`, {
     method: 'POST',
     headers: { ...headers, 'content-type': 'application/json' },
     body: JSON.stringify(body),
