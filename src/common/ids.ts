@@ -41,7 +41,8 @@ export function newUuid(now = Date.now()): string {
   const bytes = randomBytes(16);
   const counted = now > latest.ms || (now === latest.ms && latest.sequence < 0xfff);
   if (counted) {
-    latest = now > latest.ms ? { ms: now, sequence: (((bytes[6] & 0x0f) << 8) | bytes[7]) & 0x7ff } : { ms: now, sequence: latest.sequence + 1 };
+    latest =
+      now > latest.ms ? { ms: now, sequence: (((bytes[6] & 0x0f) << 8) | bytes[7]) & 0x7ff } : { ms: now, sequence: latest.sequence + 1 };
     bytes[6] = latest.sequence >> 8;
     bytes[7] = latest.sequence & 0xff;
   }
