@@ -50,8 +50,8 @@ describe('the recorded-work protocol (RecordedWorkRepository)', () => {
   it('hands on the due rows once, each as its next attempt, and not those due later', async () => {
     const { kind, id, read } = await kindWithRows([{ name: 'due' }, { name: 'retried', attempts: 2 }, { name: 'later', dueInMs: 60_000 }]);
     const [first, second] = await Promise.all([
-      repository.claimDue(database.db, kind, 10, 5_000),
-      repository.claimDue(database.db, kind, 10, 5_000),
+      repository.claimDue(database.db, kind, 10, 60_000),
+      repository.claimDue(database.db, kind, 10, 60_000),
     ]);
     const handed = [...first.items, ...second.items].sort((a, b) => a.id.localeCompare(b.id));
     expect(handed).toEqual([
@@ -59,8 +59,8 @@ describe('the recorded-work protocol (RecordedWorkRepository)', () => {
       { id: id('retried'), attempt: 3 },
     ]);
     // Leased for the hand-off: not due again until it ends.
-    expect((await read('due')).next_attempt_at.getTime()).toBeGreaterThan(Date.now() + 4_000);
-    expect((await repository.claimDue(database.db, kind, 10, 5_000)).items).toEqual([]);
+    expect((await read('due')).next_attempt_at.getTime()).toBeGreaterThan(Date.now() + 50_000);
+    expect((await repository.claimDue(database.db, kind, 10, 60_000)).items).toEqual([]);
   });
 
   it('answers in how long the earliest waiting row not yet due will be, and nothing when no row waits', async () => {
