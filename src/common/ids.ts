@@ -27,26 +27,31 @@ export type IdPrefix =
 
 /** The millisecond of the latest uuid made for the present, and its 12-bit sequence (RFC 9562, 6.2, method 1). */
 let latest = { ms: -1, sequence: 0 };
+/** How far behind the latest a time may be and still count on from it (a clock stepped back, a time taken a little earlier). */
+const COUNTED_BEHIND_MS = 1000;
 
 /**
  * A new UUIDv7: 48 bits of milliseconds, a 12-bit sequence, then 62 random bits. Time-ordered, so
  * primary-key indexes stay compact and keyset pages follow creation order, yet not guessable.
- * Within one millisecond the sequence counts up from a random start below 2,048, so rows made one
- * after another in this process sort in the order they were made: the events of one transaction
- * carry one time and are relayed by (created_at, id), so conversation.created comes before the
- * message.received recorded after it. A time before the latest (a row dated in the past), or a
- * millisecond whose sequence ran out, gets a random sequence.
+ * Ids made one after another in this process sort in the order they were made: within a
+ * millisecond the sequence counts up from a random start below 2,048 (then into the next
+ * millisecond), and a time up to a second behind the latest counts on from it. Events are relayed
+ * by (created_at, id), and the events of one transaction may share a millisecond: the
+ * conversation.created of a customer's first message comes before its message.received. The id's
+ * time may so run ahead of the time given by up to a second. A time further back (a row dated in
+ * the past) is its own, with a random sequence.
  */
 export function newUuid(now = Date.now()): string {
   const bytes = randomBytes(16);
-  const counted = now > latest.ms || (now === latest.ms && latest.sequence < 0xfff);
+  const counted = now >= latest.ms - COUNTED_BEHIND_MS;
+  if (now > latest.ms) latest = { ms: now, sequence: (((bytes[6] & 0x0f) << 8) | bytes[7]) & 0x7ff };
+  else if (counted)
+    latest = latest.sequence < 0xfff ? { ms: latest.ms, sequence: latest.sequence + 1 } : { ms: latest.ms + 1, sequence: 0 };
   if (counted) {
-    latest =
-      now > latest.ms ? { ms: now, sequence: (((bytes[6] & 0x0f) << 8) | bytes[7]) & 0x7ff } : { ms: now, sequence: latest.sequence + 1 };
     bytes[6] = latest.sequence >> 8;
     bytes[7] = latest.sequence & 0xff;
   }
-  bytes.writeUIntBE(now, 0, 6);
+  bytes.writeUIntBE(counted ? latest.ms : now, 0, 6);
   bytes[6] = (bytes[6] & 0x0f) | 0x70;
   bytes[8] = (bytes[8] & 0x3f) | 0x80;
   const hex = bytes.toString('hex');
