@@ -394,8 +394,13 @@ describeWithBrowser('the agent console in Chromium', () => {
     await page.getByText(/24-hour window open/).waitFor();
     await page.getByLabel('Message (/ for canned responses and macros)').waitFor();
 
-    await page.clock.fastForward('10:05');
-    await page.getByText(/The 24-hour window closed/).waitFor();
+    // To 15 s before the end (the thread's 30 s tick fires on the way, and the window stays open),
+    // then past it: the close is shown by the timer set for it, not by the next tick 30 s on.
+    const endsAt = (timestamp + 24 * 3600) * 1000;
+    await page.clock.fastForward(endsAt - Date.now() - 15_000);
+    await page.getByText(/24-hour window open/).waitFor();
+    await page.clock.fastForward(20_000);
+    await page.getByText(/The 24-hour window closed/).waitFor({ timeout: 5_000 });
     await page.getByLabel('Template', { exact: true }).waitFor();
     expect(await page.getByLabel('Message (/ for canned responses and macros)').count()).toBe(0);
   });
