@@ -27,10 +27,11 @@
  *     for, the busiest second, duplicates, the service's memory along the run, the cost of reading
  *     its totals while it sends
  *   inboxes: the list, the open list, the counts and a message search as today (every conversation
- *     in one inbox), and on a copy of the seeded database (`<name>_inboxes`, made before the
- *     service opens the seed, dropped after) spread over 20 inboxes with 200 agents each in 3,
- *     served by a second service, for one such agent (goal: at least 90 % of today's requests per
- *     second) and for the admin; the three measured in turn, in 3 rounds (PostgreSQL only)
+ *     in one inbox) and, spread over 20 inboxes with 200 agents each in 3, for one such agent
+ *     (goal: at least 90 % of today's requests per second) and for the admin: on two copies of the
+ *     seeded database (`<name>_inboxes_today`, `<name>_inboxes_spread`, made before a service opens
+ *     the seed, dropped after), each served by a service of its own; the three measured in turn,
+ *     in 3 rounds (PostgreSQL only)
  * On PostgreSQL the data sections run twice: at the full size and at a tenth of it (10,000
  * conversations, 100,000 messages, in a database beside BENCH_DATABASE_URL that the bench creates
  * and drops), and a table shows what 10x more data costs each of them.
@@ -170,7 +171,9 @@ async function main(cleanup: Cleanup): Promise<void> {
   };
 
   if (settings.databaseUrl) await prepareDatabase(settings.databaseUrl, FULL_SIZE, serviceOptions, cleanup);
-  const fullCopy = settings.databaseUrl && sections.has('inboxes') ? await copyForInboxes(settings.databaseUrl, cleanup) : null;
+  const soaking = process.argv.includes('--soak');
+  const fullCopies =
+    settings.databaseUrl && sections.has('inboxes') && !soaking ? await copiesForInboxes(settings.databaseUrl, cleanup) : null;
 
   const service = await startService(serviceOptions, cleanup);
   // Registered after the service's stop, so it runs before it: the peak of the whole run.
@@ -191,7 +194,7 @@ async function main(cleanup: Cleanup): Promise<void> {
   const token = await logIn(service.baseUrl);
   const auth = { authorization: `Bearer ${token}` };
 
-  if (process.argv.includes('--soak')) {
+  if (soaking) {
     await soak({ serviceUrl: service.baseUrl, token, appSecret: MESSAGING_APP_SECRET, pid: service.pid, seconds: settings.soakSeconds });
     return;
   }
@@ -287,7 +290,7 @@ async function main(cleanup: Cleanup): Promise<void> {
   if (!DATA_SECTIONS.some((section) => sections.has(section))) return;
 
   const full = await benchData(service, token, settings.databaseUrl, FULL_SIZE, sections, settings, cleanup, {
-    url: fullCopy,
+    copies: fullCopies,
     options: serviceOptions,
   });
 
@@ -302,7 +305,7 @@ async function main(cleanup: Cleanup): Promise<void> {
   const tenthOptions = { ...serviceOptions, databaseUrl: tenthDatabase.url };
   await prepareDatabase(tenthDatabase.url, TENTH_SIZE, tenthOptions, cleanup);
   if (!tenthDatabase.created) cleanup.defer(`drop ${tenthDatabase.name}`, () => dropDatabase(fullUrl, tenthDatabase.name));
-  const tenthCopy = sections.has('inboxes') ? await copyForInboxes(tenthDatabase.url, cleanup) : null;
+  const tenthCopies = sections.has('inboxes') ? await copiesForInboxes(tenthDatabase.url, cleanup) : null;
   const tenthService = await startService(tenthOptions, cleanup);
   const tenth = await benchData(
     tenthService,
@@ -312,7 +315,7 @@ async function main(cleanup: Cleanup): Promise<void> {
     sections,
     settings,
     cleanup,
-    { url: tenthCopy, options: tenthOptions },
+    { copies: tenthCopies, options: tenthOptions },
   );
   await tenthService.stop();
   printGrowth(tenth.rows, full.rows);
@@ -335,7 +338,7 @@ async function benchData(
   sections: Set<Section>,
   settings: Settings,
   cleanup: Cleanup,
-  inboxesCopy: { url: string | null; options: ServiceOptions },
+  inboxes: { copies: InboxesCopies | null; options: ServiceOptions },
 ): Promise<{ rows: Row[]; routing?: RoutingFigures }> {
   const auth = { authorization: `Bearer ${token}` };
   const adminId = ((await getJson(`${service.baseUrl}/api/v1/me`, auth)) as { id?: unknown }).id;
@@ -361,23 +364,24 @@ async function benchData(
     });
     rows.push({ name: 'ingest', figures });
   }
-  const spreadDatabaseUrl = inboxesCopy.url;
-  if (sections.has('inboxes') && spreadDatabaseUrl !== null)
+  // On copies of the seed made before any service opened it: what the sections above wrote is not in them.
+  const copies = inboxes.copies;
+  if (sections.has('inboxes') && copies !== null) {
     await benchInboxes({
-      serviceUrl: service.baseUrl,
-      token,
-      databaseUrl,
-      spreadDatabaseUrl,
-      startSpreadService: async () => {
-        const spread = await startService(
-          { ...inboxesCopy.options, databaseUrl: spreadDatabaseUrl, redisPrefix: 'bench-inboxes' },
+      todayDatabaseUrl: copies.today.url,
+      spreadDatabaseUrl: copies.spread.url,
+      startService: async (databaseUrl, name) => {
+        const started = await startService(
+          { ...inboxes.options, databaseUrl, redisPrefix: `bench-inboxes-${name}-${size.name}:` },
           cleanup,
         );
-        return { serviceUrl: spread.baseUrl, token: await logIn(spread.baseUrl), stop: () => spread.stop() };
+        return { serviceUrl: started.baseUrl, token: await logIn(started.baseUrl), stop: () => started.stop() };
       },
       size,
       load,
     });
+    await copies.drop();
+  }
   // After the others: it hands the seed's queue out (and takes it back) under the service's feet.
   const routing = sections.has('routing')
     ? await benchRouting({ serviceUrl: service.baseUrl, token, databaseUrl, pid: service.pid, size })
@@ -420,16 +424,33 @@ async function prepareDatabase(databaseUrl: string, size: SeedSize, serviceOptio
   }
 }
 
+/** The two copies of a seeded database that the inboxes section measures: one stays as seeded, one is spread over the inboxes. */
+interface InboxesCopies {
+  today: { url: string; name: string };
+  spread: { url: string; name: string };
+  drop(): Promise<void>;
+}
+
 /**
- * The seeded database copied for the inboxes section (made before a service opens the seed: a
- * copy needs its source unused), dropped at the end.
+ * The seeded database copied twice for the inboxes section, before a service opens the seed (a
+ * copy needs its source unused); dropped after the section, or at the end if the run stops before.
  */
-async function copyForInboxes(databaseUrl: string, cleanup: Cleanup): Promise<string> {
+async function copiesForInboxes(databaseUrl: string, cleanup: Cleanup): Promise<InboxesCopies> {
   const started = performance.now();
-  const copy = await copyOfDatabase(databaseUrl, 'inboxes');
-  cleanup.defer(`drop ${copy.name}`, () => dropDatabase(databaseUrl, copy.name));
-  console.log(`bench database: copied to ${copy.name} for the inboxes section in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  return copy.url;
+  const today = await copyOfDatabase(databaseUrl, 'inboxes_today');
+  const spread = await copyOfDatabase(databaseUrl, 'inboxes_spread');
+  let dropped = false;
+  const drop = async () => {
+    if (dropped) return;
+    dropped = true;
+    await dropDatabase(databaseUrl, today.name);
+    await dropDatabase(databaseUrl, spread.name);
+  };
+  cleanup.defer(`drop ${today.name} and ${spread.name}`, drop);
+  console.log(
+    `bench database: copied to ${today.name} and ${spread.name} for the inboxes section in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
+  return { today, spread, drop };
 }
 
 async function logIn(baseUrl: string): Promise<string> {

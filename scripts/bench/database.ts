@@ -60,10 +60,15 @@ export async function siblingDatabase(databaseUrl: string, suffix: string): Prom
   return { url: url.toString(), name, created };
 }
 
+/** Marks the copies the bench makes: only a database with this comment is dropped to be made again. */
+const BENCH_COPY_COMMENT = 'team-inbox bench copy: dropped and made again by npm run bench';
+
 /**
- * A copy of the database at `databaseUrl`, named after it with `suffix` (made again if it was
- * there), file by file where the server can (PostgreSQL 15+): identical rows in identical pages.
- * Nothing may be connected to the source meanwhile (PostgreSQL refuses otherwise).
+ * A copy of the database at `databaseUrl`, named after it with `suffix`, file by file where the
+ * server can (PostgreSQL 15+): identical rows in identical pages. A copy left by an earlier run is
+ * made again; a database of that name that the bench did not make is an error, never dropped.
+ * Nothing may be connected to the source meanwhile, and the URL's user must own it (or be a
+ * superuser) and may create databases; the statements run from the server's `postgres` database.
  */
 export async function copyOfDatabase(databaseUrl: string, suffix: string): Promise<{ url: string; name: string }> {
   const url = new URL(databaseUrl);
@@ -72,9 +77,18 @@ export async function copyOfDatabase(databaseUrl: string, suffix: string): Promi
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`cannot name a database after "${source}": use letters, digits and _`);
   url.pathname = `/postgres`;
   await withClient(url.toString(), async (client) => {
+    const { rows: existing } = await client.query<{ comment: string | null }>(
+      `SELECT shobj_description(oid, 'pg_database') AS comment FROM pg_database WHERE datname = $1`,
+      [name],
+    );
+    if (existing.length > 0) {
+      if (existing[0].comment !== BENCH_COPY_COMMENT)
+        throw new Error(`database ${name} exists and is not a copy the bench made: drop or rename it`);
+      await client.query(`DROP DATABASE "${name}" WITH (FORCE)`);
+    }
     const { rows } = await client.query<{ version: number }>(`SELECT current_setting('server_version_num')::int AS version`);
-    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     await client.query(`CREATE DATABASE "${name}" TEMPLATE "${source}"${rows[0].version >= 150_000 ? ' STRATEGY = FILE_COPY' : ''}`);
+    await client.query(`COMMENT ON DATABASE "${name}" IS '${BENCH_COPY_COMMENT}'`);
   });
   url.pathname = `/${name}`;
   return { url: url.toString(), name };
