@@ -42,22 +42,31 @@ export async function countStoredWamidsEmbedded(dataDir: string, wamids: string[
 }
 
 /**
- * The URL of a database beside `databaseUrl` on the same server, named after it with `suffix`
- * (`ti_bench` -> `ti_bench_tenth`), created when missing. Answers whether it was created.
+ * The database named after the one at `databaseUrl` with `suffix` (`ti_bench` -> `ti_bench_tenth`),
+ * on the same server: its name, its URL, and the name of the one it is named after.
  */
-export async function siblingDatabase(databaseUrl: string, suffix: string): Promise<{ url: string; name: string; created: boolean }> {
+function databaseBeside(databaseUrl: string, suffix: string): { url: string; name: string; base: string } {
   const url = new URL(databaseUrl);
   const base = decodeURIComponent(url.pathname.slice(1));
   const name = `${base}_${suffix}`;
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`cannot name a database after "${base}": use letters, digits and _`);
   url.pathname = `/${name}`;
+  return { url: url.toString(), name, base };
+}
+
+/**
+ * The URL of a database beside `databaseUrl` on the same server, named after it with `suffix`
+ * (`ti_bench` -> `ti_bench_tenth`), created when missing. Answers whether it was created.
+ */
+export async function siblingDatabase(databaseUrl: string, suffix: string): Promise<{ url: string; name: string; created: boolean }> {
+  const { url, name } = databaseBeside(databaseUrl, suffix);
   const created = await withClient(databaseUrl, async (client) => {
     const { rows } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (rows.length > 0) return false;
     await client.query(`CREATE DATABASE "${name}"`);
     return true;
   });
-  return { url: url.toString(), name, created };
+  return { url, name, created };
 }
 
 /** Marks the copies the bench makes: only a database with this comment is dropped to be made again. */
@@ -71,12 +80,11 @@ const BENCH_COPY_COMMENT = 'team-inbox bench copy: dropped and made again by npm
  * superuser) and may create databases; the statements run from the server's `postgres` database.
  */
 export async function copyOfDatabase(databaseUrl: string, suffix: string): Promise<{ url: string; name: string }> {
-  const url = new URL(databaseUrl);
-  const source = decodeURIComponent(url.pathname.slice(1));
-  const name = `${source}_${suffix}`;
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`cannot name a database after "${source}": use letters, digits and _`);
-  url.pathname = `/postgres`;
-  await withClient(url.toString(), async (client) => {
+  const { url, name, base: source } = databaseBeside(databaseUrl, suffix);
+  // A copy's source may have no connection open, this one's included.
+  const maintenance = new URL(databaseUrl);
+  maintenance.pathname = '/postgres';
+  await withClient(maintenance.toString(), async (client) => {
     const { rows: existing } = await client.query<{ comment: string | null }>(
       `SELECT shobj_description(oid, 'pg_database') AS comment FROM pg_database WHERE datname = $1`,
       [name],
@@ -90,8 +98,7 @@ export async function copyOfDatabase(databaseUrl: string, suffix: string): Promi
     await client.query(`CREATE DATABASE "${name}" TEMPLATE "${source}"${rows[0].version >= 150_000 ? ' STRATEGY = FILE_COPY' : ''}`);
     await client.query(`COMMENT ON DATABASE "${name}" IS '${BENCH_COPY_COMMENT}'`);
   });
-  url.pathname = `/${name}`;
-  return { url: url.toString(), name };
+  return { url, name };
 }
 
 /** Drops a database the bench made, from a connection to another one on the same server. */
