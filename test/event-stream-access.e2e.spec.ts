@@ -1,6 +1,7 @@
 import { InstanceRegistry } from '../src/database/instance-registry';
 import { EventStreamClients } from '../src/events/event-stream-clients.service';
 import { eventually } from './support/channel';
+import { clockAhead } from './support/clock';
 import { describeWithPostgresAndRedis } from './support/environment';
 import { SseClient } from './support/sse-client';
 import { startTestApp, startTwoInstances, TestApp } from './support/test-app';
@@ -130,14 +131,13 @@ describe('the event stream ends when its access token expires', () => {
     const agent = await t.createUser();
     const client = await SseClient.connect(await listen(t), { authorization: `Bearer ${agent.token}` });
     // The clock two hours on once the stream is open (not a token of seconds, which a slow run
-    // could see expire before the stream opened); it keeps running, for the checks' interval.
-    const realNow = Date.now.bind(Date);
-    const now = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + 2 * 3_600_000);
+    // could see expire before the stream opened).
+    const clock = clockAhead(2 * 3_600_000);
     try {
       expect(client.response.status).toBe(200);
       await ended(client, 5_000);
     } finally {
-      now.mockRestore();
+      clock.restore();
       await client.close();
     }
   });

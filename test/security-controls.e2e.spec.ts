@@ -2,6 +2,7 @@ import { randomBytes, scryptSync } from 'node:crypto';
 import { totpCodeOf } from '../src/two-factor/totp';
 import { AuditLogService } from '../src/audit/audit-log.service';
 import { SmtpTestServer } from './support/mail-servers';
+import { clockAhead } from './support/clock';
 import { ADMIN, startTestApp, TestApp } from './support/test-app';
 
 /** Two-factor login, per-account lockout, API tokens, per-session logout and the audit log (contract part three, "Security and administration"). */
@@ -301,12 +302,11 @@ describe('security and administration', () => {
         })
       ).body as { id: string; token: string };
       expect((await t.request('GET', '/api/v1/me', { token: created.token })).status).toBe(200);
-      const realNow = Date.now.bind(Date);
-      const now = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + 2 * 3_600_000);
+      const clock = clockAhead(2 * 3_600_000);
       try {
         expect((await t.request('GET', '/api/v1/me', { token: created.token })).status).toBe(401);
       } finally {
-        now.mockRestore();
+        clock.restore();
       }
     });
   });

@@ -11,3 +11,14 @@ export async function clockPast(ms: number): Promise<void> {
 export function nextMillisecond(): Promise<void> {
   return clockPast(Date.now());
 }
+
+/**
+ * The clock of this process (the service in it included) `ms` ahead from now on, still running
+ * (timers and intervals go on); answers the restore. A deadline hours away is then past without a
+ * test that waits for it, or one of seconds that a slow run could miss before the step it needs.
+ */
+export function clockAhead(ms: number): { restore(): void } {
+  const realNow = Date.now.bind(Date);
+  const spy = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + ms);
+  return { restore: () => spy.mockRestore() };
+}
