@@ -1,6 +1,8 @@
 import { loadConfig } from '../src/config/app-config';
 import { migrateOnly } from '../src/database/database.module';
+import { Database } from '../src/database/database';
 import { MIGRATIONS } from '../src/database/migrations';
+import { query, sql } from '../src/database/sql';
 import { describeWithPglite, describeWithPostgres } from './support/environment';
 import { ADMIN, startTestApp } from './support/test-app';
 import { createTestDatabase } from './support/test-database';
@@ -66,6 +68,38 @@ describeWithPglite('embedded database (PGlite)', () => {
     } finally {
       await database.drop();
     }
+  });
+});
+
+describe('statements that keep their plan', () => {
+  /** What the transaction's connection has prepared, after a statement asked to keep its plan and one not asked. */
+  const preparedAfterBoth = async () => {
+    const app = await startTestApp();
+    try {
+      return await app.app.get(Database).transaction(async (db) => {
+        expect(await query(db, sql`SELECT ${7}::int AS kept`, { keepPlan: true })).toEqual([{ kept: 7 }]);
+        expect(await query(db, sql`SELECT ${8}::int AS planned_each_time`)).toEqual([{ planned_each_time: 8 }]);
+        return (await query<{ statement: string }>(db, sql`SELECT statement FROM pg_prepared_statements`)).map((row) => row.statement);
+      });
+    } finally {
+      await app.close();
+    }
+  };
+
+  describeWithPostgres('on PostgreSQL', () => {
+    it('prepares the statement asked to keep its plan on its connection, and not the other', async () => {
+      const prepared = await preparedAfterBoth();
+      expect(prepared).toContain('SELECT $1::int AS kept');
+      expect(prepared).not.toContain('SELECT $1::int AS planned_each_time');
+    });
+  });
+
+  describeWithPglite('on the embedded engine', () => {
+    it('prepares neither: its connections share one session', async () => {
+      const prepared = await preparedAfterBoth();
+      expect(prepared).not.toContain('SELECT $1::int AS kept');
+      expect(prepared).not.toContain('SELECT $1::int AS planned_each_time');
+    });
   });
 });
 

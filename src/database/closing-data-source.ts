@@ -6,6 +6,8 @@ import { DataSource } from 'typeorm';
  * the database still answers, whatever order Nest closes the modules in.
  */
 export class ClosingDataSource extends DataSource {
+  /** Each pooled connection is a session of its own, which keeps the statements prepared on it (RunOptions.keepPlan). */
+  readonly keepsPlans: boolean = true;
   private readonly lastStatements: (() => Promise<void>)[] = [];
 
   beforeClose(statements: () => Promise<void>): void {

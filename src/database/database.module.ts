@@ -13,6 +13,9 @@ const EMBEDDED_CONNECTIONS = 1;
 
 /** A DataSource that also stops the embedded server it runs on, after its own pool has closed. */
 class EmbeddedDataSource extends ClosingDataSource {
+  /** PGlite is one session: the pool's connections share it, and a name prepared on one is there for all. */
+  override readonly keepsPlans = false;
+
   constructor(
     options: DataSourceOptions,
     private readonly embedded: EmbeddedPostgres,

@@ -30,9 +30,16 @@ export class Keyset<Row> {
     return sql`(${sql.raw(this.columns.time)}, ${sql.raw(this.columns.id)}) ${sql.raw(this.comparison)} (${time}, ${id})`;
   }
 
-  /** ORDER BY … LIMIT page size + 1. */
+  /**
+   * ORDER BY … LIMIT page size + 1, the number written in the statement, not a parameter: a plan
+   * kept without the values (RunOptions.keepPlan) then still knows how few rows the page needs. A
+   * LIMIT parameter makes the planner assume a tenth of the rows, and the kept plan of the admin's
+   * message search then read and sorted every match: 14 statements/s instead of 1,900.
+   */
   orderAndLimit(page: PageQuery): Sql {
-    return sql`${this.order} LIMIT ${page.limit + 1}`;
+    const limit = page.limit + 1;
+    if (!Number.isSafeInteger(limit) || limit < 2) throw new Error(`a page's limit must be a positive integer, not ${page.limit}`);
+    return sql`${this.order} LIMIT ${sql.raw(String(limit))}`;
   }
 
   /**

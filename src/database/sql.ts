@@ -1,4 +1,7 @@
-import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import { createHash } from 'node:crypto';
+import type { PoolClient } from 'pg';
+import { type DataSource, type EntityManager, QueryFailedError, type QueryRunner } from 'typeorm';
+import { ClosingDataSource } from './closing-data-source';
 
 /**
  * A parameterised SQL statement or fragment, built with the `sql` tag: every interpolated value
@@ -51,8 +54,25 @@ export type Db = EntityManager;
  * Runs a statement and answers its rows: the same shape for SELECT and for INSERT, UPDATE and
  * DELETE with RETURNING (TypeORM's own `query` answers `[rows, count]` for UPDATE and DELETE).
  */
-export async function query<Row>(db: Db, statement: Sql): Promise<Row[]> {
-  return (await run<Row>(db, statement)).rows;
+export async function query<Row>(db: Db, statement: Sql, options: RunOptions = {}): Promise<Row[]> {
+  return (await run<Row>(db, statement, options)).rows;
+}
+
+/** How `query` runs a statement. */
+export interface RunOptions {
+  /**
+   * Each connection keeps the statement's plan: it runs as a prepared statement named by its text
+   * (keptPlanName), which PostgreSQL parses once per connection and, once five runs have planned
+   * it no cheaper with their values than without, plans no more. Only for a statement whose plan is
+   * the same whatever its values: the message search's walks (MessageRepository.searchPlan). On the
+   * embedded engine, whose connections share one session, it runs as any other statement.
+   */
+  keepPlan?: boolean;
+}
+
+/** The name of the prepared statement that keeps the plan of `text` on each connection (RunOptions.keepPlan). */
+export function keptPlanName(text: string): string {
+  return `kept_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
 }
 
 /** The first row, or null. */
@@ -151,13 +171,14 @@ function noteWrite(db: Db, text: string): void {
   }
 }
 
-async function run<Row>(db: Db, statement: Sql): Promise<{ rows: Row[]; affected: number }> {
+async function run<Row>(db: Db, statement: Sql, options: RunOptions = {}): Promise<{ rows: Row[]; affected: number }> {
   const { text, values } = statement.compile();
   // A transaction's manager has its runner; the root manager borrows one from the pool, as its `query` does.
   const runner = db.queryRunner ?? db.connection.createQueryRunner();
   const started = performance.now();
   try {
-    const result = await runner.query(text, values, true);
+    const keepPlan = options.keepPlan === true && db.connection instanceof ClosingDataSource && db.connection.keepsPlans;
+    const result = keepPlan ? await runKeepingPlan(runner, text, values) : await runner.query(text, values, true);
     const rows = (result.records ?? []) as Row[];
     const affected = result.affected ?? 0;
     if (affected > 0) noteWrite(db, text);
@@ -165,5 +186,19 @@ async function run<Row>(db: Db, statement: Sql): Promise<{ rows: Row[]; affected
   } finally {
     statementObserver?.((performance.now() - started) / 1000);
     if (!db.queryRunner) await runner.release();
+  }
+}
+
+/**
+ * A named prepared statement on the runner's connection (TypeORM's `query` has no name to give;
+ * `pg` parses it on a connection the first time only). Its failure is TypeORM's, as `query`'s is.
+ */
+async function runKeepingPlan(runner: QueryRunner, text: string, values: unknown[]): Promise<{ records: unknown[]; affected: number }> {
+  const client = (await runner.connect()) as PoolClient;
+  try {
+    const result = await client.query({ name: keptPlanName(text), text, values });
+    return { records: result.rows, affected: result.rowCount ?? 0 };
+  } catch (error) {
+    throw new QueryFailedError(text, values, error as Error);
   }
 }

@@ -59,11 +59,15 @@ describe('Keyset', () => {
     expect(newestFirst.after(undefined)).toBeNull();
   });
 
-  it('orders by the time then the id and fetches one row more than the page', () => {
+  it('orders by the time then the id and fetches one row more than the page, the number written in', () => {
     expect(newestFirst.orderAndLimit({ limit: 25 }).compile()).toEqual({
-      text: 'ORDER BY t.created_at DESC, t.id DESC LIMIT $1',
-      values: [26],
+      text: 'ORDER BY t.created_at DESC, t.id DESC LIMIT 26',
+      values: [],
     });
+  });
+
+  it.each([[0], [2.5], [Number.NaN], [Number.MAX_SAFE_INTEGER]])('refuses to write a limit of %p into the statement', (limit) => {
+    expect(() => newestFirst.orderAndLimit({ limit })).toThrow(/limit must be a positive integer/);
   });
 
   it('refuses a cursor of another shape with a 400', () => {
