@@ -1,8 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DEFAULT_INBOX_ID } from '../src/common/default-inbox';
 import { parsePublicId } from '../src/common/ids';
-import { FOLDED_WORDS_KEPT, MessageRepository } from '../src/conversations/message.repository';
+import { FOLDED_WORDS_KEPT, type MessageInboxes, MessageRepository, type SearchWay } from '../src/conversations/message.repository';
 import { Database } from '../src/database/database';
+import { keptPlanName, query, sql } from '../src/database/sql';
+import { TEST_DATABASE_URL } from './support/environment';
 import { SearchMessagesQuery } from '../src/conversations/message.dto';
 import { searchWords } from '../src/common/search';
 import { customerWrites } from './support/inbox';
@@ -94,15 +96,15 @@ describe('message search', () => {
     await customerWrites(t, { text: `${kept} café` });
     const messages = t.app.get(MessageRepository);
     const db = t.app.get(Database).db;
-    expect(await messages.searchPatterns(db, [kept])).toEqual([`%${tag}ss%`]);
+    expect(await messages.foldWords(db, [kept])).toEqual([`${tag}ss`]);
     // As many other words folded since as are kept, less one: the kept word is now the oldest, the next to go.
     for (let n = 0; n < FOLDED_WORDS_KEPT - 1; n += 10)
-      await messages.searchPatterns(
+      await messages.foldWords(
         db,
         Array.from({ length: Math.min(10, FOLDED_WORDS_KEPT - 1 - n) }, (_, i) => `${tag}x${n + i}`),
       );
     const fresh = Array.from({ length: 9 }, (_, i) => `${tag}new${i}`);
-    expect(await messages.searchPatterns(db, [kept, ...fresh])).toEqual([`%${tag}ss%`, ...fresh.map((word) => `%${word}%`)]);
+    expect(await messages.foldWords(db, [kept, ...fresh])).toEqual([`${tag}ss`, ...fresh]);
     expect((await search(`${kept} café`)).data.map((m) => m.text)).toEqual([`${kept} café`]);
   });
 
@@ -146,17 +148,22 @@ describe('message search', () => {
       [parsePublicId('conv', conversation.id)],
     );
     await t.sql('VACUUM ANALYZE messages');
-    const page = Object.assign(new SearchMessagesQuery(), { q: 'c4ca42', limit: 25 });
+    const db = t.app.get(Database).db;
     const messages = t.app.get(MessageRepository);
-    const { text, values } = messages
-      .searchStatement(await messages.searchPatterns(t.app.get(Database).db, searchWords(page.q)), page)
-      .compile();
-    const plan = (await t.sql<Record<string, string>>(`EXPLAIN ${text}`, values)).map((row) => Object.values(row)[0]).join('\n');
-    expect(plan).toContain('messages_text_search_idx');
+    const planOf = async (q: string, inboxes: MessageInboxes = {}) => {
+      const page = Object.assign(new SearchMessagesQuery(), { q, limit: 25 });
+      const { statement, keepPlan } = await messages.searchPlan(db, await messages.foldWords(db, searchWords(q)), page, inboxes);
+      const { text, values } = statement.compile();
+      const explained = (await t.sql<Record<string, string>>(`EXPLAIN ${text}`, values)).map((row) => Object.values(row)[0]).join('\n');
+      return { keepPlan, explained };
+    };
+    const rare = await planOf('c4ca42');
+    expect(rare.explained).toContain('messages_text_search_idx');
+    expect(rare.keepPlan).toBe(false);
     expect((await search('C4CA42')).data.map((m) => m.text)).toEqual([`Bulk ${'c4ca4238a0b923820dcc509a6f75849b'}`]);
 
     // A reader kept to some inboxes: a common word walks each of them newest first, merged in
-    // order. The bulk is spread over ten inboxes first, as an install of several numbers has it.
+    // order, with the plan kept. The bulk is spread over ten inboxes first, as an install of several numbers has it.
     const [{ contact_id: contactId }] = await t.sql<{ contact_id: string }>('SELECT contact_id FROM conversations WHERE id = $1', [
       parsePublicId('conv', conversation.id),
     ]);
@@ -173,21 +180,71 @@ describe('message search', () => {
       [spread.map((row) => row.id), parsePublicId('conv', conversation.id)],
     );
     await t.sql('VACUUM ANALYZE messages');
-    const agentPlan = async (q: string) => {
-      const agentPage = Object.assign(new SearchMessagesQuery(), { q, limit: 25 });
-      const statement = messages
-        .searchStatement(await messages.searchPatterns(t.app.get(Database).db, searchWords(q)), agentPage, {
-          visibleInboxes: [DEFAULT_INBOX_ID, randomUUID()],
-        })
-        .compile();
-      return (await t.sql<Record<string, string>>(`EXPLAIN ${statement.text}`, statement.values))
-        .map((row) => Object.values(row)[0])
-        .join('\n');
+    const common = await planOf('bulk', { visibleInboxes: [DEFAULT_INBOX_ID, randomUUID()] });
+    expect(common.explained).toContain('Merge Append');
+    expect(common.explained).toContain('messages_inbox_created_idx');
+    expect(common.explained).not.toMatch(/Seq Scan on messages|messages_text_search_idx/);
+    expect(common.keepPlan).toBe(true);
+  });
+
+  (TEST_DATABASE_URL ? it : it.skip)(
+    'keeps the plan of a search it walks on PostgreSQL: planned without the words after five runs',
+    async () => {
+      const tag = marker();
+      const conversation = await customerWrites(t, { text: `${tag} first` });
+      // A word in enough messages that the planner walks for it, and that a plan made without knowing
+      // how many rows the page needs would cost more than one made with it (it would not be kept).
+      await t.sql(
+        `INSERT INTO messages (id, conversation_id, direction, type, text, status, created_at, updated_at)
+       SELECT gen_random_uuid(), $1, 'inbound', 'text', $2 || ' ' || md5(i::text), 'received', now() - i * interval '1 second', now()
+       FROM generate_series(1, 3000) i`,
+        [parsePublicId('conv', conversation.id), tag],
+      );
+      await t.sql('VACUUM ANALYZE messages');
+      const messages = t.app.get(MessageRepository);
+      const page = Object.assign(new SearchMessagesQuery(), { q: tag, limit: 25 });
+      const inboxes = { visibleInboxes: [DEFAULT_INBOX_ID, randomUUID()] };
+      const counts = await t.app.get(Database).transaction(async (db) => {
+        const { statement, keepPlan } = await messages.searchPlan(db, [tag], page, inboxes);
+        expect(keepPlan).toBe(true);
+        for (let run = 0; run < 7; run++) expect((await messages.search(db, [tag], page, inboxes)).data).toHaveLength(25);
+        const { text, values } = statement.compile();
+        const kept = await query<{ generic_plans: string; custom_plans: string }>(
+          db,
+          sql`SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = ${text}`,
+        );
+        // EXECUTE takes its values written in (a word and inbox ids of this test's making).
+        const written = values.map((value) => `'${String(value)}'`).join(', ');
+        const plan = await query<Record<string, string>>(db, sql.raw(`EXPLAIN EXECUTE ${keptPlanName(text)} (${written})`));
+        return { kept, plan: plan.map((row) => Object.values(row)[0]).join('\n') };
+      });
+      expect(counts.kept).toEqual([{ generic_plans: '2', custom_plans: '5' }]);
+      // The kept plan walks the inboxes newest first for a page (it knows the page's 26 rows: the
+      // LIMIT is written in), not every match read and sorted.
+      expect(counts.plan).toMatch(/Limit .*rows=26 /);
+      expect(counts.plan).toContain('Merge Append');
+      expect(counts.plan).toContain('messages_inbox_created_idx');
+      expect(counts.plan).not.toMatch(/Seq Scan on messages|Sort Key: messages\.created_at DESC, messages\.id DESC\n.*Seq/);
+    },
+  );
+
+  it('finds the same messages whether it walks or reads the trigram index', async () => {
+    const tag = marker();
+    await customerWrites(t, { text: `${tag} Straße 100%` });
+    await customerWrites(t, { text: `${tag} a_b` });
+    await customerWrites(t, { text: `${tag} other` });
+    const db = t.app.get(Database).db;
+    const messages = t.app.get(MessageRepository);
+    const textsOf = async (q: string, way: SearchWay) => {
+      const page = Object.assign(new SearchMessagesQuery(), { q, limit: 25 });
+      const { text, values } = messages.searchStatement(await messages.foldWords(db, searchWords(q)), page, {}, way).compile();
+      return (await t.sql<{ text: string }>(text, values)).map((row) => row.text);
     };
-    const common = await agentPlan('bulk');
-    expect(common).toContain('Merge Append');
-    expect(common).toContain('messages_inbox_created_idx');
-    expect(common).not.toMatch(/Seq Scan on messages/);
+    for (const q of [`${tag} strasse`, `${tag} 100%`, `${tag} a_b`, `${tag}`, `${tag} %`, `${tag} _`]) {
+      expect(await textsOf(q, 'walk')).toEqual(await textsOf(q, 'index'));
+    }
+    expect(await textsOf(`${tag} %`, 'walk')).toEqual([`${tag} Straße 100%`]);
+    expect(await textsOf(tag, 'walk')).toHaveLength(3);
   });
 
   it('keeps each message in its conversation’s inbox, set by the database whoever writes the row', async () => {

@@ -1,17 +1,19 @@
 /**
  * Child entry of the message search's reference: bare Fastify and a raw `pg` pool running the
- * service's own search statement (`MessageRepository.searchStatement`, its words folded once) and
- * shaping rows with the service's own `MessageResponse.of`, so the gap to the service is only what
- * the service adds.
+ * service's own search statement (`MessageRepository.searchStatement`, its words folded once, its
+ * way asked of the planner once, its plan kept on each connection when it walks, as the service
+ * does: MessageRepository.searchPlan) and shaping rows with the service's own `MessageResponse.of`,
+ * so the gap to the service is only what the service adds.
  */
 import Fastify from 'fastify';
 import { Pool } from 'pg';
 import { mapPage, PageQuery } from '../../src/common/pagination';
-import { containsPattern, searchWords } from '../../src/common/search';
+import { searchWords } from '../../src/common/search';
 import { MessageResponse } from '../../src/conversations/message.dto';
 import type { FoundMessage } from '../../src/conversations/message.entity';
-import { MessageRepository } from '../../src/conversations/message.repository';
+import { type ExplainedPlan, MessageRepository, type SearchWay, searchWayOf } from '../../src/conversations/message.repository';
 import { Keyset } from '../../src/database/keyset';
+import { keptPlanName, sql } from '../../src/database/sql';
 import { listeningPort, serveOnRequest } from './child-server';
 
 export type SearchReferenceRequest = { databaseUrl: string; poolMax: number; limit: number };
@@ -23,24 +25,23 @@ serveOnRequest('search reference', async ({ databaseUrl, poolMax, limit }: Searc
   const messages = new MessageRepository();
   const app = Fastify();
   app.addHook('onClose', () => pool.end());
-  // The words folded by the database once per query and kept, as the service keeps them (MessageRepository.searchPatterns).
-  const patternsOf = new Map<string, string[]>();
-  const foldedPatterns = async (words: string[]): Promise<string[]> => {
+  // The words folded by the database and the planner's way, once per query and kept, as the service keeps them.
+  const searches = new Map<string, { folded: string[]; way: SearchWay }>();
+  const searchOf = async (words: string[], page: PageQuery): Promise<{ folded: string[]; way: SearchWay }> => {
     const key = words.join(' ');
-    if (!patternsOf.has(key)) {
-      const { text, values } = messages.foldStatement(words).compile();
-      const { rows } = await pool.query<{ folded: string }>(text, values);
-      patternsOf.set(
-        key,
-        rows.map((row) => containsPattern(row.folded)),
-      );
+    if (!searches.has(key)) {
+      const fold = messages.foldStatement(words).compile();
+      const folded = (await pool.query<{ folded: string }>(fold.text, fold.values)).rows.map((row) => row.folded);
+      const explain = sql`EXPLAIN (FORMAT JSON) ${messages.searchStatement(folded, page)}`.compile();
+      searches.set(key, { folded, way: searchWayOf((await pool.query<ExplainedPlan>(explain.text, explain.values)).rows) });
     }
-    return patternsOf.get(key)!;
+    return searches.get(key)!;
   };
   app.get<{ Querystring: { q: string } }>('/search', async (request) => {
     const page = Object.assign(new PageQuery(), { limit });
-    const { text, values } = messages.searchStatement(await foldedPatterns(searchWords(request.query.q)), page).compile();
-    const { rows } = await pool.query<FoundMessage>(text, values);
+    const { folded, way } = await searchOf(searchWords(request.query.q), page);
+    const { text, values } = messages.searchStatement(folded, page, {}, way).compile();
+    const { rows } = await pool.query<FoundMessage>(way === 'walk' ? { name: keptPlanName(text), text, values } : { text, values });
     return mapPage(NEWEST_FIRST.page(rows, page), (message) => MessageResponse.of(message, message.customer_phone));
   });
   await app.listen({ host: '127.0.0.1', port: 0 });

@@ -36,14 +36,32 @@ function inboxesSearched({ visibleInboxes = null, inboxId }: MessageInboxes): st
 }
 /** The most words whose folding is kept (the latest folded); a search's q is at most 200 characters. */
 export const FOLDED_WORDS_KEPT = 10_000;
-const FOLDED_WORD_KEPT_MS = 60 * 60 * 1000;
+/** The most searches (words, inboxes, page size) whose way is kept (MessageRepository.searchPlan). */
+const SEARCH_WAYS_KEPT = 10_000;
+/** How long a word's folding and a search's way are kept. */
+const SEARCH_KEPT_MS = 60 * 60 * 1000;
+/** How a search tests its words (MessageRepository.searchStatement). */
+export type SearchWay = 'index' | 'walk';
+/** A search's statement, and whether each connection keeps its plan (RunOptions.keepPlan). */
+export interface SearchPlan {
+  statement: Sql;
+  keepPlan: boolean;
+}
+/** EXPLAIN (FORMAT JSON)'s one row. */
+export type ExplainedPlan = { 'QUERY PLAN': unknown };
+/** `walk` when the explained search statement reads no trigram index: the planner walks every inbox it searches. */
+export function searchWayOf(explained: ExplainedPlan[]): SearchWay {
+  return JSON.stringify(explained.map((row) => row['QUERY PLAN'])).includes('"messages_text_search_idx"') ? 'index' : 'walk';
+}
 const NEWEST_FIRST = new Keyset<MessageRow>({ time: 'created_at', id: 'id' }, 'DESC', (row) => [row.created_at, row.id]);
 
 /** The SQL of the `messages` table. */
 @Injectable()
 export class MessageRepository {
-  /** `searchPatterns`' words as `search_fold()` folded them, by word. */
+  /** `foldWords`' words as `search_fold()` folded them, by word. */
   private readonly foldedWords = new ExpiringCache<string>(FOLDED_WORDS_KEPT);
+  /** `searchPlan`'s ways, by words, inboxes and page size. */
+  private readonly searchWays = new ExpiringCache<SearchWay>(SEARCH_WAYS_KEPT);
 
   /** The thread, newest first, on messages_conversation_created_idx. */
   async list(db: Db, conversationId: string, page: PageQuery): Promise<Page<MessageRow>> {
@@ -58,24 +76,33 @@ export class MessageRepository {
 
   /**
    * The search statement, in one place for the service, the EXPLAIN tests and the bench: messages
-   * of every thread whose folded text (`search_text`) contains every pattern (from `searchPatterns`),
-   * newest first. Each is a LIKE on messages_text_search_idx (trigrams); the planner intersects
-   * them, or walks messages_created_idx when the words are common. A reader kept to some inboxes
-   * (or a search of one) walks each of them on messages_inbox_created_idx, merged in order
-   * (Keyset.mergedPage): about as many rows as one walk of everything would read, however little
-   * of the traffic their inboxes have. The customer's phone is joined for the page's rows only.
+   * of every thread whose folded text (`search_text`) contains every folded word (`foldWords`),
+   * newest first. A reader kept to some inboxes (or a search of one) walks each of them on
+   * messages_inbox_created_idx, merged in order (Keyset.mergedPage): about as many rows as one
+   * walk of everything (messages_created_idx) would read, however little of the traffic their
+   * inboxes have. The customer's phone is joined for the page's rows only.
+   *
+   * `way` (SearchWay) says how the words are tested: `index`, a LIKE that messages_text_search_idx
+   * (trigrams) serves, the planner choosing between it and the walks by how common the words are;
+   * `walk`, strpos, the same test that no index serves, so that the walks are the only plan.
    */
-  searchStatement(patterns: string[], page: PageQuery, inboxes: MessageInboxes = {}): Sql {
-    const where = patterns.map((pattern) => sql`search_text LIKE ${pattern}`);
+  searchStatement(folded: string[], page: PageQuery, inboxes: MessageInboxes = {}, way: SearchWay = 'index'): Sql {
+    const where = folded.map((word) =>
+      way === 'index' ? sql`search_text LIKE ${containsPattern(word)}` : sql`strpos(search_text, ${word}) > 0`,
+    );
     const after = NEWEST_FIRST.after(page.cursor);
     if (after) where.push(after);
+    // The walk way's inbox is a subquery's value, which the planner does not see either: a plan
+    // made with one inbox's row count would cost less than the kept one for a busy inbox and more
+    // for a quiet one, and PostgreSQL keeps a plan only when no plan made with the values is cheaper.
+    const inboxCondition = (inboxId: string) => (way === 'index' ? sql`inbox_id = ${inboxId}` : sql`inbox_id = (SELECT ${inboxId}::uuid)`);
     const walk = (inbox: Sql[]) => sql`SELECT ${COLUMNS} FROM messages ${sql.where([...inbox, ...where])}`;
     const searched = inboxesSearched(inboxes);
     const found =
       searched === null
         ? sql`${walk([])} ${NEWEST_FIRST.orderAndLimit(page)}`
         : NEWEST_FIRST.mergedPage(
-            searched.length === 0 ? [walk([sql`false`])] : searched.map((inboxId) => walk([sql`inbox_id = ${inboxId}`])),
+            searched.length === 0 ? [walk([sql`false`])] : searched.map((inboxId) => walk([inboxCondition(inboxId)])),
             'm',
             page,
           );
@@ -86,29 +113,54 @@ export class MessageRepository {
   }
 
   /**
-   * The LIKE pattern of each search word as `search_text` holds text: the word folded by the
-   * database's `search_fold()`, whose rules (unaccent's) go further than the query's folding (ß is
-   * ss), then escaped (folding may make a backslash: ∖ is \). The folded words are kept an hour
-   * (the function is declared immutable; the hour bounds how long a changed dictionary goes
-   * unseen). Not called in the search statement itself: PostgreSQL evaluates an SQL function
-   * with constant arguments while planning, through its function executor, once for each walk
-   * that names it; that cost more than the walks (pgbench, 100,000 conversations in 20 inboxes:
-   * three walks 1,657–1,729 statements/s with the call, 2,102–2,426 with the folded pattern).
+   * How a search runs. Planning the search cost more than running it: three walks (an agent of
+   * three inboxes) 0.52 ms to plan, each of their words estimated on messages_text_search_idx,
+   * and more than the parse and the run (pgbench, 100,000 conversations in 20 inboxes, "refund":
+   * 1,138–1,327 statements/s planned each time, 2,483–3,107 with the plan kept). Yet a kept plan
+   * must not serve every word: one made without the words' values walks the inboxes for a word
+   * that a handful of messages hold, reading all of them (982 ms). So the planner is asked once
+   * (EXPLAIN) per words, inboxes and page size, and its answer kept an hour, as the folding is:
+   * when it walks, the search runs the `walk` way, whose one plan each connection keeps; when it
+   * reads the trigram index for any inbox, the `index` way, planned with the words each time.
+   * PostgreSQL keeps a plan made without the values after five runs only if none of the five plans
+   * made with them was cheaper: so nothing in the `walk` way's first page lets the planner tell one
+   * search from another (strpos, the inboxes as subqueries' values, the LIMIT written in).
    */
-  async searchPatterns(db: Db, words: string[]): Promise<string[]> {
+  async searchPlan(db: Db, folded: string[], page: PageQuery, inboxes: MessageInboxes): Promise<SearchPlan> {
+    const key = JSON.stringify([inboxesSearched(inboxes), page.limit, folded]);
+    let way = this.searchWays.get(key);
+    if (way === undefined) {
+      way = searchWayOf(
+        await query<ExplainedPlan>(db, sql`EXPLAIN (FORMAT JSON) ${this.searchStatement(folded, { limit: page.limit }, inboxes)}`),
+      );
+      this.searchWays.set(key, way, Date.now() + SEARCH_KEPT_MS);
+    }
+    return { statement: this.searchStatement(folded, page, inboxes, way), keepPlan: way === 'walk' };
+  }
+
+  /**
+   * Each search word folded by the database's `search_fold()`, as `search_text` holds text: its
+   * rules (unaccent's) go further than the query's folding (ß is ss; ∖ is \). The folded words are
+   * kept an hour (the function is declared immutable; the hour bounds how long a changed
+   * dictionary goes unseen). Not called in the search statement itself: PostgreSQL evaluates an
+   * SQL function with constant arguments while planning, through its function executor, once for
+   * each walk that names it; that cost more than the walks (pgbench, 100,000 conversations in 20
+   * inboxes: three walks 1,657–1,729 statements/s with the call, 2,102–2,426 with the folded word).
+   */
+  async foldWords(db: Db, words: string[]): Promise<string[]> {
     // Read once: what this call keeps below may push out of the cache what it found there.
     const kept = words.map((word) => this.foldedWords.get(word));
     const missing = words.filter((_, i) => kept[i] === undefined);
     const fresh = new Map<string, string>();
     if (missing.length > 0) {
       const rows = await query<{ folded: string }>(db, this.foldStatement(missing));
-      const until = Date.now() + FOLDED_WORD_KEPT_MS;
+      const until = Date.now() + SEARCH_KEPT_MS;
       missing.forEach((word, i) => {
         fresh.set(word, rows[i].folded);
         this.foldedWords.set(word, rows[i].folded, until);
       });
     }
-    return words.map((word, i) => containsPattern(kept[i] ?? fresh.get(word)!));
+    return words.map((word, i) => kept[i] ?? fresh.get(word)!);
   }
 
   /** `search_fold()` of each word, in their order (public for the bench's reference, which folds as the service does). */
@@ -117,8 +169,8 @@ export class MessageRepository {
   }
 
   async search(db: Db, words: string[], page: PageQuery, inboxes: MessageInboxes): Promise<Page<FoundMessage>> {
-    const statement = this.searchStatement(await this.searchPatterns(db, words), page, inboxes);
-    return NEWEST_FIRST.page(await query<FoundMessage>(db, statement), page);
+    const { statement, keepPlan } = await this.searchPlan(db, await this.foldWords(db, words), page, inboxes);
+    return NEWEST_FIRST.page(await query<FoundMessage>(db, statement, { keepPlan }), page);
   }
 
   /**
