@@ -235,16 +235,20 @@ describe('message search', () => {
     await customerWrites(t, { text: `${tag} other` });
     const db = t.app.get(Database).db;
     const messages = t.app.get(MessageRepository);
-    const textsOf = async (q: string, way: SearchWay) => {
+    await customerWrites(t, { text: `${tag} a\\b` });
+    const textsOf = async (q: string, way: SearchWay, inboxes: MessageInboxes = {}) => {
       const page = Object.assign(new SearchMessagesQuery(), { q, limit: 25 });
-      const { text, values } = messages.searchStatement(await messages.foldWords(db, searchWords(q)), page, {}, way).compile();
+      const { text, values } = messages.searchStatement(await messages.foldWords(db, searchWords(q)), page, inboxes, way).compile();
       return (await t.sql<{ text: string }>(text, values)).map((row) => row.text);
     };
-    for (const q of [`${tag} strasse`, `${tag} 100%`, `${tag} a_b`, `${tag}`, `${tag} %`, `${tag} _`]) {
+    const agent = { visibleInboxes: [DEFAULT_INBOX_ID, randomUUID()] };
+    for (const q of [`${tag} strasse`, `${tag} 100%`, `${tag} a_b`, `${tag}`, `${tag} %`, `${tag} _`, `${tag} ∖`]) {
       expect(await textsOf(q, 'walk')).toEqual(await textsOf(q, 'index'));
+      expect(await textsOf(q, 'walk', agent)).toEqual(await textsOf(q, 'index', agent));
     }
+    expect(await textsOf(`${tag} ∖`, 'walk', agent)).toEqual([`${tag} a\\b`]);
     expect(await textsOf(`${tag} %`, 'walk')).toEqual([`${tag} Straße 100%`]);
-    expect(await textsOf(tag, 'walk')).toHaveLength(3);
+    expect(await textsOf(tag, 'walk')).toHaveLength(4);
   });
 
   it('keeps each message in its conversation’s inbox, set by the database whoever writes the row', async () => {

@@ -32,8 +32,13 @@ serveOnRequest('search reference', async ({ databaseUrl, poolMax, limit }: Searc
     if (!searches.has(key)) {
       const fold = messages.foldStatement(words).compile();
       const folded = (await pool.query<{ folded: string }>(fold.text, fold.values)).rows.map((row) => row.folded);
-      const explain = sql`EXPLAIN (FORMAT JSON) ${messages.searchStatement(folded, page)}`.compile();
-      searches.set(key, { folded, way: searchWayOf((await pool.query<ExplainedPlan>(explain.text, explain.values)).rows) });
+      const explain = async (way: SearchWay) => {
+        const { text, values } = sql`EXPLAIN (FORMAT JSON) ${messages.searchStatement(folded, page, {}, way)}`.compile();
+        return (await pool.query<ExplainedPlan>(text, values)).rows;
+      };
+      // Only the default page size's plans are kept (MessageRepository.searchPlan).
+      const way = page.limit === new PageQuery().limit ? searchWayOf(await explain('index'), await explain('walk')) : 'index';
+      searches.set(key, { folded, way });
     }
     return searches.get(key)!;
   };

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Page, PageQuery } from '../common/pagination';
+import { type Page, PageQuery } from '../common/pagination';
 import { ExpiringCache } from '../common/expiring-cache';
 import { containsPattern } from '../common/search';
 import { Keyset } from '../database/keyset';
@@ -36,10 +36,17 @@ function inboxesSearched({ visibleInboxes = null, inboxId }: MessageInboxes): st
 }
 /** The most words whose folding is kept (the latest folded); a search's q is at most 200 characters. */
 export const FOLDED_WORDS_KEPT = 10_000;
-/** The most searches (words, inboxes, page size) whose way is kept (MessageRepository.searchPlan). */
+/** The most searches (words and inboxes) whose way is kept (MessageRepository.searchPlan). */
 const SEARCH_WAYS_KEPT = 10_000;
 /** How long a word's folding and a search's way are kept. */
 const SEARCH_KEPT_MS = 60 * 60 * 1000;
+/**
+ * The one page size whose search plans are kept (the default, which the console asks for): a
+ * connection then holds one statement per number of words (at most 10) and of inboxes searched.
+ */
+const KEPT_PAGE_SIZE = new PageQuery().limit;
+/** The indexes that walk messages newest first: everyone's, and each inbox's. */
+const WALKS = new Set(['messages_created_idx', 'messages_inbox_created_idx']);
 /** How a search tests its words (MessageRepository.searchStatement). */
 export type SearchWay = 'index' | 'walk';
 /** A search's statement, and whether each connection keeps its plan (RunOptions.keepPlan). */
@@ -49,9 +56,30 @@ export interface SearchPlan {
 }
 /** EXPLAIN (FORMAT JSON)'s one row. */
 export type ExplainedPlan = { 'QUERY PLAN': unknown };
-/** `walk` when the explained search statement reads no trigram index: the planner walks every inbox it searches. */
-export function searchWayOf(explained: ExplainedPlan[]): SearchWay {
-  return JSON.stringify(explained.map((row) => row['QUERY PLAN'])).includes('"messages_text_search_idx"') ? 'index' : 'walk';
+type PlanNode = { 'Node Type'?: string; 'Relation Name'?: string; 'Index Name'?: string; Plans?: PlanNode[]; Plan?: PlanNode };
+/** Every node of an explained plan. */
+function planNodes(explained: ExplainedPlan[]): PlanNode[] {
+  const nodes: PlanNode[] = [];
+  const visit = (node: PlanNode) => {
+    nodes.push(node);
+    if (node.Plan) visit(node.Plan);
+    node.Plans?.forEach(visit);
+  };
+  explained.forEach((row) => (row['QUERY PLAN'] as PlanNode[]).forEach(visit));
+  return nodes;
+}
+/**
+ * `walk` when the search's two statements, explained with its words, show that a kept plan is
+ * right for it: the `index` one reads no trigram index (the words are common enough that the
+ * planner walks), and the `walk` one, whose estimates are the kept plan's, reads messages only by
+ * walking them newest first (with many words its estimate of the matches can fall so low that it
+ * would rather read an inbox whole and sort it).
+ */
+export function searchWayOf(viaIndex: ExplainedPlan[], viaWalk: ExplainedPlan[]): SearchWay {
+  if (planNodes(viaIndex).some((node) => node['Index Name'] === 'messages_text_search_idx')) return 'index';
+  const walked = planNodes(viaWalk).filter((node) => node['Relation Name'] === 'messages');
+  const walks = walked.length > 0 && walked.every((scan) => scan['Node Type'] === 'Index Scan' && WALKS.has(scan['Index Name'] ?? ''));
+  return walks ? 'walk' : 'index';
 }
 const NEWEST_FIRST = new Keyset<MessageRow>({ time: 'created_at', id: 'id' }, 'DESC', (row) => [row.created_at, row.id]);
 
@@ -119,23 +147,26 @@ export class MessageRepository {
    * 1,138–1,327 statements/s planned each time, 2,483–3,107 with the plan kept). Yet a kept plan
    * must not serve every word: one made without the words' values walks the inboxes for a word
    * that a handful of messages hold, reading all of them (982 ms). So the planner is asked once
-   * (EXPLAIN) per words, inboxes and page size, and its answer kept an hour, as the folding is:
-   * when it walks, the search runs the `walk` way, whose one plan each connection keeps; when it
-   * reads the trigram index for any inbox, the `index` way, planned with the words each time.
-   * PostgreSQL keeps a plan made without the values after five runs only if none of the five plans
-   * made with them was cheaper: so nothing in the `walk` way's first page lets the planner tell one
-   * search from another (strpos, the inboxes as subqueries' values, the LIMIT written in).
+   * (EXPLAIN, searchWayOf) per words and inboxes, and its answer kept an hour, as the folding is:
+   * when it walks, the search runs the `walk` way, whose one plan each connection keeps; else the
+   * `index` way, planned with the words each time, as is every page but the first of the default
+   * size. PostgreSQL keeps the plan made without the values (after five runs) when it costs no
+   * more than those made with them did on average: so nothing in the `walk` way's first page lets
+   * the planner tell one search from another (strpos, the inboxes as subqueries' values, the
+   * LIMIT written in), and each plan made with the values costs what the kept one does.
    */
   async searchPlan(db: Db, folded: string[], page: PageQuery, inboxes: MessageInboxes): Promise<SearchPlan> {
-    const key = JSON.stringify([inboxesSearched(inboxes), page.limit, folded]);
+    const index = { statement: this.searchStatement(folded, page, inboxes, 'index'), keepPlan: false };
+    if (page.cursor || page.limit !== KEPT_PAGE_SIZE) return index;
+    const key = JSON.stringify([inboxesSearched(inboxes), folded]);
     let way = this.searchWays.get(key);
     if (way === undefined) {
-      way = searchWayOf(
-        await query<ExplainedPlan>(db, sql`EXPLAIN (FORMAT JSON) ${this.searchStatement(folded, { limit: page.limit }, inboxes)}`),
-      );
+      const explain = (way: SearchWay) =>
+        query<ExplainedPlan>(db, sql`EXPLAIN (FORMAT JSON) ${this.searchStatement(folded, page, inboxes, way)}`);
+      way = searchWayOf(await explain('index'), await explain('walk'));
       this.searchWays.set(key, way, Date.now() + SEARCH_KEPT_MS);
     }
-    return { statement: this.searchStatement(folded, page, inboxes, way), keepPlan: way === 'walk' };
+    return way === 'walk' ? { statement: this.searchStatement(folded, page, inboxes, 'walk'), keepPlan: true } : index;
   }
 
   /**

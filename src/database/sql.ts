@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { PoolClient } from 'pg';
-import { type DataSource, type EntityManager, QueryFailedError, type QueryRunner } from 'typeorm';
+import { type DataSource, type EntityManager, QueryFailedError, type QueryRunner, QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { ClosingDataSource } from './closing-data-source';
 
 /**
@@ -62,10 +62,11 @@ export async function query<Row>(db: Db, statement: Sql, options: RunOptions = {
 export interface RunOptions {
   /**
    * Each connection keeps the statement's plan: it runs as a prepared statement named by its text
-   * (keptPlanName), which PostgreSQL parses once per connection and, once five runs have planned
-   * it no cheaper with their values than without, plans no more. Only for a statement whose plan is
-   * the same whatever its values: the message search's walks (MessageRepository.searchPlan). On the
-   * embedded engine, whose connections share one session, it runs as any other statement.
+   * (keptPlanName), which PostgreSQL parses once per connection and, after five runs, plans no
+   * more if the plan made without the values costs no more than those made with them did on
+   * average. Only for a statement whose plan is the same whatever its values: the message
+   * search's walks (MessageRepository.searchPlan). On the embedded engine, whose connections
+   * share one session, it runs as any other statement.
    */
   keepPlan?: boolean;
 }
@@ -194,6 +195,8 @@ async function run<Row>(db: Db, statement: Sql, options: RunOptions = {}): Promi
  * `pg` parses it on a connection the first time only). Its failure is TypeORM's, as `query`'s is.
  */
 async function runKeepingPlan(runner: QueryRunner, text: string, values: unknown[]): Promise<{ records: unknown[]; affected: number }> {
+  // As TypeORM's `query` refuses: a released runner's connection may be another caller's by now.
+  if (runner.isReleased) throw new QueryRunnerAlreadyReleasedError();
   const client = (await runner.connect()) as PoolClient;
   try {
     const result = await client.query({ name: keptPlanName(text), text, values });
