@@ -88,7 +88,7 @@ const NEWEST_FIRST = new Keyset<MessageRow>({ time: 'created_at', id: 'id' }, 'D
 export class MessageRepository {
   /** `foldWords`' words as `search_fold()` folded them, by word. */
   private readonly foldedWords = new ExpiringCache<string>(FOLDED_WORDS_KEPT);
-  /** `searchPlan`'s ways, by words, inboxes and page size. */
+  /** `searchPlan`'s ways, by inboxes searched and words. */
   private readonly searchWays = new ExpiringCache<SearchWay>(SEARCH_WAYS_KEPT);
 
   /** The thread, newest first, on messages_conversation_created_idx. */
@@ -121,8 +121,8 @@ export class MessageRepository {
     const after = NEWEST_FIRST.after(page.cursor);
     if (after) where.push(after);
     // The walk way's inbox is a subquery's value, which the planner does not see either: a plan
-    // made with one inbox's row count would cost less than the kept one for a busy inbox and more
-    // for a quiet one, and PostgreSQL keeps a plan only when no plan made with the values is cheaper.
+    // made with one inbox's row count costs less than the kept one for a busy inbox, and PostgreSQL
+    // keeps the plan made without the values only if it costs no more than those made with them.
     const inboxCondition = (inboxId: string) => (way === 'index' ? sql`inbox_id = ${inboxId}` : sql`inbox_id = (SELECT ${inboxId}::uuid)`);
     const walk = (inbox: Sql[]) => sql`SELECT ${COLUMNS} FROM messages ${sql.where([...inbox, ...where])}`;
     const searched = inboxesSearched(inboxes);
