@@ -40,11 +40,15 @@ export const FOLDED_WORDS_KEPT = 10_000;
 const SEARCH_WAYS_KEPT = 10_000;
 /** How long a word's folding and a search's way are kept. */
 const SEARCH_KEPT_MS = 60 * 60 * 1000;
+const DEFAULT_PAGE_SIZE = new PageQuery().limit;
 /**
- * The one page size whose search plans are kept (the default, which the console asks for): a
- * connection then holds one statement per number of words (at most 10) and of inboxes searched.
+ * Whether a search of this page may keep its plan: the first page of the default size (which the
+ * console asks for) alone, so that a connection holds one statement per number of words (at most
+ * 10) and of inboxes searched. Other pages are planned each time.
  */
-const KEPT_PAGE_SIZE = new PageQuery().limit;
+export function mayKeepSearchPlan(page: PageQuery): boolean {
+  return !page.cursor && page.limit === DEFAULT_PAGE_SIZE;
+}
 /** The indexes that walk messages newest first: everyone's, and each inbox's. */
 const WALKS = new Set(['messages_created_idx', 'messages_inbox_created_idx']);
 /** How a search tests its words (MessageRepository.searchStatement). */
@@ -156,17 +160,20 @@ export class MessageRepository {
    * LIMIT written in), and each plan made with the values costs what the kept one does.
    */
   async searchPlan(db: Db, folded: string[], page: PageQuery, inboxes: MessageInboxes): Promise<SearchPlan> {
-    const index = { statement: this.searchStatement(folded, page, inboxes, 'index'), keepPlan: false };
-    if (page.cursor || page.limit !== KEPT_PAGE_SIZE) return index;
+    const way = mayKeepSearchPlan(page) ? await this.searchWay(db, folded, page, inboxes) : 'index';
+    return { statement: this.searchStatement(folded, page, inboxes, way), keepPlan: way === 'walk' };
+  }
+
+  /** `searchPlan`'s way for these words and inboxes, asked of the planner once an hour. */
+  private async searchWay(db: Db, folded: string[], page: PageQuery, inboxes: MessageInboxes): Promise<SearchWay> {
     const key = JSON.stringify([inboxesSearched(inboxes), folded]);
-    let way = this.searchWays.get(key);
-    if (way === undefined) {
-      const explain = (way: SearchWay) =>
-        query<ExplainedPlan>(db, sql`EXPLAIN (FORMAT JSON) ${this.searchStatement(folded, page, inboxes, way)}`);
-      way = searchWayOf(await explain('index'), await explain('walk'));
-      this.searchWays.set(key, way, Date.now() + SEARCH_KEPT_MS);
-    }
-    return way === 'walk' ? { statement: this.searchStatement(folded, page, inboxes, 'walk'), keepPlan: true } : index;
+    const kept = this.searchWays.get(key);
+    if (kept !== undefined) return kept;
+    const explain = (way: SearchWay) =>
+      query<ExplainedPlan>(db, sql`EXPLAIN (FORMAT JSON) ${this.searchStatement(folded, page, inboxes, way)}`);
+    const way = searchWayOf(await explain('index'), await explain('walk'));
+    this.searchWays.set(key, way, Date.now() + SEARCH_KEPT_MS);
+    return way;
   }
 
   /**
