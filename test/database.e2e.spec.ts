@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/app-config';
 import { migrateOnly } from '../src/database/database.module';
 import { Database } from '../src/database/database';
@@ -91,6 +92,25 @@ describe('statements that keep their plan', () => {
       const prepared = await preparedAfterBoth();
       expect(prepared).toContain('SELECT $1::int AS kept');
       expect(prepared).not.toContain('SELECT $1::int AS planned_each_time');
+    });
+
+    it('runs a statement the server lost unnamed outside a transaction, and fails it inside one', async () => {
+      const app = await startTestApp();
+      const runner = app.app.get(DataSource).createQueryRunner();
+      try {
+        const lost = sql`SELECT ${9}::int AS lost`;
+        expect(await query(runner.manager, lost, { keepPlan: true })).toEqual([{ lost: 9 }]);
+        await runner.query('DEALLOCATE ALL');
+        expect(await query(runner.manager, lost, { keepPlan: true })).toEqual([{ lost: 9 }]);
+        expect(await runner.query('SELECT count(*)::int AS prepared FROM pg_prepared_statements')).toEqual([{ prepared: 0 }]);
+        // Inside a transaction the error has aborted it: nothing can run there any more.
+        await runner.startTransaction();
+        await expect(query(runner.manager, lost, { keepPlan: true })).rejects.toThrow(/prepared statement .* does not exist/);
+        await runner.rollbackTransaction();
+      } finally {
+        await runner.release();
+        await app.close();
+      }
     });
   });
 

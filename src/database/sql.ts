@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { Logger } from '@nestjs/common';
 import type { PoolClient } from 'pg';
 import { type DataSource, type EntityManager, QueryFailedError, type QueryRunner, QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { ClosingDataSource } from './closing-data-source';
@@ -64,9 +65,10 @@ export interface RunOptions {
    * Each connection keeps the statement's plan: it runs as a prepared statement named by its text
    * (keptPlanName), which PostgreSQL parses once per connection and, after five runs, plans no
    * more if the plan made without the values costs no more than those made with them did on
-   * average. Only for a statement whose plan is the same whatever its values: the message
-   * search's walks (MessageRepository.searchPlan). On the embedded engine, whose connections
-   * share one session, it runs as any other statement.
+   * average. Only for a statement whose best plan is the same whatever its values: the message
+   * search's walks (MessageRepository.searchPlan), the conversation lists that walk an index for a
+   * page and the counts (ConversationRepository.keepsListPlan, counts). On the embedded engine,
+   * whose connections share one session, it runs as any other statement.
    */
   keepPlan?: boolean;
 }
@@ -190,16 +192,34 @@ async function run<Row>(db: Db, statement: Sql, options: RunOptions = {}): Promi
   }
 }
 
+/** SQLSTATE 26000: the server has no prepared statement of that name. */
+const NO_SUCH_STATEMENT = '26000';
+const logger = new Logger('Database');
+let toldOfLostStatement = false;
+
 /**
  * A named prepared statement on the runner's connection (TypeORM's `query` has no name to give;
  * `pg` parses it on a connection the first time only). Its failure is TypeORM's, as `query`'s is.
+ * `pg` never prepares a statement again on a connection where the server lost it (`DISCARD ALL`,
+ * or a pooler that hands the client another server connection): outside a transaction, which
+ * that error has not aborted, the statement then runs unnamed, planned each time, and the log says
+ * once why (docs/operations.md: the pooler must keep prepared statements).
  */
 async function runKeepingPlan(runner: QueryRunner, text: string, values: unknown[]): Promise<{ records: unknown[]; affected: number }> {
   // As TypeORM's `query` refuses: a released runner's connection may be another caller's by now.
   if (runner.isReleased) throw new QueryRunnerAlreadyReleasedError();
   const client = (await runner.connect()) as PoolClient;
   try {
-    const result = await client.query({ name: keptPlanName(text), text, values });
+    const result = await client.query({ name: keptPlanName(text), text, values }).catch(async (error: unknown) => {
+      if ((error as { code?: string }).code !== NO_SUCH_STATEMENT || runner.isTransactionActive) throw error;
+      if (!toldOfLostStatement) {
+        toldOfLostStatement = true;
+        logger.warn(
+          'PostgreSQL lost a statement prepared on a connection (a pooler in transaction mode, or DISCARD ALL): there, statements that keep their plan run planned each time (docs/operations.md)',
+        );
+      }
+      return client.query({ text, values });
+    });
     return { records: result.rows, affected: result.rowCount ?? 0 };
   } catch (error) {
     throw new QueryFailedError(text, values, error as Error);
