@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_INBOX_ID } from '../src/common/default-inbox';
-import { toPublicId } from '../src/common/ids';
+import { parsePublicId, toPublicId } from '../src/common/ids';
 import { createConversation } from './support/factories';
 import { DataSource } from 'typeorm';
-import type { Sql } from '../src/database/sql';
-import { ConversationRepository } from '../src/conversations/conversation.repository';
+import { type ConversationFilter, ConversationRepository } from '../src/conversations/conversation.repository';
 import { conversationFilterOf } from '../src/conversations/conversations.service';
 import { ListConversationsQuery } from '../src/conversations/conversation.dto';
+import { Database } from '../src/database/database';
+import { type Db, keptPlanName, query, type Sql, sql } from '../src/database/sql';
+import { TEST_DATABASE_URL } from './support/environment';
 import { asInEvents, customerWrites } from './support/inbox';
 import { Query, startTestApp, TestApp } from './support/test-app';
 
@@ -381,6 +383,74 @@ describe('conversation list', () => {
     // The snoozes' wake-up finds the due ones on the partial index of the snoozed conversations.
     expect(await explain(t.app.get(ConversationRepository).wakeDueStatement(200, new Date()))).toContain('conversations_snoozed_until_idx');
   });
+
+  (TEST_DATABASE_URL ? it : it.skip)(
+    'keeps the plans of the lists and counts it may keep on PostgreSQL, each list a walk of its index for a page',
+    async () => {
+      await t.sql(`INSERT INTO contacts (id, phone, name, tags, created_at, updated_at)
+        SELECT gen_random_uuid(), '+1888' || lpad(i::text, 7, '0'), 'Kept ' || md5(i::text), '{}', now(), now() FROM generate_series(1, 3000) i`);
+      const reader = parsePublicId('user', agent.id)!;
+      await t.sql(
+        `INSERT INTO conversations (id, contact_id, inbox_id, status, assigned_to, last_message_at, created_at, updated_at)
+        SELECT gen_random_uuid(), id, $1, CASE WHEN random() < 0.3 THEN 'closed' ELSE 'open' END, CASE WHEN random() < 0.1 THEN $2::uuid END,
+               now() - random() * interval '90 days', now(), now()
+          FROM contacts WHERE name LIKE 'Kept %'`,
+        [DEFAULT_INBOX_ID, reader],
+      );
+      await t.sql('VACUUM ANALYZE conversations');
+      const conversations = t.app.get(ConversationRepository);
+      // 50 rows: the earlier tests' lists (25 rows) prepared theirs on these connections while the
+      // table held a few rows, and PostgreSQL compares a plan made without the values with the
+      // average of those made with them since the statement was prepared.
+      const page = Object.assign(new ListConversationsQuery(), { limit: 50 });
+      const agentInboxes = [DEFAULT_INBOX_ID, randomUUID(), randomUUID()];
+      const kept = (db: Db, statement: Sql) =>
+        query<{ generic_plans: string; custom_plans: string }>(
+          db,
+          sql`SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = ${statement.compile().text}`,
+        );
+      // EXECUTE takes its values written in (uuids and words of this test's making).
+      const explainKept = async (db: Db, statement: Sql) => {
+        const { text, values } = statement.compile();
+        const written = values.map((value) => (Array.isArray(value) ? `'{${value.join(',')}}'` : `'${String(value)}'`)).join(', ');
+        const plan = await query<Record<string, string>>(db, sql.raw(`EXPLAIN EXECUTE ${keptPlanName(text)} (${written})`));
+        return plan.map((row) => Object.values(row)[0]).join('\n');
+      };
+      const filters: [string, ConversationFilter][] = [
+        ['all', {}],
+        ['open', { status: 'open' }],
+        ['unassigned', { status: 'open', assignedTo: null }],
+        ['one inbox', { inboxId: DEFAULT_INBOX_ID }],
+        ["an agent's inboxes", { visibleInboxes: agentInboxes }],
+        ["an agent's open", { status: 'open', visibleInboxes: agentInboxes }],
+        ["an agent's unassigned", { status: 'open', assignedTo: null, visibleInboxes: agentInboxes }],
+      ];
+      const sortedRows = (text: string) => [...text.matchAll(/Sort {2}\(cost=[\d.]+ rows=(\d+)/g)].map((m) => Number(m[1]));
+      for (const [name, filter] of filters) {
+        expect([name, conversations.keepsListPlan(filter, page)]).toEqual([name, true]);
+        const seen = await t.app.get(Database).transaction(async (db) => {
+          for (let run = 0; run < 7; run++) expect((await conversations.list(db, filter, page, reader)).data.length).toBeGreaterThan(0);
+          const statement = conversations.listStatement(filter, page, reader);
+          return { name, kept: await kept(db, statement), plan: await explainKept(db, statement) };
+        });
+        // Planned without the values after five runs: a walk of the filter's index for the page (the
+        // LIMIT is written in), each inbox's merged in order for an agent, nothing read whole and sorted.
+        expect(seen).toMatchObject({ name, kept: [{ generic_plans: '2', custom_plans: '5' }] });
+        expect(seen.plan).toMatch(/Limit .*rows=51 /);
+        expect(seen.plan).not.toMatch(/Seq Scan on conversations/);
+        expect([name, sortedRows(seen.plan).filter((rows) => rows > 51)]).toEqual([name, []]);
+        if (filter.visibleInboxes && filter.assignedTo === undefined) expect(seen.plan).toContain('Merge Append');
+      }
+      // The counts read the ledger once whatever the user and inboxes: kept for an admin and an agent.
+      for (const scope of [{}, { visibleInboxes: agentInboxes }]) {
+        const countsKept = await t.app.get(Database).transaction(async (db) => {
+          for (let run = 0; run < 7; run++) await conversations.counts(db, reader, scope);
+          return kept(db, conversations.countsStatement(reader, scope));
+        });
+        expect(countsKept).toEqual([{ generic_plans: '2', custom_plans: '5' }]);
+      }
+    },
+  );
 });
 
 describe('opening a conversation with a contact (POST /api/v1/conversations)', () => {

@@ -11,14 +11,8 @@ import { mapPage, PageQuery } from '../../src/common/pagination';
 import { searchWords } from '../../src/common/search';
 import { MessageResponse } from '../../src/conversations/message.dto';
 import type { FoundMessage } from '../../src/conversations/message.entity';
-import {
-  type ExplainedPlan,
-  mayKeepSearchPlan,
-  MessageRepository,
-  type SearchWay,
-  searchWayOf,
-} from '../../src/conversations/message.repository';
-import { Keyset } from '../../src/database/keyset';
+import { type ExplainedPlan, MessageRepository, type SearchWay, searchWayOf } from '../../src/conversations/message.repository';
+import { Keyset, mayKeepPlan } from '../../src/database/keyset';
 import { keptPlanName, sql } from '../../src/database/sql';
 import { listeningPort, serveOnRequest } from './child-server';
 
@@ -42,7 +36,7 @@ serveOnRequest('search reference', async ({ databaseUrl, poolMax, limit }: Searc
         const { text, values } = sql`EXPLAIN (FORMAT JSON) ${messages.searchStatement(folded, page, {}, way)}`.compile();
         return (await pool.query<ExplainedPlan>(text, values)).rows;
       };
-      const way = mayKeepSearchPlan(page) ? searchWayOf(await explain('index'), await explain('walk')) : 'index';
+      const way = mayKeepPlan(page) ? searchWayOf(await explain('index'), await explain('walk')) : 'index';
       searches.set(key, { folded, way });
     }
     return searches.get(key)!;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { type Page, PageQuery } from '../common/pagination';
 import { ExpiringCache } from '../common/expiring-cache';
 import { containsPattern } from '../common/search';
-import { Keyset } from '../database/keyset';
+import { Keyset, mayKeepPlan } from '../database/keyset';
 import { Db, execute, query, queryOne, Sql, sql } from '../database/sql';
 import type { WorkKind } from '../recorded-work/work-kind';
 import type { FoundMessage, MessagePricing, MessageRow, MessageStatus } from './message.entity';
@@ -40,15 +40,6 @@ export const FOLDED_WORDS_KEPT = 10_000;
 const SEARCH_WAYS_KEPT = 10_000;
 /** How long a word's folding and a search's way are kept. */
 const SEARCH_KEPT_MS = 60 * 60 * 1000;
-const DEFAULT_PAGE_SIZE = new PageQuery().limit;
-/**
- * Whether a search of this page may keep its plan: the first page of the default size (which the
- * console asks for) alone, so that a connection holds one statement per number of words (at most
- * 10) and of inboxes searched. Other pages are planned each time.
- */
-export function mayKeepSearchPlan(page: PageQuery): boolean {
-  return !page.cursor && page.limit === DEFAULT_PAGE_SIZE;
-}
 /** The indexes that walk messages newest first: everyone's, and each inbox's. */
 const WALKS = new Set(['messages_created_idx', 'messages_inbox_created_idx']);
 /** How a search tests its words (MessageRepository.searchStatement). */
@@ -153,14 +144,14 @@ export class MessageRepository {
    * that a handful of messages hold, reading all of them (982 ms). So the planner is asked once
    * (EXPLAIN, searchWayOf) per words and inboxes, and its answer kept an hour, as the folding is:
    * when it walks, the search runs the `walk` way, whose one plan each connection keeps; else the
-   * `index` way, planned with the words each time, as is every page but the first of the default
-   * size. PostgreSQL keeps the plan made without the values (after five runs) when it costs no
+   * `index` way, planned with the words each time, as is every page but a first one of a kept
+   * size (mayKeepPlan). PostgreSQL keeps the plan made without the values (after five runs) when it costs no
    * more than those made with them did on average: so nothing in the `walk` way's first page lets
    * the planner tell one search from another (strpos, the inboxes as subqueries' values, the
    * LIMIT written in), and each plan made with the values costs what the kept one does.
    */
   async searchPlan(db: Db, folded: string[], page: PageQuery, inboxes: MessageInboxes): Promise<SearchPlan> {
-    const way = mayKeepSearchPlan(page) ? await this.searchWay(db, folded, page, inboxes) : 'index';
+    const way = mayKeepPlan(page) ? await this.searchWay(db, folded, page, inboxes) : 'index';
     return { statement: this.searchStatement(folded, page, inboxes, way), keepPlan: way === 'walk' };
   }
 

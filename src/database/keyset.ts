@@ -2,6 +2,18 @@ import { decodeCursor, encodeCursor, Page, PageQuery } from '../common/paginatio
 import { Sql, sql } from './sql';
 
 /**
+ * The page sizes whose first page may keep its plan (RunOptions.keepPlan): the default, and what
+ * the console asks (50 messages of a thread, 100 conversations). A connection keeps a statement per
+ * size, so other sizes, and every page after a cursor, are planned each time.
+ */
+const KEPT_PAGE_SIZES = new Set([new PageQuery().limit, 50, 100]);
+
+/** Whether a statement of this page may keep its plan: a first page of a size in KEPT_PAGE_SIZES. */
+export function mayKeepPlan(page: PageQuery): boolean {
+  return !page.cursor && KEPT_PAGE_SIZES.has(page.limit);
+}
+
+/**
  * Keyset pagination over (a timestamp column, the id column), written once for every list: the
  * condition that continues after a cursor, the ORDER BY that an index serves, LIMIT one row more
  * than the page (that row only tells that another page follows), and the page with its cursor.

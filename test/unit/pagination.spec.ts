@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { BadRequestException } from '@nestjs/common';
 import { decodeCursor, encodeCursor } from '../../src/common/pagination';
-import { Keyset } from '../../src/database/keyset';
+import { ConversationRepository } from '../../src/conversations/conversation.repository';
+import { Keyset, mayKeepPlan } from '../../src/database/keyset';
 
 describe('cursors', () => {
   const key = ['2026-11-22T16:41:46.123Z', '01a2047c-8e20-78c9-9d14-947d2651598e'];
@@ -72,5 +74,39 @@ describe('Keyset', () => {
 
   it('refuses a cursor of another shape with a 400', () => {
     expect(() => newestFirst.after(encodeCursor(['x']))).toThrow(BadRequestException);
+  });
+});
+
+describe('the pages whose statements keep their plan', () => {
+  const conversations = new ConversationRepository();
+  const first = (limit: number) => ({ limit });
+
+  it('are the first pages of the default size and the sizes the console asks', () => {
+    expect([25, 50, 100].map((limit) => mayKeepPlan(first(limit)))).toEqual([true, true, true]);
+    expect([1, 26, 99].map((limit) => mayKeepPlan(first(limit)))).toEqual([false, false, false]);
+    expect(mayKeepPlan({ limit: 25, cursor: encodeCursor(['2026-11-22T16:41:46.123Z', randomUUID()]) })).toBe(false);
+  });
+
+  it("include the conversation lists filtered by status, inbox and unassigned, every reader's", () => {
+    for (const filter of [
+      {},
+      { status: 'open' as const, assignedTo: null },
+      { inboxId: randomUUID() },
+      { status: 'snoozed' as const, visibleInboxes: [randomUUID(), randomUUID()] },
+    ])
+      expect([filter, conversations.keepsListPlan(filter, first(50))]).toEqual([filter, true]);
+  });
+
+  it('leave out the lists whose best plan depends on how many rows the values match: an assignee, a team, a search, a label, unread, the queue', () => {
+    for (const filter of [
+      { assignedTo: randomUUID() },
+      { team: 'mine' },
+      { q: 'alba' },
+      { label: 'vip' },
+      { unread: true },
+      { waiting: true },
+    ])
+      expect([filter, conversations.keepsListPlan(filter, first(50))]).toEqual([filter, false]);
+    expect(conversations.keepsListPlan({ status: 'open' }, first(26))).toBe(false);
   });
 });
