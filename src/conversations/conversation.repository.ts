@@ -185,8 +185,8 @@ export class ConversationRepository {
    * kept to some), limited to the page, whatever the values: the plan made without them suits
    * every request and costs what those made with them do, so PostgreSQL keeps it after five runs.
    * Planning cost about as much as running (an agent of 3 inboxes of 20, 50 rows, 4 clients:
-   * 810–880 statements/s planned each time, 1,480–1,650 kept; the admin's one walk 1,070–1,250 and
-   * 1,660–1,730). The other filters are planned each time: how the best plan reads an assignee, a
+   * 780–880 statements/s planned each time, 1,400–1,590 kept; the admin's one walk 960–1,280 and
+   * 1,340–1,690). The other filters are planned each time: how the best plan reads an assignee, a
    * team, a search, a label, unread or the queue depends on how many rows their values match (with
    * an assignee kept, PostgreSQL planned each of them apart anyway).
    */
