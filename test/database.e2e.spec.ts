@@ -3,7 +3,7 @@ import { loadConfig } from '../src/config/app-config';
 import { migrateOnly } from '../src/database/database.module';
 import { Database } from '../src/database/database';
 import { MIGRATIONS } from '../src/database/migrations';
-import { query, sql } from '../src/database/sql';
+import { keptPlanName, query, sql } from '../src/database/sql';
 import { describeWithPglite, describeWithPostgres } from './support/environment';
 import { ADMIN, startTestApp } from './support/test-app';
 import { createTestDatabase } from './support/test-database';
@@ -94,19 +94,43 @@ describe('statements that keep their plan', () => {
       expect(prepared).not.toContain('SELECT $1::int AS planned_each_time');
     });
 
-    it('runs a statement the server lost unnamed outside a transaction, and fails it inside one', async () => {
+    it('runs a statement unnamed on a connection whose server lost it, outside a transaction, and fails it inside one', async () => {
+      const app = await startTestApp();
+      // Two connections held at once: the one that lost a statement runs them all unnamed after.
+      const [outside, inside] = [app.app.get(DataSource).createQueryRunner(), app.app.get(DataSource).createQueryRunner()];
+      await outside.connect();
+      await inside.connect();
+      try {
+        const lost = sql`SELECT ${9}::int AS lost`;
+        expect(await query(outside.manager, lost, { keepPlan: true })).toEqual([{ lost: 9 }]);
+        const prepared = () => outside.query('SELECT count(*)::int AS prepared FROM pg_prepared_statements');
+        expect(await prepared()).toEqual([{ prepared: 1 }]);
+        await outside.query('DEALLOCATE ALL');
+        expect(await query(outside.manager, lost, { keepPlan: true })).toEqual([{ lost: 9 }]);
+        // And every statement that keeps its plan, from then on on that connection: none prepared.
+        expect(await query(outside.manager, sql`SELECT ${10}::int AS next`, { keepPlan: true })).toEqual([{ next: 10 }]);
+        expect(await prepared()).toEqual([{ prepared: 0 }]);
+
+        expect(await query(inside.manager, lost, { keepPlan: true })).toEqual([{ lost: 9 }]);
+        await inside.query('DEALLOCATE ALL');
+        // Inside a transaction the error has aborted it: nothing can run there any more.
+        await inside.startTransaction();
+        await expect(query(inside.manager, lost, { keepPlan: true })).rejects.toThrow(/prepared statement .* does not exist/);
+        await inside.rollbackTransaction();
+      } finally {
+        await outside.release();
+        await inside.release();
+        await app.close();
+      }
+    });
+
+    it('runs a statement unnamed on a connection where the server holds another of its name (another client of a pooler)', async () => {
       const app = await startTestApp();
       const runner = app.app.get(DataSource).createQueryRunner();
       try {
-        const lost = sql`SELECT ${9}::int AS lost`;
-        expect(await query(runner.manager, lost, { keepPlan: true })).toEqual([{ lost: 9 }]);
-        await runner.query('DEALLOCATE ALL');
-        expect(await query(runner.manager, lost, { keepPlan: true })).toEqual([{ lost: 9 }]);
-        expect(await runner.query('SELECT count(*)::int AS prepared FROM pg_prepared_statements')).toEqual([{ prepared: 0 }]);
-        // Inside a transaction the error has aborted it: nothing can run there any more.
-        await runner.startTransaction();
-        await expect(query(runner.manager, lost, { keepPlan: true })).rejects.toThrow(/prepared statement .* does not exist/);
-        await runner.rollbackTransaction();
+        const statement = sql`SELECT ${12}::int AS taken_name`;
+        await runner.query(`PREPARE ${keptPlanName(statement.compile().text)} AS SELECT 0`);
+        expect(await query(runner.manager, statement, { keepPlan: true })).toEqual([{ taken_name: 12 }]);
       } finally {
         await runner.release();
         await app.close();

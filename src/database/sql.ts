@@ -192,34 +192,44 @@ async function run<Row>(db: Db, statement: Sql, options: RunOptions = {}): Promi
   }
 }
 
-/** SQLSTATE 26000: the server has no prepared statement of that name. */
-const NO_SUCH_STATEMENT = '26000';
+/**
+ * What PostgreSQL answers when it does not hold a connection's prepared statement as `pg` believes
+ * it does: 26000, none of that name (`DISCARD ALL`, or a pooler that handed the client another
+ * server connection); 42P05, one of that name already (prepared there by another of the pooler's clients).
+ */
+const LOST_STATEMENT_CODES = new Set(['26000', '42P05']);
+/** The connections on which the server lost a statement: statements that keep their plan run unnamed there. */
+const losingConnections = new WeakSet<PoolClient>();
 const logger = new Logger('Database');
 let toldOfLostStatement = false;
 
 /**
  * A named prepared statement on the runner's connection (TypeORM's `query` has no name to give;
  * `pg` parses it on a connection the first time only). Its failure is TypeORM's, as `query`'s is.
- * `pg` never prepares a statement again on a connection where the server lost it (`DISCARD ALL`,
- * or a pooler that hands the client another server connection): outside a transaction, which
- * that error has not aborted, the statement then runs unnamed, planned each time, and the log says
- * once why (docs/operations.md: the pooler must keep prepared statements).
+ * `pg` never prepares a statement again on a connection where it did once: where the server lost
+ * one (LOST_STATEMENT_CODES), outside a transaction, which that error has not aborted, the
+ * statement runs again unnamed, as does every statement that keeps its plan on that connection
+ * from then on (planned each time), and the log says once why (docs/operations.md: the pooler
+ * must keep prepared statements).
  */
 async function runKeepingPlan(runner: QueryRunner, text: string, values: unknown[]): Promise<{ records: unknown[]; affected: number }> {
   // As TypeORM's `query` refuses: a released runner's connection may be another caller's by now.
   if (runner.isReleased) throw new QueryRunnerAlreadyReleasedError();
   const client = (await runner.connect()) as PoolClient;
   try {
-    const result = await client.query({ name: keptPlanName(text), text, values }).catch(async (error: unknown) => {
-      if ((error as { code?: string }).code !== NO_SUCH_STATEMENT || runner.isTransactionActive) throw error;
-      if (!toldOfLostStatement) {
-        toldOfLostStatement = true;
-        logger.warn(
-          'PostgreSQL lost a statement prepared on a connection (a pooler in transaction mode, or DISCARD ALL): there, statements that keep their plan run planned each time (docs/operations.md)',
-        );
-      }
-      return client.query({ text, values });
-    });
+    const result = losingConnections.has(client)
+      ? await client.query({ text, values })
+      : await client.query({ name: keptPlanName(text), text, values }).catch(async (error: unknown) => {
+          if (!LOST_STATEMENT_CODES.has((error as { code?: string }).code ?? '') || runner.isTransactionActive) throw error;
+          losingConnections.add(client);
+          if (!toldOfLostStatement) {
+            toldOfLostStatement = true;
+            logger.warn(
+              'PostgreSQL lost a statement prepared on a connection (a pooler in transaction mode, or DISCARD ALL): there, statements that keep their plan run planned each time (docs/operations.md)',
+            );
+          }
+          return client.query({ text, values });
+        });
     return { records: result.rows, affected: result.rowCount ?? 0 };
   } catch (error) {
     throw new QueryFailedError(text, values, error as Error);
