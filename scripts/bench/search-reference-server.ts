@@ -28,7 +28,7 @@ serveOnRequest('search reference', async ({ databaseUrl, poolMax, limit }: Searc
   // The words folded by the database and the planner's way, once per query and kept, as the service keeps them.
   const searches = new Map<string, { folded: string[]; way: SearchWay }>();
   const searchOf = async (words: string[], page: PageQuery): Promise<{ folded: string[]; way: SearchWay }> => {
-    const key = words.join(' ');
+    const key = JSON.stringify([words, page.limit]);
     if (!searches.has(key)) {
       const fold = messages.foldStatement(words).compile();
       const folded = (await pool.query<{ folded: string }>(fold.text, fold.values)).rows.map((row) => row.folded);

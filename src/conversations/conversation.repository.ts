@@ -180,20 +180,21 @@ export class ConversationRepository {
 
   /**
    * Whether each connection keeps the plan of this list's statement (RunOptions.keepPlan): a first
-   * page of a kept size (mayKeepPlan) filtered by nothing but the status, the inbox and whether it
-   * is unassigned. Each is one walk of an index in the list's order (one per inbox for a reader
+   * page of a kept size (mayKeepPlan, at most 20 inboxes walked) filtered by nothing but the status
+   * and the inbox. Each is one walk of an index in the list's order (one per inbox for a reader
    * kept to some), limited to the page, whatever the values: the plan made without them suits
    * every request and costs what those made with them do, so PostgreSQL keeps it after five runs.
    * Planning cost about as much as running (an agent of 3 inboxes of 20, 50 rows, 4 clients:
    * 780–880 statements/s planned each time, 1,400–1,590 kept; the admin's one walk 960–1,280 and
-   * 1,340–1,690). The other filters are planned each time: how the best plan reads an assignee, a
-   * team, a search, a label, unread or the queue depends on how many rows their values match (with
-   * an assignee kept, PostgreSQL planned each of them apart anyway).
+   * 1,340–1,690). The other filters are planned each time: how the best plan reads an assignee,
+   * the unassigned (an agent's are one walk keeping their inboxes, `ANY` of an array a plan made
+   * without it cannot weigh), a team, a search, a label, unread or the queue depends on how many
+   * rows their values match (with an assignee kept, PostgreSQL planned each of them apart anyway).
    */
   keepsListPlan(filter: ConversationFilter, page: PageQuery): boolean {
     return (
-      mayKeepPlan(page) &&
-      (filter.assignedTo === undefined || filter.assignedTo === null) &&
+      mayKeepPlan(page, filter.visibleInboxes?.length ?? 1) &&
+      filter.assignedTo === undefined &&
       filter.team === undefined &&
       !filter.waiting &&
       !filter.q &&

@@ -151,13 +151,14 @@ export class MessageRepository {
    * LIMIT written in), and each plan made with the values costs what the kept one does.
    */
   async searchPlan(db: Db, folded: string[], page: PageQuery, inboxes: MessageInboxes): Promise<SearchPlan> {
-    const way = mayKeepPlan(page) ? await this.searchWay(db, folded, page, inboxes) : 'index';
+    const way = mayKeepPlan(page, inboxesSearched(inboxes)?.length) ? await this.searchWay(db, folded, page, inboxes) : 'index';
     return { statement: this.searchStatement(folded, page, inboxes, way), keepPlan: way === 'walk' };
   }
 
   /** `searchPlan`'s way for these words and inboxes, asked of the planner once an hour. */
   private async searchWay(db: Db, folded: string[], page: PageQuery, inboxes: MessageInboxes): Promise<SearchWay> {
-    const key = JSON.stringify([inboxesSearched(inboxes), folded]);
+    // The page's size too: a walk stops after as many matches, so the planner's answer depends on it.
+    const key = JSON.stringify([inboxesSearched(inboxes), folded, page.limit]);
     const kept = this.searchWays.get(key);
     if (kept !== undefined) return kept;
     const explain = (way: SearchWay) =>

@@ -7,10 +7,15 @@ import { Sql, sql } from './sql';
  * size, so other sizes, and every page after a cursor, are planned each time.
  */
 const KEPT_PAGE_SIZES = new Set([new PageQuery().limit, 50, 100]);
+/**
+ * The most walks (one per inbox, Keyset.mergedPage) a kept statement may merge: each connection
+ * keeps a statement per number of walks, and its plan grows with them.
+ */
+const KEPT_WALKS = 20;
 
-/** Whether a statement of this page may keep its plan: a first page of a size in KEPT_PAGE_SIZES. */
-export function mayKeepPlan(page: PageQuery): boolean {
-  return !page.cursor && KEPT_PAGE_SIZES.has(page.limit);
+/** Whether a statement of this page, merging `walks` walks, may keep its plan: a first page of a size in KEPT_PAGE_SIZES. */
+export function mayKeepPlan(page: PageQuery, walks = 1): boolean {
+  return !page.cursor && KEPT_PAGE_SIZES.has(page.limit) && walks <= KEPT_WALKS;
 }
 
 /**

@@ -87,19 +87,23 @@ describe('the pages whose statements keep their plan', () => {
     expect(mayKeepPlan({ limit: 25, cursor: encodeCursor(['2026-11-22T16:41:46.123Z', randomUUID()]) })).toBe(false);
   });
 
-  it("include the conversation lists filtered by status, inbox and unassigned, every reader's", () => {
+  it("include the conversation lists filtered by status and inbox, every reader's of up to 20 inboxes", () => {
+    const inboxes = (count: number) => Array.from({ length: count }, () => randomUUID());
     for (const filter of [
       {},
-      { status: 'open' as const, assignedTo: null },
+      { status: 'open' as const },
       { inboxId: randomUUID() },
-      { status: 'snoozed' as const, visibleInboxes: [randomUUID(), randomUUID()] },
+      { status: 'snoozed' as const, visibleInboxes: inboxes(2) },
+      { visibleInboxes: inboxes(20) },
     ])
       expect([filter, conversations.keepsListPlan(filter, first(50))]).toEqual([filter, true]);
+    expect(conversations.keepsListPlan({ visibleInboxes: inboxes(21) }, first(50))).toBe(false);
   });
 
-  it('leave out the lists whose best plan depends on how many rows the values match: an assignee, a team, a search, a label, unread, the queue', () => {
+  it('leave out the lists whose best plan depends on how many rows the values match: an assignee, unassigned, a team, a search, a label, unread, the queue', () => {
     for (const filter of [
       { assignedTo: randomUUID() },
+      { assignedTo: null },
       { team: 'mine' },
       { q: 'alba' },
       { label: 'vip' },
