@@ -7,9 +7,10 @@ import { type ConversationFilter, ConversationRepository } from '../src/conversa
 import { conversationFilterOf } from '../src/conversations/conversations.service';
 import { ListConversationsQuery } from '../src/conversations/conversation.dto';
 import { Database } from '../src/database/database';
-import { type Db, keptPlanName, query, type Sql, sql } from '../src/database/sql';
+import type { Db, Sql } from '../src/database/sql';
 import { TEST_DATABASE_URL } from './support/environment';
 import { asInEvents, customerWrites } from './support/inbox';
+import { explainKept, plansOf } from './support/kept-plans';
 import { Query, startTestApp, TestApp } from './support/test-app';
 
 describe('conversations', () => {
@@ -404,22 +405,9 @@ describe('conversation list', () => {
       // average of those made with them since the statement was prepared.
       const page = Object.assign(new ListConversationsQuery(), { limit: 50 });
       const agentInboxes = [DEFAULT_INBOX_ID, randomUUID(), randomUUID()];
-      // How many runs of the statement on this connection used the plan made without the values
-      // (its sixth and seventh at least, when kept; more if an earlier test ran it on this connection).
-      const kept = async (db: Db, statement: Sql) =>
-        (
-          await query<{ generic_plans: string }>(
-            db,
-            sql`SELECT generic_plans FROM pg_prepared_statements WHERE statement = ${statement.compile().text}`,
-          )
-        ).map((row) => Number(row.generic_plans) >= 2);
-      // EXECUTE takes its values written in (uuids and words of this test's making).
-      const explainKept = async (db: Db, statement: Sql) => {
-        const { text, values } = statement.compile();
-        const written = values.map((value) => (Array.isArray(value) ? `'{${value.join(',')}}'` : `'${String(value)}'`)).join(', ');
-        const plan = await query<Record<string, string>>(db, sql.raw(`EXPLAIN EXECUTE ${keptPlanName(text)} (${written})`));
-        return plan.map((row) => Object.values(row)[0]).join('\n');
-      };
+      // Whether the last runs of the statement on this connection used the plan made without the
+      // values (its sixth and seventh at least, when kept; more if an earlier test ran it on this connection).
+      const kept = async (db: Db, statement: Sql) => (await plansOf(db, statement)).map((row) => Number(row.generic_plans) >= 2);
       const filters: [string, ConversationFilter][] = [
         ['all', {}],
         ['open', { status: 'open' }],

@@ -3,11 +3,11 @@ import { DEFAULT_INBOX_ID } from '../src/common/default-inbox';
 import { parsePublicId } from '../src/common/ids';
 import { FOLDED_WORDS_KEPT, type MessageInboxes, MessageRepository, type SearchWay } from '../src/conversations/message.repository';
 import { Database } from '../src/database/database';
-import { keptPlanName, query, sql } from '../src/database/sql';
 import { TEST_DATABASE_URL } from './support/environment';
 import { SearchMessagesQuery } from '../src/conversations/message.dto';
 import { searchWords } from '../src/common/search';
 import { customerWrites } from './support/inbox';
+import { explainKept, plansOf } from './support/kept-plans';
 import { Query, startTestApp, TestApp } from './support/test-app';
 
 /** A word no other test writes, so each test sees only its own messages. */
@@ -208,15 +208,7 @@ describe('message search', () => {
         const { statement, keepPlan } = await messages.searchPlan(db, [tag], page, inboxes);
         expect(keepPlan).toBe(true);
         for (let run = 0; run < 7; run++) expect((await messages.search(db, [tag], page, inboxes)).data).toHaveLength(25);
-        const { text, values } = statement.compile();
-        const kept = await query<{ generic_plans: string; custom_plans: string }>(
-          db,
-          sql`SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = ${text}`,
-        );
-        // EXECUTE takes its values written in (a word and inbox ids of this test's making).
-        const written = values.map((value) => `'${String(value)}'`).join(', ');
-        const plan = await query<Record<string, string>>(db, sql.raw(`EXPLAIN EXECUTE ${keptPlanName(text)} (${written})`));
-        return { kept, plan: plan.map((row) => Object.values(row)[0]).join('\n') };
+        return { kept: await plansOf(db, statement), plan: await explainKept(db, statement) };
       });
       expect(counts.kept).toEqual([{ generic_plans: '2', custom_plans: '5' }]);
       // The kept plan walks the inboxes newest first for a page (it knows the page's 26 rows: the
