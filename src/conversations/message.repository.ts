@@ -145,8 +145,8 @@ export class MessageRepository {
    * (EXPLAIN, searchWayOf) per words and inboxes, and its answer kept an hour, as the folding is:
    * when it walks, the search runs the `walk` way, whose one plan each connection keeps; else the
    * `index` way, planned with the words each time, as is every page but a first one of a kept
-   * size (mayKeepPlan). PostgreSQL keeps the plan made without the values (after five runs) when it costs no
-   * more than those made with them did on average: so nothing in the `walk` way's first page lets
+   * size (mayKeepPlan). PostgreSQL keeps the plan made without the values (after five runs) when
+   * it costs no more than those made with them did on average: so nothing in the `walk` way's first page lets
    * the planner tell one search from another (strpos, the inboxes as subqueries' values, the
    * LIMIT written in), and each plan made with the values costs what the kept one does.
    */
