@@ -20,7 +20,7 @@ const TEXTS = [
 export interface IngestContext {
   serviceUrl: string;
   appSecret: string;
-  /** The goal: 2,000 messages a second on PostgreSQL, 500 on the embedded engine. */
+  /** The goal: 1,500 messages a second on PostgreSQL, 500 on the embedded engine. */
   goalMessagesPerSecond: number;
   /** How many of these wamids the service stored (its database, read after the run). */
   countStored: (wamids: string[]) => Promise<number>;
