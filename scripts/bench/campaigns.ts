@@ -2,9 +2,12 @@ import { serviceApi } from './api';
 import type { FakeGraph } from './graph';
 import { warnIfMachineBusy } from './machine';
 import { sleep } from './process';
+import { printMemoryGrowth } from './report';
 import { readResident } from './service';
 
 const TAG = 'bench-campaign';
+/** The contacts of the campaign to a tenth as many recipients. */
+const TENTH_TAG = 'bench-campaign-tenth';
 /** Contacts per CSV import request: well under the import's 10 MiB. */
 const IMPORT_BATCH = 50_000;
 /** The second campaign: a rate a number takes by default, to some of the same contacts (those imported with `paced` true). */
@@ -27,19 +30,23 @@ export interface CampaignsContext {
  * list is built by one statement), the rate the channel received against the rate asked for, the
  * most sends the channel received in any one second (never above the rate), duplicates (none),
  * the service's resident memory as the campaign went on (flat: nothing grows with the list), and
- * what one read of the campaign's totals costs while it sends (no count over the list). Then a
- * second campaign to 2,400 of the same contacts at 80 a second (a number's default throughput):
- * whether the rate received is the rate asked for.
+ * what one read of the campaign's totals costs while it sends (no count over the list). Then the
+ * same to a tenth as many other contacts (their send rate against the whole list's: what 10x the
+ * recipients costs each message), and a campaign to 2,400 of the first contacts at 80 a second (a
+ * number's default throughput): whether the rate received is the rate asked for.
  */
 export async function benchCampaigns(context: CampaignsContext): Promise<void> {
-  console.log(`\ncampaigns: importing ${context.recipients} contacts tagged ${TAG} ...`);
+  console.log(`\ncampaigns: importing ${context.recipients} contacts tagged ${TAG}, and a tenth as many tagged ${TENTH_TAG} ...`);
   const api = serviceApi(context.serviceUrl, context.token);
   const imported = performance.now();
   const paced = Math.min(PACED_RECIPIENTS, context.recipients);
-  for (let from = 0; from < context.recipients; from += IMPORT_BATCH) {
+  // The campaign to a tenth goes to contacts of its own, never written to: each of its messages
+  // opens a conversation, as each of the first campaign's does.
+  const tenth = Math.ceil(context.recipients / 10);
+  for (let from = 0; from < context.recipients + tenth; from += IMPORT_BATCH) {
     const lines = ['phone,name,tags,paced'];
-    for (let n = from; n < Math.min(context.recipients, from + IMPORT_BATCH); n++)
-      lines.push(`+1555${String(7_000_000 + n).padStart(7, '0')},Bench ${n},${TAG},${n < paced}`);
+    for (let n = from; n < Math.min(context.recipients + tenth, from + IMPORT_BATCH); n++)
+      lines.push(`+1555${String(7_000_000 + n).padStart(7, '0')},Bench ${n},${n < context.recipients ? TAG : TENTH_TAG},${n < paced}`);
     await api('POST', '/api/v1/contacts/import', lines.join('\n'), 'text/csv');
   }
   console.log(`  imported in ${((performance.now() - imported) / 1000).toFixed(1)} s`);
@@ -51,12 +58,25 @@ export async function benchCampaigns(context: CampaignsContext): Promise<void> {
     `  start: the first message at the channel ${all.startSeconds.toFixed(1)} s after the schedule (the recipient list built by one statement)`,
   );
   printRun(all, context.ratePerSecond);
-  const at = (share: number) => all.memory[Math.min(all.memory.length - 1, Math.floor(share * all.memory.length))]?.toFixed(0) ?? '?';
+  const memoryAt = (share: number): number | undefined =>
+    all.memory[Math.min(all.memory.length - 1, Math.floor(share * all.memory.length))];
+  const at = (share: number) => memoryAt(share)?.toFixed(0) ?? '?';
   console.log(`  service resident memory at 10 %, 50 % and 100 % of the run: ${at(0.1)}, ${at(0.5)}, ${at(0.999)} MB`);
+  const [early, end] = [memoryAt(0.1), memoryAt(0.999)];
+  if (early !== undefined && end !== undefined) printMemoryGrowth('  service resident memory from 10 % of the run to its end', early, end);
   const sorted = [...all.reads].sort((a, b) => a - b);
   console.log(
     `  GET /api/v1/campaigns/:id while sending (${sorted.length} reads): median ${sorted[Math.floor(sorted.length / 2)].toFixed(1)} ms, ` +
       `max ${sorted[sorted.length - 1].toFixed(1)} ms`,
+  );
+
+  await warnIfMachineBusy('before the campaign to a tenth');
+  const small = await runCampaign(context, { tags: [TENTH_TAG] }, context.ratePerSecond);
+  console.log(`\ncampaigns: ${tenth} other contacts (a tenth as many) at rate_per_second ${context.ratePerSecond}`);
+  printRun(small, context.ratePerSecond);
+  const [smallRate, allRate] = [sendRate(small), sendRate(all)];
+  console.log(
+    `  send rate at a tenth of the recipients ${smallRate.toFixed(0)}/s, at all of them ${allRate.toFixed(0)}/s: cost growth ${(smallRate / allRate).toFixed(2)}x for 10x the recipients`,
   );
 
   await warnIfMachineBusy('before the paced campaign');
@@ -72,13 +92,16 @@ interface CampaignRun {
   reads: number[];
 }
 
+/** Messages the channel received per second, from the first send to the last. */
+function sendRate({ sends }: CampaignRun): number {
+  return sends.length / ((sends[sends.length - 1].at - sends[0].at) / 1000);
+}
+
 function printRun(run: CampaignRun, rate: number): void {
   const { sends } = run;
   const seconds = (sends[sends.length - 1].at - sends[0].at) / 1000;
   const distinct = new Set(sends.map((send) => send.to)).size;
-  console.log(
-    `  sent ${sends.length} in ${seconds.toFixed(1)} s: ${(sends.length / seconds).toFixed(0)} messages/s against the ${rate} asked for`,
-  );
+  console.log(`  sent ${sends.length} in ${seconds.toFixed(1)} s: ${sendRate(run).toFixed(0)} messages/s against the ${rate} asked for`);
   console.log(`  most sends received in any one second: ${busiestSecond(sends.map((send) => send.at))} (the rate: ${rate})`);
   console.log(`  recipients sent twice: ${sends.length - distinct}`);
 }

@@ -44,6 +44,19 @@ export function printGoal(label: string, value: number, unit: string, goal: { be
   console.log(`${label}: ${value.toFixed(value < 100 ? 1 : 0)} ${unit} (goal ${bound} ${unit}: ${met ? 'met' : 'MISSED'})`);
 }
 
+/** Issue 28's memory goals: the service's peak resident memory on PostgreSQL, and how far it may move while a long run goes on ("no growth"). */
+export const MEMORY_GOAL_MB = 300;
+export const MEMORY_GROWTH_GOAL_PERCENT = 5;
+
+/** How much resident memory grew from `from` MB to `to` MB, in percent, against MEMORY_GROWTH_GOAL_PERCENT either way; informative, never fatal. */
+export function printMemoryGrowth(label: string, from: number, to: number): void {
+  const growth = ((to - from) / from) * 100;
+  const met = Math.abs(growth) <= MEMORY_GROWTH_GOAL_PERCENT;
+  console.log(
+    `${label}: ${from.toFixed(0)} -> ${to.toFixed(0)} MB, ${growth >= 0 ? '+' : ''}${growth.toFixed(1)}% (goal: flat, within ${MEMORY_GROWTH_GOAL_PERCENT}%: ${met ? 'met' : 'MISSED'})`,
+  );
+}
+
 /** What 10x more data may cost: the goal on cost growth. */
 const GROWTH_GOAL = 1.5;
 

@@ -1,5 +1,6 @@
 import { hubSignature, inboundTextWebhook, newWamid } from '../lib/channel-webhook';
 import { serviceApi } from './api';
+import { MEMORY_GOAL_MB, printGoal, printMemoryGrowth } from './report';
 import { readResident } from './service';
 
 /** What each part of the mixed traffic does a second: a busy team's afternoon, on loopback. */
@@ -116,10 +117,7 @@ export async function soak(context: SoakContext): Promise<void> {
   }
   const warm = perMinute[Math.min(1, perMinute.length - 1)];
   const last = perMinute[perMinute.length - 1];
-  const growth = ((last - warm) / warm) * 100;
-  console.log(
-    `soak: ${counts.sent.toLocaleString('en-US')} requests, ${counts.failed} failed, in ${elapsed().toFixed(0)} s; ` +
-      `RSS ${warm.toFixed(0)} MB in minute 2, ${last.toFixed(0)} MB in the last: ${growth >= 0 ? '+' : ''}${growth.toFixed(1)}% ` +
-      `(goal: no growth, within 5%: ${Math.abs(growth) <= 5 ? 'met' : 'MISSED'}); peak ${Math.max(...samples.map((one) => one.rss)).toFixed(0)} MB (goal < 300 MB)`,
-  );
+  console.log(`soak: ${counts.sent.toLocaleString('en-US')} requests, ${counts.failed} failed, in ${elapsed().toFixed(0)} s`);
+  printMemoryGrowth('soak: mean RSS in minute 2, then in the last minute', warm, last);
+  printGoal('soak: peak RSS', Math.max(...samples.map((one) => one.rss)), 'MB', { below: MEMORY_GOAL_MB });
 }
