@@ -74,7 +74,7 @@ import { copyOfDatabase, countStoredWamids, countStoredWamidsEmbedded, dropDatab
 import { benchCampaigns } from './bench/campaigns';
 import { benchConsole } from './bench/console';
 import { benchWebhookFanOut } from './bench/fanout';
-import { benchIngest } from './bench/ingest';
+import { benchIngest, INGEST_CUSTOMERS } from './bench/ingest';
 import { benchInboxes } from './bench/inboxes';
 import { benchConversationList } from './bench/list';
 import { startFakeGraph } from './bench/graph';
@@ -200,7 +200,14 @@ async function main(cleanup: Cleanup): Promise<void> {
   const auth = { authorization: `Bearer ${token}` };
 
   if (soaking) {
-    await soak({ serviceUrl: service.baseUrl, token, appSecret: MESSAGING_APP_SECRET, pid: service.pid, seconds: settings.soakSeconds });
+    await soak({
+      serviceUrl: service.baseUrl,
+      token,
+      appSecret: MESSAGING_APP_SECRET,
+      pid: service.pid,
+      seconds: settings.soakSeconds,
+      onPostgres: settings.databaseUrl !== null,
+    });
     return;
   }
 
@@ -246,7 +253,10 @@ async function main(cleanup: Cleanup): Promise<void> {
     });
 
   // On PostgreSQL the rules run with the data sections, at both sizes.
-  if (sections.has('rules') && !settings.databaseUrl) await benchRules(rulesContext(service, token, settings, 2 * settings.ruleMessages));
+  // The embedded engine's ingest below stops the service: the rules come first there, from
+  // customers after the ingest's, whose first messages must each open a conversation.
+  if (sections.has('rules') && !settings.databaseUrl)
+    await benchRules(rulesContext(service, token, settings, { first: INGEST_CUSTOMERS + 1, count: 2 * settings.ruleMessages }));
 
   if (sections.has('campaigns')) {
     const campaign = { graph, recipients: settings.campaignRecipients, ratePerSecond: settings.campaignRate };
@@ -351,8 +361,6 @@ async function benchData(
   if (typeof adminId !== 'string') throw new Error('GET /api/v1/me answered no id');
   const { load } = settings;
   const rows: Row[] = [];
-  // First, as on the embedded engine (its messages land in the seed's conversations, as the ingest's do).
-  const rules = sections.has('rules') ? await benchRules(rulesContext(service, token, settings, size.contacts)) : undefined;
   if (sections.has('list'))
     rows.push(
       ...(await benchConversationList({ serviceUrl: service.baseUrl, auth, adminId, databaseUrl, size, poolMax: POOL_MAX, load, cleanup })),
@@ -372,6 +380,11 @@ async function benchData(
     });
     rows.push({ name: 'ingest', figures });
   }
+  // After the sections that read the seed as seeded, as the ingest is: its messages land in the
+  // seed's conversations (reopening the closed ones), which a run adds no conversation to.
+  const rules = sections.has('rules')
+    ? await benchRules(rulesContext(service, token, settings, { first: 1, count: size.contacts }))
+    : undefined;
   // On copies of the seed made before any service opened it: what the sections above wrote is not in them.
   const copies = inboxes.copies;
   if (sections.has('inboxes') && copies !== null) {
@@ -397,8 +410,8 @@ async function benchData(
   return { rows, rules, routing };
 }
 
-/** The rules section's context on a running service, its messages from `customers` customers (RulesContext.customers). */
-function rulesContext(service: RunningService, token: string, settings: Settings, customers: number): RulesContext {
+/** The rules section's context on a running service, its messages from `customers` (RulesContext.customers). */
+function rulesContext(service: RunningService, token: string, settings: Settings, customers: RulesContext['customers']): RulesContext {
   return {
     serviceUrl: service.baseUrl,
     token,

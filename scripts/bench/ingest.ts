@@ -6,7 +6,8 @@ import { printGoal, printTable } from './report';
 import { seededPhone } from './seed-sql';
 
 /** Seeded customers who write in: few enough that some write twice during a run, as in real traffic. */
-const CUSTOMERS = 5_000;
+/** The seeded customers the ingest's messages come from (on the embedded engine, new ones: it has no seed). */
+export const INGEST_CUSTOMERS = 5_000;
 const GOAL_P99_MS = 100;
 
 const TEXTS = [
@@ -29,7 +30,7 @@ export interface IngestContext {
 
 /**
  * POST /api/webhooks/messaging as the channel would under load: every request one signed message
- * with a new wamid from one of the first CUSTOMERS seeded customers (so it lands in an existing
+ * with a new wamid from one of the first INGEST_CUSTOMERS seeded customers (so it lands in an existing
  * conversation, sometimes closed, which it reopens, sometimes assigned, which notifies).
  *
  * A 200 promises the message is committed, so after the run every wamid answered 2xx must be in
@@ -44,7 +45,7 @@ export async function benchIngest(context: IngestContext): Promise<Figures> {
     path: '/api/webhooks/messaging',
     headers: { 'content-type': 'application/json' },
     setupRequest: (base, connection) => {
-      const n = 1 + Math.floor(Math.random() * CUSTOMERS);
+      const n = 1 + Math.floor(Math.random() * INGEST_CUSTOMERS);
       const wamid = newWamid();
       const body = JSON.stringify(
         inboundTextWebhook({ from: seededPhone(n).slice(1), text: TEXTS[n % TEXTS.length], profileName: `Customer ${n}`, wamid }),
@@ -62,7 +63,7 @@ export async function benchIngest(context: IngestContext): Promise<Figures> {
   };
 
   console.log(
-    `\ningest: ${context.load.connections} connections posting signed single-message webhooks from ${CUSTOMERS.toLocaleString('en-US')} customers ...`,
+    `\ningest: ${context.load.connections} connections posting signed single-message webhooks from ${INGEST_CUSTOMERS.toLocaleString('en-US')} customers ...`,
   );
   await warnIfMachineBusy('before this section');
   const figures = await measure({ url: `${context.serviceUrl}/api/webhooks/messaging`, method: 'POST', requests: [request] }, context.load);

@@ -15,11 +15,11 @@ export interface RulesContext {
   metricsToken: string;
   messages: number;
   /**
-   * The customers who write, by their seeded phones (seededPhone 1 to `customers`): on PostgreSQL the
-   * seed's, so that the section adds no conversation to the seed the other sections read (and a
-   * later run reuses); the embedded engine has no seed, so they are new there.
+   * The customers who write, by their seeded phones (seededPhone `first` to `first + count - 1`): on
+   * PostgreSQL the seed's, so that the section adds no conversation to the seed a later run reuses;
+   * the embedded engine has no seed, so they are new there.
    */
-  customers: number;
+  customers: { first: number; count: number };
 }
 
 interface RunFigures {
@@ -94,7 +94,7 @@ export async function benchRules(context: RulesContext): Promise<RulesFigures> {
     return { eventsPerSecond: runs / drained, meanRunMs: meanMs };
   } finally {
     for (const id of ids) await api('DELETE', `/api/v1/automation-rules/${id}`).catch(() => undefined);
-    // The seed's conversations as they were: the label comes off every one the rule labelled.
+    // The label comes off every conversation the rule labelled (their new messages stay).
     await api('DELETE', `/api/v1/labels/${label}`).catch(() => undefined);
   }
 }
@@ -120,7 +120,7 @@ async function writeIn(context: RulesContext, round: number): Promise<RunFigures
   await Promise.all(
     Array.from({ length: SENDERS }, async () => {
       for (let n = next++; n < context.messages; n = next++) {
-        const from = seededPhone(1 + ((round * context.messages + n) % context.customers)).slice(1);
+        const from = seededPhone(context.customers.first + ((round * context.messages + n) % context.customers.count)).slice(1);
         const body = JSON.stringify(inboundTextWebhook({ from, text: `bench message ${n}`, profileName: `Rules ${n}`, wamid: newWamid() }));
         const response = await fetch(`${context.serviceUrl}/api/webhooks/messaging`, {
           method: 'POST',

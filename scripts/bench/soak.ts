@@ -26,6 +26,8 @@ export interface SoakContext {
   appSecret: string;
   pid: number;
   seconds: number;
+  /** Whether the service runs on PostgreSQL, where issue 28 sets the peak memory's goal (the embedded engine holds the database in the process). */
+  onPostgres: boolean;
 }
 
 /**
@@ -119,5 +121,7 @@ export async function soak(context: SoakContext): Promise<void> {
   const last = perMinute[perMinute.length - 1];
   console.log(`soak: ${counts.sent.toLocaleString('en-US')} requests, ${counts.failed} failed, in ${elapsed().toFixed(0)} s`);
   printMemoryGrowth('soak: mean RSS in minute 2, then in the last minute', warm, last);
-  printGoal('soak: peak RSS', Math.max(...samples.map((one) => one.rss)), 'MB', { below: MEMORY_GOAL_MB });
+  const peak = Math.max(...samples.map((one) => one.rss));
+  if (context.onPostgres) printGoal('soak: peak RSS', peak, 'MB', { below: MEMORY_GOAL_MB });
+  else console.log(`soak: peak RSS: ${peak.toFixed(0)} MB (no goal on the embedded engine)`);
 }
