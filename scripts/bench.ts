@@ -80,7 +80,7 @@ import { benchConversationList } from './bench/list';
 import { startFakeGraph } from './bench/graph';
 import { warnIfMachineBusy } from './bench/machine';
 import { Load, measure } from './bench/measure';
-import { MEMORY_GOAL_MB, printGoal, printGrowth, printRatio, printTable, type Row } from './bench/report';
+import { printGrowth, printPeakMemory, printRatio, printTable, type Row } from './bench/report';
 import { benchRules, type RulesContext, type RulesFigures } from './bench/rules';
 import { benchMessageSearch } from './bench/search';
 import { inspectDatabase, seedDatabase } from './bench/seed';
@@ -180,11 +180,7 @@ async function main(cleanup: Cleanup): Promise<void> {
   // Registered after the service's stop, so it runs before it: the peak of the whole run.
   cleanup.defer('peak memory', () => {
     const peak = service.peakResidentMegabytes();
-    if (peak === null) return;
-    const label = '\nservice peak resident memory over the run (VmHWM)';
-    // Issue 28's goal is PostgreSQL's: the embedded engine holds the whole database engine in the process.
-    if (settings.databaseUrl) printGoal(label, peak, 'MB', { below: MEMORY_GOAL_MB });
-    else console.log(`${label}: ${peak.toFixed(0)} MB (no goal on the embedded engine)`);
+    if (peak !== null) printPeakMemory('\nservice peak resident memory over the run (VmHWM)', peak, settings.databaseUrl !== null);
   });
   console.log(
     `service: pid ${service.pid} at ${service.baseUrl}, ${settings.databaseUrl ? 'PostgreSQL (BENCH_DATABASE_URL)' : 'embedded PGlite'}, ` +

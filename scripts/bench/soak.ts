@@ -1,6 +1,6 @@
 import { hubSignature, inboundTextWebhook, newWamid } from '../lib/channel-webhook';
 import { serviceApi } from './api';
-import { MEMORY_GOAL_MB, printGoal, printMemoryGrowth } from './report';
+import { printMemoryGrowth, printPeakMemory } from './report';
 import { readResident } from './service';
 
 /** What each part of the mixed traffic does a second: a busy team's afternoon, on loopback. */
@@ -121,7 +121,5 @@ export async function soak(context: SoakContext): Promise<void> {
   const last = perMinute[perMinute.length - 1];
   console.log(`soak: ${counts.sent.toLocaleString('en-US')} requests, ${counts.failed} failed, in ${elapsed().toFixed(0)} s`);
   printMemoryGrowth('soak: mean RSS in minute 2, then in the last minute', warm, last);
-  const peak = Math.max(...samples.map((one) => one.rss));
-  if (context.onPostgres) printGoal('soak: peak RSS', peak, 'MB', { below: MEMORY_GOAL_MB });
-  else console.log(`soak: peak RSS: ${peak.toFixed(0)} MB (no goal on the embedded engine)`);
+  printPeakMemory('soak: peak RSS', Math.max(...samples.map((one) => one.rss)), context.onPostgres);
 }
