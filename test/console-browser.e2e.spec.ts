@@ -8,6 +8,7 @@ import {
   listen,
   logIn,
   newPage,
+  openWhenReady,
   PHONE,
   seriousAccessibilityViolations,
 } from './support/browser';
@@ -1519,8 +1520,7 @@ describeWithBrowser('the agent console in Chromium', () => {
       const page = await open(viewport);
       const found: string[] = [];
       for (const path of ['/login', '/forgot-password', '/accept-invite?token=x', '/reset-password?token=x']) {
-        await page.goto(`${baseUrl}${path}`);
-        await page.locator('h1').waitFor();
+        await openWhenReady(page, `${baseUrl}${path}`, (p) => p.locator('h1').waitFor());
         found.push(...(await seriousAccessibilityViolations(page)).map((v) => `${path}: ${v}`));
         await screenshot(page, path, width);
       }
@@ -1532,8 +1532,7 @@ describeWithBrowser('the agent console in Chromium', () => {
           ready: (p: Page) => p.getByRole('log', { name: 'Messages' }).getByText('Checking every page').waitFor(),
         },
       ]) {
-        await page.goto(`${baseUrl}${path}`);
-        await ready(page);
+        await openWhenReady(page, `${baseUrl}${path}`, ready);
         found.push(...(await seriousAccessibilityViolations(page)).map((v) => `${path}: ${v}`));
         await screenshot(page, path, width);
       }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page, type Request } from 'playwright-core';
 import { CHROMIUM_PATH, HAS_CHROMIUM } from './chromium';
 import type { TestApp } from './test-app';
 
@@ -45,6 +45,38 @@ export async function newPage(context: BrowserContext): Promise<{ page: Page; pr
     if (message.type() === 'error') problems.push(`console: ${message.text()}`);
   });
   return { page, problems };
+}
+
+/**
+ * Opens `url` and waits for `ready`; when that does not come, the failure names the requests the
+ * page still waited for and what its console said, so that a page that hangs says where.
+ */
+export async function openWhenReady(page: Page, url: string, ready: (page: Page) => Promise<void>): Promise<void> {
+  const started = Date.now();
+  const unanswered = new Map<Request, string>();
+  const said: string[] = [];
+  const onRequest = (request: Request) =>
+    unanswered.set(request, `${request.method()} ${request.url().split('?')[0]} (at ${Date.now() - started} ms)`);
+  const onAnswered = (request: Request) => unanswered.delete(request);
+  const onConsole = (message: ConsoleMessage) => said.push(`${message.type()}: ${message.text()} (at ${Date.now() - started} ms)`);
+  page.on('request', onRequest);
+  page.on('requestfinished', onAnswered);
+  page.on('requestfailed', onAnswered);
+  page.on('console', onConsole);
+  try {
+    await page.goto(url);
+    await ready(page);
+  } catch (error) {
+    const waitedFor = [...unanswered.values()].join('; ') || 'none';
+    throw new Error(
+      `${url} not ready after ${Date.now() - started} ms: ${(error as Error).message}\nunanswered requests: ${waitedFor}\nconsole: ${said.join('; ') || 'nothing'}`,
+    );
+  } finally {
+    page.off('request', onRequest);
+    page.off('requestfinished', onAnswered);
+    page.off('requestfailed', onAnswered);
+    page.off('console', onConsole);
+  }
 }
 
 export async function logIn(page: Page, baseUrl: string, email: string, password: string): Promise<void> {
