@@ -392,7 +392,7 @@ describe('channel webhook poison bodies', () => {
     expect(kept.map((letter) => letter.body)).toEqual([bodies[2]]);
   });
 
-  /** Bodies handed to the ingest in one turn of the event loop, as concurrent requests would after their signature checks. */
+  /** Bodies handed to the ingest in one turn of the event loop, as concurrent requests: one read of the inboxes checks them all, and they reach the store together. */
   const ingestTogether = (bodies: string[]) => {
     const inbound = t.app.get(InboundService);
     return Promise.all(

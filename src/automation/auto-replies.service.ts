@@ -4,7 +4,7 @@ import { ConversationsService } from '../conversations/conversations.service';
 import { MessagesService } from '../conversations/messages.service';
 import type { Db } from '../database/sql';
 import { isOpenAt } from '../inboxes/business-hours';
-import { InboxesService } from '../inboxes/inboxes.service';
+import type { InboxAutomation } from '../inboxes/inboxes.service';
 
 /**
  * The inbox's own answers to a customer's message, in the transaction that stores it (so a crash
@@ -18,13 +18,17 @@ import { InboxesService } from '../inboxes/inboxes.service';
 @Injectable()
 export class AutoRepliesService {
   constructor(
-    private readonly inboxes: InboxesService,
     private readonly conversations: ConversationsService,
     private readonly messages: MessagesService,
   ) {}
 
-  async afterCustomerMessage(db: Db, conversation: ConversationRow, { created, at }: { created: boolean; at: Date }): Promise<void> {
-    const inbox = await this.inboxes.automationOf(db, conversation.inbox_id);
+  /** `inbox` is the conversation's inbox as the ingest routed the message (InboxRouter.automationOf): not read again. */
+  async afterCustomerMessage(
+    db: Db,
+    conversation: ConversationRow,
+    inbox: InboxAutomation | null,
+    { created, at }: { created: boolean; at: Date },
+  ): Promise<void> {
     if (!inbox || (!inbox.greeting?.enabled && !inbox.away?.enabled)) return;
     if (!isOpenAt(inbox.business_hours, at)) {
       if (inbox.away?.enabled && (await this.conversations.claimAwayMessage(db, conversation.id, at)))

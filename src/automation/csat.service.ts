@@ -53,19 +53,20 @@ export class CsatService implements OnModuleInit {
    * survey's list quoting the last survey sent, or, while the conversation is still closed, the
    * first text within 10 minutes after that survey's rating. Null: a message like any other (a
    * text to a reopened conversation is the customer writing, and is left to the agents).
+   * `conversation` is the row the ingest locked: its survey fields are those of this transaction.
    */
   async answerIn(db: Db, conversation: ConversationRow, message: InboundMessage, at: Date): Promise<SurveyAnswer | null> {
     const row = message.type === 'interactive' ? (message.content?.list_reply as { id?: unknown } | undefined)?.id : undefined;
     const rating = typeof row === 'string' ? RATING_ROW.exec(row) : null;
     if (!rating && (message.type !== 'text' || !message.text)) return null;
-    const survey = await this.conversations.surveyOf(db, conversation.id);
-    if (!survey?.csat_message_id) return null;
+    if (!conversation.csat_message_id) return null;
     if (rating) {
       const quoted = message.quotedChannelMessageId && (await this.messages.idOfChannelMessage(db, message.quotedChannelMessageId));
-      if (quoted !== survey.csat_message_id) return null;
+      if (quoted !== conversation.csat_message_id) return null;
       return { rating: Number(rating[1]), at, commentUntil: new Date(at.getTime() + COMMENT_WITHIN_MS) };
     }
-    const commentDue = conversation.status === 'closed' && survey.csat_comment_until !== null && at <= survey.csat_comment_until;
+    const commentDue =
+      conversation.status === 'closed' && conversation.csat_comment_until !== null && at <= conversation.csat_comment_until;
     return commentDue ? { comment: message.text! } : null;
   }
 

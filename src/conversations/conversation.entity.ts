@@ -31,12 +31,19 @@ export interface ConversationRow {
   csat_rating: number | null;
   csat_comment: string | null;
   csat_rated_at: Date | null;
+  /** The survey sent for the last episode an agent closed, whose answer is kept; null: none awaits one. */
+  csat_message_id: string | null;
+  /** Until when the customer's next text is the comment of their rating; null: none is awaited. */
+  csat_comment_until: Date | null;
   created_at: Date;
   updated_at: Date;
 }
 
 /** A conversation with its customer, its labels and its newest message, as every answer and event shows it. */
-export interface ConversationWithCustomer extends Omit<ConversationRow, 'contact_id' | 'last_received_at' | 'last_received_id'> {
+export interface ConversationWithCustomer extends Omit<
+  ConversationRow,
+  'contact_id' | 'last_received_at' | 'last_received_id' | 'csat_message_id' | 'csat_comment_until'
+> {
   customer_name: string | null;
   /** Null for a customer the channel knows only by their user id. */
   customer_phone: string | null;

@@ -47,7 +47,7 @@ function hasUnread(readerId: string): Sql {
 }
 
 const COLUMNS = sql.raw(
-  'id, contact_id, inbox_id, status, assigned_to, last_message_at, last_inbound_at, snoozed_until, last_received_at, last_received_id, team_id, waiting_since, csat_rating, csat_comment, csat_rated_at, created_at, updated_at',
+  'id, contact_id, inbox_id, status, assigned_to, last_message_at, last_inbound_at, snoozed_until, last_received_at, last_received_id, team_id, waiting_since, csat_rating, csat_comment, csat_rated_at, csat_message_id, csat_comment_until, created_at, updated_at',
 );
 const RECENT_FIRST = new Keyset<ConversationWithCustomer>({ time: 'c.last_message_at', id: 'c.id' }, 'DESC', (row) => [
   row.last_message_at,
@@ -325,7 +325,8 @@ export class ConversationRepository {
           VALUES (${conversation.id}, ${conversation.contact_id}, ${conversation.inbox_id}, ${conversation.status}, ${conversation.assigned_to},
                   ${conversation.last_message_at}, ${conversation.last_inbound_at}, ${conversation.snoozed_until}, ${conversation.last_received_at},
                   ${conversation.last_received_id}, ${conversation.team_id}, ${conversation.waiting_since}, ${conversation.csat_rating},
-                  ${conversation.csat_comment}, ${conversation.csat_rated_at}, ${conversation.created_at},
+                  ${conversation.csat_comment}, ${conversation.csat_rated_at}, ${conversation.csat_message_id},
+                  ${conversation.csat_comment_until}, ${conversation.created_at},
                   ${conversation.updated_at})
           ON CONFLICT (contact_id, inbox_id) DO NOTHING RETURNING id`,
     );
@@ -361,10 +362,6 @@ export class ConversationRepository {
   async setSurvey(db: Db, id: string, messageId: string): Promise<void> {
     // A comment is for the rating of this survey: none is awaited until it is answered.
     await execute(db, sql`UPDATE conversations SET csat_message_id = ${messageId}, csat_comment_until = NULL WHERE id = ${id}`);
-  }
-
-  surveyOf(db: Db, id: string): Promise<{ csat_message_id: string | null; csat_comment_until: Date | null } | null> {
-    return queryOne(db, sql`SELECT csat_message_id, csat_comment_until FROM conversations WHERE id = ${id}`);
   }
 
   /** A rating (its comment cleared, the next text awaited as the new one until `commentUntil`) or that comment. */

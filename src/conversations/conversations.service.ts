@@ -383,6 +383,8 @@ export class ConversationsService implements OnModuleInit {
       csat_rating: null,
       csat_comment: null,
       csat_rated_at: null,
+      csat_message_id: null,
+      csat_comment_until: null,
       created_at: at,
       updated_at: at,
     };
@@ -437,11 +439,6 @@ export class ConversationsService implements OnModuleInit {
   /** The satisfaction survey sent for the episode just closed, in the caller's transaction: the answer to it is the one kept. */
   async recordSurveySent(db: Db, id: string, messageId: string): Promise<void> {
     await this.conversations.setSurvey(db, id, messageId);
-  }
-
-  /** The survey the conversation awaits an answer to (its message), and until when a text is the rating's comment. */
-  surveyOf(db: Db, id: string): Promise<{ csat_message_id: string | null; csat_comment_until: Date | null } | null> {
-    return this.conversations.surveyOf(db, id);
   }
 
   /**

@@ -37,7 +37,7 @@ import { changeSourcesOf, type ChannelChangeError, parseChannelWebhook, type Par
 import { TemplatesService } from '../templates/templates.service';
 import { DeadLetterResponse } from './dead-letter.dto';
 import { DeadLetterRepository } from './dead-letter.repository';
-import { InboxesService, type InboxRouter } from '../inboxes/inboxes.service';
+import { type InboxAutomation, InboxesService, type InboxRouter } from '../inboxes/inboxes.service';
 import { AutoRepliesService } from '../automation/auto-replies.service';
 import { CsatService } from '../automation/csat.service';
 import { CampaignRepliesService } from '../campaigns/campaign-replies.service';
@@ -68,6 +68,8 @@ const GROUP_COMMIT_MAX_BODIES = 25;
 interface BodyToStore {
   parsed: ParsedWebhook;
   receivedAt: Date;
+  /** The inboxes as the signature check read them: the body is routed by them, not by a second read. */
+  router: InboxRouter;
   context: AsyncResource;
 }
 
@@ -98,6 +100,8 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
    * stored at once would lock their customers' rows in orders no single body does.
    */
   private readonly storing: Batcher<BodyToStore, StoreOutcome>;
+  /** The inboxes' routes being read for the signature checks, shared by the requests that arrive meanwhile. */
+  private routesRead: Promise<InboxRouter> | null = null;
 
   constructor(
     private readonly database: Database,
@@ -176,15 +180,29 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
    * number no inbox has), so every such key must verify it. Outside production a change without
    * any key is taken unchecked, for trying the service.
    */
-  async verifySignature(rawBody: Buffer | undefined, signature: string | undefined, body: unknown): Promise<void> {
+  private async verifySignature(rawBody: Buffer | undefined, signature: string | undefined, body: unknown): Promise<InboxRouter> {
     let router: InboxRouter;
     try {
-      router = await this.inboxes.router(this.database.db);
+      router = await this.currentRoutes();
     } catch (error) {
       if (isDatabaseUnavailable(error)) throw this.unavailable('Channel webhook could not be checked', error, STORE_LATER);
       throw error;
     }
     this.checkSignedFor(router, rawBody, signature, body);
+    return router;
+  }
+
+  /**
+   * One read of the inboxes for every request that asks while it is under way: under load the
+   * channel's requests arrive by the dozen. A read begun a moment before a request misses only what
+   * changed in that moment: a number it lacks is looked up again in the storing transaction, and a
+   * body signed with an app secret changed meanwhile is refused with a 401 the channel retries.
+   */
+  private currentRoutes(): Promise<InboxRouter> {
+    this.routesRead ??= this.inboxes.router(this.database.db).finally(() => {
+      this.routesRead = null;
+    });
+    return this.routesRead;
   }
 
   /** Checks the signature with the app secret of every number (or business account) the body's changes are about, as the router knows them. */
@@ -193,12 +211,16 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
     checkChannelSignature(rawBody, signature, keys, this.config.isProduction);
   }
 
-  /** Stores a delivery's messages and statuses, or keeps the raw body as a dead letter when that fails for another reason than the database being down. */
+  /**
+   * Checks a delivery's signature, then stores its messages and statuses, or keeps the raw body as
+   * a dead letter when that fails for another reason than the database being down.
+   */
   async ingest(rawBody: Buffer | undefined, signature: string | undefined, body: unknown): Promise<Ingested> {
+    const router = await this.verifySignature(rawBody, signature, body);
     const receivedAt = new Date();
     const parsed = this.parse(body, receivedAt);
     const outcome = await this.storing
-      .run({ parsed, receivedAt, context: new AsyncResource('InboundBody') })
+      .run({ parsed, receivedAt, router, context: new AsyncResource('InboundBody') })
       .catch((failed: unknown): StoreOutcome => ({ failed }));
     if ('stored' in outcome) return { messages: outcome.stored, statuses: parsed.statuses.length };
     if (isDatabaseUnavailable(outcome.failed)) throw this.unavailable('Channel webhook could not be stored', outcome.failed, STORE_LATER);
@@ -220,8 +242,8 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
       try {
         return await this.database.transaction(async (db) => {
           const outcomes: StoreOutcome[] = [];
-          for (const { parsed, receivedAt, context } of bodies) {
-            outcomes.push({ stored: await context.runInAsyncScope(() => this.store(db, parsed, receivedAt)) });
+          for (const { parsed, receivedAt, router, context } of bodies) {
+            outcomes.push({ stored: await context.runInAsyncScope(() => this.store(db, parsed, receivedAt, router)) });
           }
           return outcomes;
         });
@@ -230,11 +252,11 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
       }
     }
     const outcomes: StoreOutcome[] = [];
-    for (const { parsed, receivedAt, context } of bodies) {
+    for (const { parsed, receivedAt, router, context } of bodies) {
       outcomes.push(
         await context.runInAsyncScope(() =>
           this.database
-            .transaction((db) => this.store(db, parsed, receivedAt))
+            .transaction((db) => this.store(db, parsed, receivedAt, router))
             .then(
               (stored): StoreOutcome => ({ stored }),
               (failed: unknown): StoreOutcome => ({ failed }),
@@ -272,10 +294,9 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
         const body: unknown = JSON.parse(letter.raw_body.toString('utf8'));
         // A body kept for a number no inbox had was checked with MESSAGING_APP_SECRET; the inbox
         // that has the number now may have a secret of its own, which must sign it too.
-        if (letter.unknown_phone_number_id !== null) {
-          this.checkSignedFor(await this.inboxes.router(db), letter.raw_body, letter.signature ?? undefined, body);
-        }
-        await this.store(db, this.parse(body, letter.received_at), letter.received_at);
+        const router = await this.inboxes.router(db);
+        if (letter.unknown_phone_number_id !== null) this.checkSignedFor(router, letter.raw_body, letter.signature ?? undefined, body);
+        await this.store(db, this.parse(body, letter.received_at), letter.received_at, router);
         await this.audit.record(db, 'dead_letter.replayed', { target: toPublicId('ibf', id) });
         return (await this.deadLetters.markReplayed(db, id, new Date()))!;
       });
@@ -309,8 +330,16 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
    * answers how many messages were new. A reaction to a message of the customer's thread is
    * attached to it rather than stored; a changed number moves the contact first.
    */
-  private async store(db: Db, { messages, phoneNumberIds, statuses, errors, templates }: ParsedWebhook, receivedAt: Date): Promise<number> {
-    const router = await this.inboxes.router(db);
+  private async store(
+    db: Db,
+    { messages, phoneNumberIds, statuses, errors, templates }: ParsedWebhook,
+    receivedAt: Date,
+    routedBy: InboxRouter,
+  ): Promise<number> {
+    const routesAll = (router: InboxRouter) => phoneNumberIds.every((phoneNumberId) => router.route(phoneNumberId) !== null);
+    // The routes were read with the signature, before this transaction: a number they lack is
+    // looked up again in it, where an inbox made since is seen (its replay of dead letters may have run already).
+    const router = routesAll(routedBy) ? routedBy : await this.inboxes.router(db);
     const unknown = phoneNumberIds.find((phoneNumberId) => router.route(phoneNumberId) === null);
     if (unknown !== undefined) throw new UnknownPhoneNumber(unknown);
     let stored = 0;
@@ -337,7 +366,7 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
               message,
               inboxId,
             )
-          : await this.storeCustomerMessage(db, customer, message, inboxId);
+          : await this.storeCustomerMessage(db, customer, message, inboxId, router.automationOf(inboxId));
       if (saved) stored += 1;
     }
     for (const status of statuses) await this.messages.applyChannelStatus(db, status);
@@ -356,7 +385,13 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
   }
 
   /** A customer's message: their conversation found, created or reopened, message.received recorded, the assignee notified. */
-  private async storeCustomerMessage(db: Db, customer: ChannelCustomer, message: InboundMessage, inboxId: string): Promise<boolean> {
+  private async storeCustomerMessage(
+    db: Db,
+    customer: ChannelCustomer,
+    message: InboundMessage,
+    inboxId: string,
+    automation: InboxAutomation | null,
+  ): Promise<boolean> {
     const { contact } = await this.contacts.findOrCreateForCustomer(db, customer);
     const now = new Date();
     const { conversation, created } = await this.conversations.openForContact(db, contact.id, now, { inboxId, reopen: false });
@@ -369,7 +404,7 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
     await this.campaignReplies.afterCustomerMessage(db, saved.conversation.id, saved.message.created_at);
     if (answer) await this.csat.keep(db, conversation.id, answer);
     else if (!(await this.optOut.afterCustomerMessage(db, contact, saved.conversation, message.text, new Date())))
-      await this.autoReplies.afterCustomerMessage(db, saved.conversation, { created, at: new Date() });
+      await this.autoReplies.afterCustomerMessage(db, saved.conversation, automation, { created, at: new Date() });
     if (conversation.assigned_to) {
       await this.notifications.notify(db, {
         userId: conversation.assigned_to,

@@ -61,7 +61,12 @@ export interface InboxRouter {
   route(phoneNumberId: string | null): string | null;
   /** The app secret the webhooks of a number (or, for a change about none, of a business account) are signed with; null: none is set. */
   appSecret(source: { phoneNumberId: string | null; businessAccountId: string | null }): string | null;
+  /** An inbox's automatic messages and business hours, as read with the routes; null: no such inbox. */
+  automationOf(inboxId: string): InboxAutomation | null;
 }
+
+/** What an inbox answers a customer with by itself: its automatic messages, their business hours and its survey. */
+export type InboxAutomation = Pick<InboxRow, 'business_hours' | 'greeting' | 'away' | 'csat'>;
 
 @Injectable()
 export class InboxesService implements OnApplicationBootstrap {
@@ -293,7 +298,7 @@ export class InboxesService implements OnApplicationBootstrap {
   }
 
   /** What the inbox sends by itself and when it is open; null for no such inbox. */
-  async automationOf(db: Db, id: string): Promise<Pick<InboxRow, 'business_hours' | 'greeting' | 'away' | 'csat'> | null> {
+  async automationOf(db: Db, id: string): Promise<InboxAutomation | null> {
     return this.inboxes.find(db, id);
   }
 
@@ -382,6 +387,7 @@ export class InboxesService implements OnApplicationBootstrap {
         const own = owner?.app_secret ?? null;
         return own === null ? this.config.messagingAppSecret : this.openOrNull(own);
       },
+      automationOf: (inboxId) => inboxes.find((inbox) => inbox.id === inboxId) ?? null,
     };
   }
 

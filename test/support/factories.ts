@@ -52,6 +52,8 @@ export async function createConversation(t: TestApp, fields: Partial<Conversatio
     csat_rating: null,
     csat_comment: null,
     csat_rated_at: null,
+    csat_message_id: null,
+    csat_comment_until: null,
     created_at: now,
     updated_at: now,
     ...fields,
