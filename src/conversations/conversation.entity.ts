@@ -31,7 +31,7 @@ export interface ConversationRow {
   csat_rating: number | null;
   csat_comment: string | null;
   csat_rated_at: Date | null;
-  /** The survey sent for the last episode an agent closed, whose answer is kept; null: none awaits one. */
+  /** The survey sent for the last episode an agent closed: a rating that answers it is kept. Null: no survey was sent yet. */
   csat_message_id: string | null;
   /** Until when the customer's next text is the comment of their rating; null: none is awaited. */
   csat_comment_until: Date | null;

@@ -68,7 +68,7 @@ const GROUP_COMMIT_MAX_BODIES = 25;
 interface BodyToStore {
   parsed: ParsedWebhook;
   receivedAt: Date;
-  /** The inboxes as the signature check read them: the body is routed by them, not by a second read. */
+  /** The inboxes as the signature check read them: the body is routed by them (see store), not by a second read. */
   router: InboxRouter;
   context: AsyncResource;
 }
@@ -194,9 +194,9 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
 
   /**
    * One read of the inboxes for every request that asks while it is under way: under load the
-   * channel's requests arrive by the dozen. A read begun a moment before a request misses only what
-   * changed in that moment: a number it lacks is looked up again in the storing transaction, and a
-   * body signed with an app secret changed meanwhile is refused with a 401 the channel retries.
+   * channel's requests arrive by the dozen. A read begun a moment before a request is as if the
+   * request had come that moment earlier (see store); a body signed with an app secret changed in
+   * that moment is refused with a 401, which the channel retries.
    */
   private currentRoutes(): Promise<InboxRouter> {
     this.routesRead ??= this.inboxes.router(this.database.db).finally(() => {
@@ -337,8 +337,11 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
     routedBy: InboxRouter,
   ): Promise<number> {
     const routesAll = (router: InboxRouter) => phoneNumberIds.every((phoneNumberId) => router.route(phoneNumberId) !== null);
-    // The routes were read with the signature, before this transaction: a number they lack is
-    // looked up again in it, where an inbox made since is seen (its replay of dead letters may have run already).
+    // A body is routed by the inboxes as they were when its signature was checked, before this
+    // transaction: an inbox disabled, given another number or made (over the sandbox's catch-all)
+    // since then applies to the bodies checked after it. Only a number no inbox had is looked up
+    // again here, so that a body does not become a dead letter for a number an inbox has by now:
+    // that inbox's replay of dead letters may have run already.
     const router = routesAll(routedBy) ? routedBy : await this.inboxes.router(db);
     const unknown = phoneNumberIds.find((phoneNumberId) => router.route(phoneNumberId) === null);
     if (unknown !== undefined) throw new UnknownPhoneNumber(unknown);
