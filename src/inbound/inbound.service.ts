@@ -336,13 +336,14 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
     receivedAt: Date,
     routedBy: InboxRouter,
   ): Promise<number> {
-    const routesAll = (router: InboxRouter) => phoneNumberIds.every((phoneNumberId) => router.route(phoneNumberId) !== null);
     // A body is routed by the inboxes as they were when its signature was checked, before this
     // transaction: an inbox disabled, given another number or made (over the sandbox's catch-all)
     // since then applies to the bodies checked after it. Only a number no inbox had is looked up
     // again here, so that a body does not become a dead letter for a number an inbox has by now:
     // that inbox's replay of dead letters may have run already.
-    const router = routesAll(routedBy) ? routedBy : await this.inboxes.router(db);
+    const router = phoneNumberIds.every((phoneNumberId) => routedBy.route(phoneNumberId) !== null)
+      ? routedBy
+      : await this.inboxes.router(db);
     const unknown = phoneNumberIds.find((phoneNumberId) => router.route(phoneNumberId) === null);
     if (unknown !== undefined) throw new UnknownPhoneNumber(unknown);
     let stored = 0;
