@@ -272,6 +272,29 @@ describe('campaigns', () => {
     expect(conversation.status).toBe('open');
   });
 
+  it('counts as a reply a message written within the week after the campaign message, not one written later', async () => {
+    const tag = newTag();
+    const within = await contact({ name: 'Wanda', tags: [tag], attributes: { city: 'Vienna' } });
+    const later = await contact({ name: 'Lars', tags: [tag], attributes: { city: 'Oslo' } });
+    const created = await createCampaign({ audience: { tags: [tag] } });
+    await act(created.id, 'schedule');
+    await finished(created.id);
+    await totalsBecome(created.id, { recipients: 2, queued: 0, sent: 2, delivered: 0, read: 0, replied: 0, failed: 0, skipped: 0 });
+    // Lars's campaign message as if sent eight days ago: the message and its conversation's mark of it.
+    const [laters] = (await recipients(created.id)).filter((r) => (r.contact as Json).id === later.id);
+    await t.sql(`UPDATE messages SET created_at = created_at - interval '8 days' WHERE id = $1`, [
+      parsePublicId('msg', laters.message_id as string),
+    ]);
+    await t.sql(
+      `UPDATE conversations SET last_campaign_at = last_campaign_at - interval '8 days'
+        WHERE id = (SELECT conversation_id FROM messages WHERE id = $1)`,
+      [parsePublicId('msg', laters.message_id as string)],
+    );
+    await customerWrites(t, { phone: later.phone.slice(1), text: 'Is the offer still on?' });
+    await customerWrites(t, { phone: within.phone.slice(1), text: 'I will take it' });
+    expect((await recipients(created.id, '&status=replied')).map((r) => (r.contact as Json).id)).toEqual([within.id]);
+  });
+
   async function channelIdOf(messageId: string): Promise<string> {
     const rows = await t.sql<{ channel_message_id: string }>('SELECT channel_message_id FROM messages WHERE id = $1', [
       parsePublicId('msg', messageId),

@@ -12,6 +12,9 @@ import type {
   RecipientStatus,
 } from './campaign.entity';
 
+/** How long after a campaign's message a customer's message counts as its reply: a week. */
+export const REPLIES_WITHIN_MS = 7 * 24 * 3600 * 1000;
+
 const COLUMNS = sql.raw(
   'id, name, inbox_id, template, audience, scheduled_at, rate_per_second, status, status_reason, created_by, started_at, finished_at, attempts, next_attempt_at, failures, last_error, created_at, updated_at',
 );
@@ -245,13 +248,13 @@ export class CampaignRepository {
 
   /**
    * The customer wrote in the conversation: the campaign messages sent there in the week before
-   * (and not answered yet) count as replied. Most customers' messages follow none: one read of the
-   * thread's index finds that, before the update, whose planning and totals' trigger (a statement
-   * trigger, which fires even on no row) cost 0.7 ms on every message of the ingest.
+   * (and not answered yet) count as replied. One read of the thread's index finds whether any was
+   * sent, before the update, whose planning and totals' trigger (a statement trigger, which fires
+   * even on no row) cost 0.7 ms on every message of the ingest.
    */
   async markReplied(db: Db, conversationId: string, at: Date): Promise<void> {
     const sentInTheWeek = sql`m.conversation_id = ${conversationId} AND m.campaign_id IS NOT NULL AND m.direction = 'outbound'
-             AND m.created_at > ${at}::timestamptz - interval '7 days' AND m.created_at < ${at}`;
+             AND m.created_at > ${at}::timestamptz - make_interval(secs => ${REPLIES_WITHIN_MS / 1000}) AND m.created_at < ${at}`;
     if ((await query(db, sql`SELECT 1 FROM messages m WHERE ${sentInTheWeek} LIMIT 1`)).length === 0) return;
     await execute(
       db,

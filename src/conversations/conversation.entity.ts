@@ -35,6 +35,8 @@ export interface ConversationRow {
   csat_message_id: string | null;
   /** Until when the customer's next text is the comment of their rating; null: none is awaited. */
   csat_comment_until: Date | null;
+  /** When a campaign last wrote here (its message's created_at): a customer's message within the week after may be its reply. */
+  last_campaign_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -42,7 +44,7 @@ export interface ConversationRow {
 /** A conversation with its customer, its labels and its newest message, as every answer and event shows it. */
 export interface ConversationWithCustomer extends Omit<
   ConversationRow,
-  'contact_id' | 'last_received_at' | 'last_received_id' | 'csat_message_id' | 'csat_comment_until'
+  'contact_id' | 'last_received_at' | 'last_received_id' | 'csat_message_id' | 'csat_comment_until' | 'last_campaign_at'
 > {
   customer_name: string | null;
   /** Null for a customer the channel knows only by their user id. */

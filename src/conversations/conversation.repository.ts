@@ -47,7 +47,7 @@ function hasUnread(readerId: string): Sql {
 }
 
 const COLUMNS = sql.raw(
-  'id, contact_id, inbox_id, status, assigned_to, last_message_at, last_inbound_at, snoozed_until, last_received_at, last_received_id, team_id, waiting_since, csat_rating, csat_comment, csat_rated_at, csat_message_id, csat_comment_until, created_at, updated_at',
+  'id, contact_id, inbox_id, status, assigned_to, last_message_at, last_inbound_at, snoozed_until, last_received_at, last_received_id, team_id, waiting_since, csat_rating, csat_comment, csat_rated_at, csat_message_id, csat_comment_until, last_campaign_at, created_at, updated_at',
 );
 const RECENT_FIRST = new Keyset<ConversationWithCustomer>({ time: 'c.last_message_at', id: 'c.id' }, 'DESC', (row) => [
   row.last_message_at,
@@ -326,7 +326,7 @@ export class ConversationRepository {
                   ${conversation.last_message_at}, ${conversation.last_inbound_at}, ${conversation.snoozed_until}, ${conversation.last_received_at},
                   ${conversation.last_received_id}, ${conversation.team_id}, ${conversation.waiting_since}, ${conversation.csat_rating},
                   ${conversation.csat_comment}, ${conversation.csat_rated_at}, ${conversation.csat_message_id},
-                  ${conversation.csat_comment_until}, ${conversation.created_at},
+                  ${conversation.csat_comment_until}, ${conversation.last_campaign_at}, ${conversation.created_at},
                   ${conversation.updated_at})
           ON CONFLICT (contact_id, inbox_id) DO NOTHING RETURNING id`,
     );
@@ -516,9 +516,12 @@ export class ConversationRepository {
     await execute(db, sql`DELETE FROM conversations WHERE id = ${id}`);
   }
 
-  /** An agent's message: the conversation moves to the top of the list. */
-  async recordOutbound(db: Db, id: string, at: Date): Promise<void> {
-    await execute(db, sql`UPDATE conversations SET last_message_at = ${at}, updated_at = ${at} WHERE id = ${id}`);
+  /** An agent's message: the conversation moves to the top of the list; a campaign's also marks when a campaign last wrote. */
+  async recordOutbound(db: Db, id: string, at: Date, forCampaign = false): Promise<void> {
+    await execute(
+      db,
+      sql`UPDATE conversations SET last_message_at = ${at}, updated_at = ${at}${forCampaign ? sql`, last_campaign_at = ${at}` : sql``} WHERE id = ${id}`,
+    );
   }
 
   /**

@@ -385,6 +385,7 @@ export class ConversationsService implements OnModuleInit {
       csat_rated_at: null,
       csat_message_id: null,
       csat_comment_until: null,
+      last_campaign_at: null,
       created_at: at,
       updated_at: at,
     };

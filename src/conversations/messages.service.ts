@@ -225,7 +225,7 @@ export class MessagesService implements OnModuleInit {
       campaign_id: campaignId,
     };
     await this.messages.insert(db, queued);
-    await this.conversationRows.recordOutbound(db, conversation.id, now);
+    await this.conversationRows.recordOutbound(db, conversation.id, now, campaignId !== null);
     const withCustomer = await this.conversations.findWithCustomer(db, conversation.id);
     const message = MessageResponse.of(queued, withCustomer.customer_phone, [], null);
     await this.events.record(db, 'message.sent', MessageAddedEvent.of(message, ConversationResponse.of(withCustomer)));

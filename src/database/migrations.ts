@@ -46,6 +46,7 @@ import { LabelNamesInOrder1764260000000 } from './migrations/1764260000000-label
 import { LookupsByConversation1764270000000 } from './migrations/1764270000000-lookups-by-conversation';
 import { ReportFactsCorrections1764280000000 } from './migrations/1764280000000-report-facts-corrections';
 import { ForeignKeyLookups1764290000000 } from './migrations/1764290000000-foreign-key-lookups';
+import { LastCampaignMessage1764300000000 } from './migrations/1764300000000-last-campaign-message';
 
 /** Every migration, in order, one a line so that migrations added on other branches merge cleanly. Listed explicitly so the build needs no file globbing. */
 export const MIGRATIONS = [
@@ -97,4 +98,5 @@ export const MIGRATIONS = [
   LookupsByConversation1764270000000,
   ReportFactsCorrections1764280000000,
   ForeignKeyLookups1764290000000,
+  LastCampaignMessage1764300000000,
 ];

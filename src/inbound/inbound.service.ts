@@ -405,7 +405,7 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
     const saved = await this.messages.recordInbound(db, conversation, message);
     if (!saved) return false;
     const shown = await this.recordReceived(db, saved, contact);
-    await this.campaignReplies.afterCustomerMessage(db, saved.conversation.id, saved.message.created_at);
+    await this.campaignReplies.afterCustomerMessage(db, saved.conversation, saved.message.created_at);
     if (answer) await this.csat.keep(db, conversation.id, answer);
     else if (!(await this.optOut.afterCustomerMessage(db, contact, saved.conversation, message.text, new Date())))
       await this.autoReplies.afterCustomerMessage(db, saved.conversation, automation, { created, at: new Date() });

@@ -54,6 +54,7 @@ export async function createConversation(t: TestApp, fields: Partial<Conversatio
     csat_rated_at: null,
     csat_message_id: null,
     csat_comment_until: null,
+    last_campaign_at: null,
     created_at: now,
     updated_at: now,
     ...fields,
