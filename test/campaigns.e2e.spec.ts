@@ -295,6 +295,21 @@ describe('campaigns', () => {
     expect((await recipients(created.id, '&status=replied')).map((r) => (r.contact as Json).id)).toEqual([within.id]);
   });
 
+  it('counts a reply in the conversation a merge of contacts moved the campaign message into', async () => {
+    const tag = newTag();
+    const sent = await contact({ name: 'Mira', tags: [tag], attributes: { city: 'Graz' } });
+    const kept = await contact({ name: 'Mira (her other number)' });
+    await customerWrites(t, { phone: kept.phone.slice(1), text: 'Hello from my other number' });
+    const created = await createCampaign({ audience: { tags: [tag] } });
+    await act(created.id, 'schedule');
+    await finished(created.id);
+    await totalsBecome(created.id, { recipients: 1, queued: 0, sent: 1, delivered: 0, read: 0, replied: 0, failed: 0, skipped: 0 });
+    const merged = await t.request('POST', `/api/v1/contacts/${kept.id}/merge`, { token: admin, body: { from: sent.id } });
+    expect(merged.status).toBe(200);
+    await customerWrites(t, { phone: kept.phone.slice(1), text: 'Yes, I want the offer' });
+    await totalsBecome(created.id, { recipients: 1, queued: 0, sent: 1, delivered: 0, read: 0, replied: 1, failed: 0, skipped: 0 });
+  });
+
   async function channelIdOf(messageId: string): Promise<string> {
     const rows = await t.sql<{ channel_message_id: string }>('SELECT channel_message_id FROM messages WHERE id = $1', [
       parsePublicId('msg', messageId),

@@ -444,7 +444,8 @@ export class ConversationRepository {
 
   /**
    * The conversation that took in another's messages: its place in the list moves to the later of
-   * the two, and it carries the labels of both.
+   * the two, and so does the mark of the last campaign message (a reply to one moved here counts),
+   * and it carries the labels of both.
    */
   async absorb(
     db: Db,
@@ -455,7 +456,8 @@ export class ConversationRepository {
     await execute(
       db,
       sql`UPDATE conversations SET status = ${merged.status}, assigned_to = ${merged.assigned_to}, last_message_at = ${merged.last_message_at},
-                 snoozed_until = ${merged.snoozed_until}, updated_at = ${merged.updated_at}
+                 snoozed_until = ${merged.snoozed_until}, updated_at = ${merged.updated_at},
+                 last_campaign_at = GREATEST(last_campaign_at, (SELECT f.last_campaign_at FROM conversations f WHERE f.id = ${fromId}))
            WHERE id = ${id}`,
     );
     await execute(
@@ -520,7 +522,8 @@ export class ConversationRepository {
   async recordOutbound(db: Db, id: string, at: Date, forCampaign = false): Promise<void> {
     await execute(
       db,
-      sql`UPDATE conversations SET last_message_at = ${at}, updated_at = ${at}${forCampaign ? sql`, last_campaign_at = ${at}` : sql``} WHERE id = ${id}`,
+      sql`UPDATE conversations SET last_message_at = ${at}, updated_at = ${at}${forCampaign ? sql`, last_campaign_at = GREATEST(last_campaign_at, ${at})` : sql``}
+           WHERE id = ${id}`,
     );
   }
 
