@@ -282,13 +282,12 @@ describe('campaigns', () => {
     await totalsBecome(created.id, { recipients: 2, queued: 0, sent: 2, delivered: 0, read: 0, replied: 0, failed: 0, skipped: 0 });
     // Lars's campaign message as if sent eight days ago: the message and its conversation's mark of it.
     const [laters] = (await recipients(created.id)).filter((r) => (r.contact as Json).id === later.id);
-    await t.sql(`UPDATE messages SET created_at = created_at - interval '8 days' WHERE id = $1`, [
-      parsePublicId('msg', laters.message_id as string),
-    ]);
+    const laterMessageId = parsePublicId('msg', laters.message_id as string);
+    await t.sql(`UPDATE messages SET created_at = created_at - interval '8 days' WHERE id = $1`, [laterMessageId]);
     await t.sql(
       `UPDATE conversations SET last_campaign_at = last_campaign_at - interval '8 days'
         WHERE id = (SELECT conversation_id FROM messages WHERE id = $1)`,
-      [parsePublicId('msg', laters.message_id as string)],
+      [laterMessageId],
     );
     await customerWrites(t, { phone: later.phone.slice(1), text: 'Is the offer still on?' });
     await customerWrites(t, { phone: within.phone.slice(1), text: 'I will take it' });
