@@ -1,8 +1,13 @@
 import { parsePublicId } from '../src/common/ids';
+import { ReactionRepository } from '../src/conversations/reaction.repository';
+import { Database } from '../src/database/database';
+import { query, sql } from '../src/database/sql';
 import { eventually, newWamid } from './support/channel';
 import { messageWebhook, reactionWebhook } from './support/channel-fixtures';
 import { FakeGraphApi } from './support/fake-graph-api';
+import { TEST_DATABASE_URL } from './support/environment';
 import { customerWrites } from './support/inbox';
+import { explainKept, plansOf } from './support/kept-plans';
 import { startTestApp, TestApp } from './support/test-app';
 import { WebhookReceiver } from './support/webhook-receiver';
 
@@ -126,6 +131,39 @@ describe('reactions and replies, both ways', () => {
         data: { message: { id: sent.body.id, reactions: [{ emoji: '🎉', by: 'customer' }] }, reaction: { emoji: '🎉', by: 'customer' } },
       });
     });
+    (TEST_DATABASE_URL ? it : it.skip)(
+      'are read for a page by a statement each connection keeps on PostgreSQL, whose plan without the ids walks the key',
+      async () => {
+        const { id } = await customerWithMessage();
+        // Enough reactions that the key is the planner's choice over reading the table whole.
+        const messageIds = (
+          await t.sql<{ id: string }>(
+            `INSERT INTO messages (id, conversation_id, direction, type, text, status, created_at, updated_at)
+             SELECT gen_random_uuid(), $1, 'inbound', 'text', 'm' || i, 'received', now(), now() FROM generate_series(1, 3000) i RETURNING id::text`,
+            [parsePublicId('conv', id)],
+          )
+        ).map((row) => row.id);
+        await t.sql(
+          `INSERT INTO message_reactions (message_id, reactor, emoji, created_at) SELECT m, 'customer', '👍', now() FROM unnest($1::uuid[]) m`,
+          [messageIds],
+        );
+        await t.sql('VACUUM ANALYZE message_reactions');
+        const reactions = t.app.get(ReactionRepository);
+        const pages = [messageIds.slice(0, 26), messageIds.slice(100, 101), messageIds.slice(200, 300)];
+        const kept = await t.app.get(Database).transaction(async (db) => {
+          for (const page of pages) {
+            expect((await reactions.forMessages(db, page)).map((reaction) => reaction.message_id).sort()).toEqual([...page].sort());
+          }
+          const statement = reactions.forMessagesStatement(pages[0]);
+          // The plan PostgreSQL keeps once it stops planning with the ids (when it costs no more than those it made with them).
+          await query(db, sql.raw('SET LOCAL plan_cache_mode = force_generic_plan'));
+          return { prepared: await plansOf(db, statement), plan: await explainKept(db, statement) };
+        });
+        expect(kept.prepared).toHaveLength(1);
+        expect(kept.plan).toMatch(/Index Scan (using|on) message_reactions_pkey/);
+        expect(kept.plan).not.toContain('Seq Scan');
+      },
+    );
   });
 
   describe("an agent's reactions", () => {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db, execute, query, queryOne, sql } from '../database/sql';
+import { Db, execute, query, queryOne, Sql, sql } from '../database/sql';
 import type { WorkKind } from '../recorded-work/work-kind';
 import type { ReactionRow } from './reaction.entity';
 
@@ -18,13 +18,21 @@ export const REACTION_SEND_WORK = {
 /** The SQL of `message_reactions` (who reacted with what) and `reaction_sends` (agents' reactions on their way to the channel). */
 @Injectable()
 export class ReactionRepository {
-  /** The reactions (removed ones left out) of these messages, oldest first, on the primary key. */
+  /**
+   * The reactions (removed ones left out) of these messages, oldest first, on the primary key. A
+   * statement each connection keeps (RunOptions.keepPlan): every page of a thread and of a search
+   * reads them, and parsing and planning the statement cost PostgreSQL twelve times running it
+   * (statement log, a search's page of 26: parse 0.062 ms, bind 0.083 ms, execute 0.012 ms). Its
+   * plan without the ids reads the key, the best plan for any page's ids.
+   */
   async forMessages(db: Db, messageIds: string[]): Promise<ReactionRow[]> {
     if (messageIds.length === 0) return [];
-    return query<ReactionRow>(
-      db,
-      sql`SELECT ${COLUMNS} FROM message_reactions WHERE message_id = ANY(${messageIds}::uuid[]) AND emoji <> '' ORDER BY created_at, reactor`,
-    );
+    return query<ReactionRow>(db, this.forMessagesStatement(messageIds), { keepPlan: true });
+  }
+
+  /** forMessages' statement (public for the test of its kept plan). */
+  forMessagesStatement(messageIds: string[]): Sql {
+    return sql`SELECT ${COLUMNS} FROM message_reactions WHERE message_id = ANY(${messageIds}::uuid[]) AND emoji <> '' ORDER BY created_at, reactor`;
   }
 
   /** One reactor's reaction to one message (a removed one too), locked until the caller's transaction ends. */
