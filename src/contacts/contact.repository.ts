@@ -5,9 +5,22 @@ import { Keyset } from '../database/keyset';
 import { Db, execute, query, queryOne, Sql, sql } from '../database/sql';
 import { contactSearchText, type ContactRow } from './contact.entity';
 
-const COLUMNS = sql.raw(
-  'c.id, c.phone, c.wa_user_id, c.username, c.name, c.email, c.tags, c.attributes, c.blocked_at, c.opted_out_at, c.created_at, c.updated_at',
-);
+/** A contact's columns (ContactRow), as statements that read contacts with another table select them (prefixedColumns). */
+export const CONTACT_COLUMNS = [
+  'id',
+  'phone',
+  'wa_user_id',
+  'username',
+  'name',
+  'email',
+  'tags',
+  'attributes',
+  'blocked_at',
+  'opted_out_at',
+  'created_at',
+  'updated_at',
+] as const;
+const COLUMNS = sql.raw(CONTACT_COLUMNS.map((column) => `c.${column}`).join(', '));
 const NEWEST_FIRST = new Keyset<ContactRow>({ time: 'c.created_at', id: 'c.id' }, 'DESC', (row) => [row.created_at, row.id]);
 
 /** Contacts as `jsonb_to_recordset` reads them from one JSON parameter: a batch is one statement with one parameter, whatever its size. */

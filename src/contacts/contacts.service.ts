@@ -45,6 +45,11 @@ export interface ContactMerge {
   merged: ContactRow;
 }
 
+/** The name a channel's customer gave themselves, as a contact keeps it. */
+function nameOf(customer: ChannelCustomer): string | null {
+  return customer.profileName?.trim().slice(0, MAX_NAME_LENGTH) || null;
+}
+
 @Injectable()
 export class ContactsService {
   private readonly logger = new Logger(ContactsService.name);
@@ -193,7 +198,7 @@ export class ContactsService {
     const phone = customer.phone === null ? null : toE164(customer.phone);
     if (phone === null && customer.userId === null)
       throw new Error(`findOrCreateForCustomer: neither a phone nor a user id in ${JSON.stringify(customer)}`);
-    const name = customer.profileName?.trim().slice(0, MAX_NAME_LENGTH) || null;
+    const name = nameOf(customer);
     // Locked first: a customer who writes again (nearly every message) costs one or two statements.
     // An insert that finds the phone or id taken lost a race with another first message, and a
     // concurrent delete can remove the row between the two: both go round again.
@@ -223,6 +228,12 @@ export class ContactsService {
       }
     }
     throw new Error(`findOrCreateForCustomer: the contact of ${describeCustomer(customer)} kept disappearing`);
+  }
+
+  /** The customer's contact, found and locked with their conversation by the caller: what the message says of them kept, as findOrCreateForCustomer does. */
+  keepFromChannel(db: Db, contact: ContactRow, customer: ChannelCustomer): Promise<ContactRow> {
+    const phone = customer.phone === null ? null : toE164(customer.phone);
+    return this.keepWhatTheChannelSays(db, contact, { ...customer, phone }, nameOf(customer));
   }
 
   /** Writes what a message says of its customer that the locked contact lacks or had otherwise; records contact.updated when it changed. */

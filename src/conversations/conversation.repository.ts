@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { Page, PageQuery } from '../common/pagination';
 import { containsPattern } from '../common/search';
-import { contactSearchText } from '../contacts/contact.entity';
+import { contactSearchText, type ContactRow } from '../contacts/contact.entity';
+import { CONTACT_COLUMNS } from '../contacts/contact.repository';
 import { Keyset, mayKeepPlan } from '../database/keyset';
-import { Db, execute, query, queryOne, Sql, sql } from '../database/sql';
+import { Db, execute, prefixedColumns, query, queryOne, readPrefixed, Sql, sql } from '../database/sql';
 import { UNREAD_COUNT_LIMIT, type ConversationRow, type ConversationStatus, type ConversationWithCustomer } from './conversation.entity';
 
 /** A statement showing conversations `conversations` (aliased `c`) as answers do, for a reader. */
@@ -46,9 +47,29 @@ function hasUnread(readerId: string): Sql {
        AND (r.last_read_at, r.last_read_message_id) >= (c.last_received_at, c.last_received_id))`;
 }
 
-const COLUMNS = sql.raw(
-  'id, contact_id, inbox_id, status, assigned_to, last_message_at, last_inbound_at, snoozed_until, last_received_at, last_received_id, team_id, waiting_since, csat_rating, csat_comment, csat_rated_at, csat_message_id, csat_comment_until, last_campaign_at, created_at, updated_at',
-);
+const CONVERSATION_COLUMNS = [
+  'id',
+  'contact_id',
+  'inbox_id',
+  'status',
+  'assigned_to',
+  'last_message_at',
+  'last_inbound_at',
+  'snoozed_until',
+  'last_received_at',
+  'last_received_id',
+  'team_id',
+  'waiting_since',
+  'csat_rating',
+  'csat_comment',
+  'csat_rated_at',
+  'csat_message_id',
+  'csat_comment_until',
+  'last_campaign_at',
+  'created_at',
+  'updated_at',
+] as const;
+const COLUMNS = sql.raw(CONVERSATION_COLUMNS.join(', '));
 const RECENT_FIRST = new Keyset<ConversationWithCustomer>({ time: 'c.last_message_at', id: 'c.id' }, 'DESC', (row) => [
   row.last_message_at,
   row.id,
@@ -315,6 +336,35 @@ export class ConversationRepository {
   /** The contact's conversation in this inbox, locked until the caller's transaction ends. */
   lockByContact(db: Db, contactId: string, inboxId: string): Promise<ConversationRow | null> {
     return queryOne(db, sql`SELECT ${COLUMNS} FROM conversations WHERE contact_id = ${contactId} AND inbox_id = ${inboxId} FOR UPDATE`);
+  }
+
+  /**
+   * A customer who wrote in this inbox before (nearly every message the channel delivers): their
+   * contact, found by the channel's user id or else by phone, and its conversation in the inbox,
+   * both locked until the caller's transaction ends (the contact first, as lockByPhone then
+   * lockByContact would), and whether a message of this channel id is stored already. One round
+   * trip where those are three; null when either row is not there (or moved meanwhile).
+   */
+  async lockThreadOfCustomer(
+    db: Db,
+    customer: { userId: string; phone?: undefined } | { phone: string; userId?: undefined },
+    inboxId: string,
+    channelMessageId: string,
+  ): Promise<{ contact: ContactRow; conversation: ConversationRow; known: boolean } | null> {
+    const row = await queryOne<Record<string, unknown>>(
+      db,
+      sql`SELECT ${prefixedColumns('ct', CONTACT_COLUMNS)}, ${prefixedColumns('cv', CONVERSATION_COLUMNS)},
+                 EXISTS (SELECT 1 FROM messages WHERE channel_message_id = ${channelMessageId}) AS known
+            FROM contacts ct JOIN conversations cv ON cv.contact_id = ct.id AND cv.inbox_id = ${inboxId}
+           WHERE ${customer.userId === undefined ? sql`ct.phone = ${customer.phone}` : sql`ct.wa_user_id = ${customer.userId}`}
+           FOR UPDATE OF ct, cv`,
+    );
+    if (row === null) return null;
+    return {
+      contact: readPrefixed<ContactRow>(row, 'ct', CONTACT_COLUMNS),
+      conversation: readPrefixed<ConversationRow>(row, 'cv', CONVERSATION_COLUMNS),
+      known: row.known as boolean,
+    };
   }
 
   /** Inserts unless the contact has a conversation in its inbox already; answers whether it did. */

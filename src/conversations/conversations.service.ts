@@ -1,5 +1,8 @@
 import { BadRequestException, Injectable, NotFoundException, OnModuleInit, UnprocessableEntityException } from '@nestjs/common';
 import { newUuid, parsePublicId, toPublicId } from '../common/ids';
+import { toE164 } from '../common/phone';
+import type { ChannelCustomer } from '../contacts/channel-customer';
+import type { ContactRow } from '../contacts/contact.entity';
 import { TeamsService } from '../teams/teams.service';
 import { mapPage, Page } from '../common/pagination';
 import { DEFAULT_INBOX_ID } from '../common/default-inbox';
@@ -350,6 +353,23 @@ export class ConversationsService implements OnModuleInit {
     const latest = await this.conversations.latestInboundOfContact(db, contactId);
     if (within) assertWithinCustomerWindow({ last_inbound_at: latest?.last_inbound_at ?? null }, within.now, within.what);
     return latest?.inbox_id ?? DEFAULT_INBOX_ID;
+  }
+
+  /**
+   * A customer who wrote in this inbox before, by the channel's user id or else their phone: their
+   * contact and its conversation, locked until the caller's transaction ends, and whether the
+   * channel delivered this message before (ConversationRepository.lockThreadOfCustomer); null when
+   * either is not there yet (the caller then finds or makes each).
+   */
+  lockThreadOfCustomer(
+    db: Db,
+    customer: Pick<ChannelCustomer, 'phone' | 'userId'>,
+    inboxId: string,
+    channelMessageId: string,
+  ): Promise<{ contact: ContactRow; conversation: ConversationRow; known: boolean } | null> {
+    const phone = customer.phone === null ? null : toE164(customer.phone);
+    const by = customer.userId !== null ? { userId: customer.userId } : phone !== null ? { phone } : null;
+    return by === null ? Promise.resolve(null) : this.conversations.lockThreadOfCustomer(db, by, inboxId, channelMessageId);
   }
 
   /**

@@ -42,6 +42,19 @@ sql.raw = (text: string): Sql => new Sql([text], []);
 sql.join = (fragments: Sql[], separator: string): Sql =>
   fragments.length === 0 ? sql.raw('') : new Sql(['', ...fragments.slice(1).map(() => separator), ''], fragments);
 
+/**
+ * `alias.column AS alias__column` for each column: the rows of two tables read by one statement
+ * (a join), told apart again by `readPrefixed`.
+ */
+export function prefixedColumns(alias: string, columns: readonly string[]): Sql {
+  return sql.raw(columns.map((column) => `${alias}.${column} AS ${alias}__${column}`).join(', '));
+}
+
+/** The row of one table out of a statement's row that `prefixedColumns(alias, columns)` selected. */
+export function readPrefixed<Row>(row: Record<string, unknown>, alias: string, columns: readonly string[]): Row {
+  return Object.fromEntries(columns.map((column) => [column, row[`${alias}__${column}`]])) as Row;
+}
+
 /** `WHERE a AND b …`, or nothing when there is no condition. */
 sql.where = (conditions: Sql[]): Sql => (conditions.length === 0 ? sql.raw('') : sql`WHERE ${sql.join(conditions, ' AND ')}`);
 

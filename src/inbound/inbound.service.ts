@@ -349,8 +349,10 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
     let stored = 0;
     for (const { customer, message, phoneNumberId } of messages) {
       const inboxId = router.route(phoneNumberId)!;
-      // A redelivery must not reopen a conversation an agent closed since.
-      if (await this.messages.isKnown(db, message.channelMessageId)) continue;
+      const plain = !message.reaction && !message.newPhone && !message.previousUserId;
+      // A redelivery must not reopen a conversation an agent closed since (a plain message's customer
+      // is locked with that check, storeCustomerMessage).
+      if (!plain && (await this.messages.isKnown(db, message.channelMessageId))) continue;
       if (message.reaction) {
         const attached = await this.reactions.applyCustomerReaction(db, customer, {
           channelMessageId: message.channelMessageId,
@@ -396,9 +398,17 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
     inboxId: string,
     automation: InboxAutomation | null,
   ): Promise<boolean> {
-    const { contact } = await this.contacts.findOrCreateForCustomer(db, customer);
     const now = new Date();
-    const { conversation, created } = await this.conversations.openForContact(db, contact.id, now, { inboxId, reopen: false });
+    // A customer who wrote in this inbox before (nearly every message): one statement locks their
+    // contact and conversation and says whether this message was delivered before.
+    const found = await this.conversations.lockThreadOfCustomer(db, customer, inboxId, message.channelMessageId);
+    if (found?.known || (found === null && (await this.messages.isKnown(db, message.channelMessageId)))) return false;
+    const contact = found
+      ? await this.contacts.keepFromChannel(db, found.contact, customer)
+      : (await this.contacts.findOrCreateForCustomer(db, customer)).contact;
+    const { conversation, created } = found
+      ? { conversation: found.conversation, created: false }
+      : await this.conversations.openForContact(db, contact.id, now, { inboxId, reopen: false });
     // An answer to the satisfaction survey is not the customer coming back: it reopens nothing and gets no automatic reply.
     const answer = created ? null : await this.csat.answerIn(db, conversation, message, now);
     if (!answer) await this.conversations.reopenForCustomer(db, conversation, now);
