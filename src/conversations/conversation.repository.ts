@@ -47,6 +47,7 @@ function hasUnread(readerId: string): Sql {
        AND (r.last_read_at, r.last_read_message_id) >= (c.last_received_at, c.last_received_id))`;
 }
 
+/** A conversation's columns (ConversationRow), which lockThreadOfCustomer also selects beside its contact's. */
 const CONVERSATION_COLUMNS = [
   'id',
   'contact_id',
