@@ -350,8 +350,8 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
     for (const { customer, message, phoneNumberId } of messages) {
       const inboxId = router.route(phoneNumberId)!;
       const plain = !message.reaction && !message.newPhone && !message.previousUserId;
-      // A redelivery must not reopen a conversation an agent closed since (a plain message's customer
-      // is locked with that check, storeCustomerMessage).
+      // A redelivery must not reopen a conversation an agent closed since (a plain message is checked
+      // by the statement that locks its customer, storeCustomerMessage).
       if (!plain && (await this.messages.isKnown(db, message.channelMessageId))) continue;
       if (message.reaction) {
         const attached = await this.reactions.applyCustomerReaction(db, customer, {
@@ -398,7 +398,6 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
     inboxId: string,
     automation: InboxAutomation | null,
   ): Promise<boolean> {
-    const now = new Date();
     // A customer who wrote in this inbox before (nearly every message): one statement locks their
     // contact and conversation and says whether this message was delivered before.
     const found = await this.conversations.lockThreadOfCustomer(db, customer, inboxId, message.channelMessageId);
@@ -406,6 +405,8 @@ export class InboundService implements OnModuleInit, OnApplicationBootstrap {
     const contact = found
       ? await this.contacts.keepFromChannel(db, found.contact, customer)
       : (await this.contacts.findOrCreateForCustomer(db, customer)).contact;
+    // After the contact's lock, as before: the times written follow those of whoever held it.
+    const now = new Date();
     const { conversation, created } = found
       ? { conversation: found.conversation, created: false }
       : await this.conversations.openForContact(db, contact.id, now, { inboxId, reopen: false });
