@@ -230,10 +230,12 @@ export class ContactsService {
     throw new Error(`findOrCreateForCustomer: the contact of ${describeCustomer(customer)} kept disappearing`);
   }
 
-  /** The customer's contact, found and locked with their conversation by the caller: what the message says of them kept, as findOrCreateForCustomer does. */
+  /**
+   * The customer's contact, found and locked with their conversation by the caller: what the message
+   * says of them kept, as findOrCreateForCustomer does (the webhook's parser wrote the phone in E.164).
+   */
   keepFromChannel(db: Db, contact: ContactRow, customer: ChannelCustomer): Promise<ContactRow> {
-    const phone = customer.phone === null ? null : toE164(customer.phone);
-    return this.keepWhatTheChannelSays(db, contact, { ...customer, phone }, nameOf(customer));
+    return this.keepWhatTheChannelSays(db, contact, customer, nameOf(customer));
   }
 
   /** Writes what a message says of its customer that the locked contact lacks or had otherwise; records contact.updated when it changed. */

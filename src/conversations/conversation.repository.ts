@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Page, PageQuery } from '../common/pagination';
 import { containsPattern } from '../common/search';
+import type { ChannelCustomer } from '../contacts/channel-customer';
 import { contactSearchText, type ContactRow } from '../contacts/contact.entity';
 import { CONTACT_COLUMNS } from '../contacts/contact.repository';
 import { Keyset, mayKeepPlan } from '../database/keyset';
@@ -348,7 +349,7 @@ export class ConversationRepository {
    */
   async lockThreadOfCustomer(
     db: Db,
-    customer: { userId: string; phone?: undefined } | { phone: string; userId?: undefined },
+    customer: Pick<ChannelCustomer, 'phone' | 'userId'>,
     inboxId: string,
     channelMessageId: string,
   ): Promise<{ contact: ContactRow; conversation: ConversationRow; known: boolean } | null> {
@@ -357,7 +358,7 @@ export class ConversationRepository {
       sql`SELECT ${prefixedColumns('ct', CONTACT_COLUMNS)}, ${prefixedColumns('cv', CONVERSATION_COLUMNS)},
                  EXISTS (SELECT 1 FROM messages WHERE channel_message_id = ${channelMessageId}) AS known
             FROM contacts ct JOIN conversations cv ON cv.contact_id = ct.id AND cv.inbox_id = ${inboxId}
-           WHERE ${customer.userId === undefined ? sql`ct.phone = ${customer.phone}` : sql`ct.wa_user_id = ${customer.userId}`}
+           WHERE ${customer.userId === null ? sql`ct.phone = ${customer.phone}` : sql`ct.wa_user_id = ${customer.userId}`}
            FOR UPDATE OF ct, cv`,
     );
     if (row === null) return null;

@@ -1,6 +1,5 @@
 import { BadRequestException, Injectable, NotFoundException, OnModuleInit, UnprocessableEntityException } from '@nestjs/common';
 import { newUuid, parsePublicId, toPublicId } from '../common/ids';
-import { toE164 } from '../common/phone';
 import type { ChannelCustomer } from '../contacts/channel-customer';
 import type { ContactRow } from '../contacts/contact.entity';
 import { TeamsService } from '../teams/teams.service';
@@ -367,9 +366,7 @@ export class ConversationsService implements OnModuleInit {
     inboxId: string,
     channelMessageId: string,
   ): Promise<{ contact: ContactRow; conversation: ConversationRow; known: boolean } | null> {
-    const phone = customer.phone === null ? null : toE164(customer.phone);
-    const by = customer.userId !== null ? { userId: customer.userId } : phone !== null ? { phone } : null;
-    return by === null ? Promise.resolve(null) : this.conversations.lockThreadOfCustomer(db, by, inboxId, channelMessageId);
+    return this.conversations.lockThreadOfCustomer(db, customer, inboxId, channelMessageId);
   }
 
   /**
